@@ -1,0 +1,81 @@
+#ifndef XLA_HLO_HLO_COMPUTATION_H_
+#define XLA_HLO_HLO_COMPUTATION_H_
+
+// A computation: an ordered list of owned instructions, its parameters and its root.
+// Instruction order is insertion order (the parser keeps text order); use
+// MakeInstructionPostOrder() for a def-before-use order.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "hlo/hlo_instruction.h"
+#include "hlo/shape.h"
+
+namespace xla {
+
+class HloModule;
+
+class HloComputation {
+ public:
+  explicit HloComputation(std::string name) : name_(std::move(name)) {}
+  HloComputation(const HloComputation&) = delete;
+  HloComputation& operator=(const HloComputation&) = delete;
+  ~HloComputation();
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  int64_t unique_id() const { return unique_id_; }
+  void set_unique_id(int64_t id) { unique_id_ = id; }
+
+  // Takes ownership; parameters are also registered by parameter_number (from attrs()).
+  // Returns the raw pointer, valid as long as the computation lives.
+  HloInstruction* AddInstruction(std::unique_ptr<HloInstruction> instruction);
+  // Removes an instruction that has no users and no control edges.
+  absl::Status RemoveInstruction(HloInstruction* instruction);
+
+  const std::vector<std::unique_ptr<HloInstruction>>& instructions() const { return instructions_; }
+  int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
+  // Operands (and control predecessors) before users; root last among its ancestors;
+  // instructions unreachable from root are included too, in insertion order.
+  std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+
+  HloInstruction* root_instruction() const { return root_; }
+  void set_root_instruction(HloInstruction* root) { root_ = root; }
+
+  // Parameters indexed by parameter_number; entries may be null while building.
+  const std::vector<HloInstruction*>& parameter_instructions() const { return parameters_; }
+  HloInstruction* parameter_instruction(int64_t i) const { return parameters_[i]; }
+  int64_t num_parameters() const { return static_cast<int64_t>(parameters_.size()); }
+
+  // Parameter shapes (with names) and root shape.
+  ProgramShape ComputeProgramShape() const;
+
+  HloModule* parent() const { return parent_; }
+  void set_parent(HloModule* module) { parent_ = module; }
+
+  bool is_fusion_computation() const { return is_fusion_computation_; }
+  void set_is_fusion_computation(bool v) { is_fusion_computation_ = v; }
+  const std::string& execution_thread() const { return execution_thread_; }
+  void set_execution_thread(std::string t) { execution_thread_ = std::move(t); }
+
+  // The instruction with this name, or nullptr.
+  HloInstruction* GetInstructionWithName(const std::string& name) const;
+
+ private:
+  std::string name_;
+  int64_t unique_id_ = -1;
+  std::vector<std::unique_ptr<HloInstruction>> instructions_;
+  std::vector<HloInstruction*> parameters_;
+  HloInstruction* root_ = nullptr;
+  HloModule* parent_ = nullptr;
+  bool is_fusion_computation_ = false;
+  std::string execution_thread_ = "main";
+};
+
+}  // namespace xla
+
+#endif  // XLA_HLO_HLO_COMPUTATION_H_

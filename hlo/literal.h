@@ -1,0 +1,115 @@
+#ifndef XLA_HLO_LITERAL_H_
+#define XLA_HLO_LITERAL_H_
+
+// Literal: a host value of any shape (dense array of any primitive type, or a tuple
+// of literals). Storage of an array is dense and follows the shape's layout (the default
+// descending layout when the shape has none). Element storage per type:
+//   PRED: 1 byte (0/1); S1/S2/S4/U1/U2/U4 and F4E2M1FN: one element per byte (low bits);
+//   F16/BF16: uint16 bit pattern; F8*: uint8 bit pattern; C64: 2 floats; C128: 2 doubles;
+//   other types: their native C++ type.
+// Literal is movable; copy with Clone().
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/shape.h"
+#include "proto/xla_data.pb.h"
+
+namespace xla {
+
+class Literal {
+ public:
+  Literal();  // empty tuple
+  // Zero-filled (false / 0 / +0.0) value of `shape`. Shape must be valid (ValidateShape).
+  static absl::StatusOr<Literal> Create(const Shape& shape);
+  // Copies `size` bytes laid out as described above (and in the shape's layout).
+  static absl::StatusOr<Literal> CreateFromBuffer(const Shape& shape, const void* data, int64_t size);
+  static Literal MakeTuple(std::vector<Literal> elements);
+
+  // Convenience for tests and builders (native C++ element types: bool, int8..int64,
+  // uint8..uint64, float, double, std::complex<float>, std::complex<double>).
+  template <typename T> static Literal CreateR0(T value);
+  template <typename T> static Literal CreateR1(absl::Span<const T> values);
+  template <typename T> static Literal CreateR2(std::initializer_list<std::initializer_list<T>> values);
+  // Same, for types without a C++ type (F16, BF16, F8...): values converted from double.
+  static absl::StatusOr<Literal> CreateFromDoubles(const Shape& shape, absl::Span<const double> values);
+
+  Literal(Literal&&) noexcept;
+  Literal& operator=(Literal&&) noexcept;
+  ~Literal();
+  Literal Clone() const;
+
+  const Shape& shape() const;
+  bool IsTuple() const { return shape().IsTuple(); }
+
+  // --- arrays ---
+  int64_t element_count() const;
+  const void* untyped_data() const;
+  void* untyped_data();
+  int64_t size_bytes() const;
+  // Typed views; T must match the element storage type above (checked, empty span on mismatch).
+  template <typename T> absl::Span<const T> data() const;
+  template <typename T> absl::Span<T> data();
+
+  // Generic element access by linear index in *logical row-major order* (not storage order);
+  // works for every array type via conversion.
+  double GetAsDouble(int64_t linear_index) const;           // real part for complex
+  std::complex<double> GetAsComplex(int64_t linear_index) const;
+  int64_t GetAsInt64(int64_t linear_index) const;            // integral/pred types
+  uint64_t GetAsUint64(int64_t linear_index) const;
+  void SetFromDouble(int64_t linear_index, double value);   // rounds to the element type (RNE for floats)
+  void SetFromComplex(int64_t linear_index, std::complex<double> value);
+  void SetFromInt64(int64_t linear_index, int64_t value);   // wraps to the element width
+  void SetFromUint64(int64_t linear_index, uint64_t value);
+  // Multi-dimensional index variants.
+  double GetAsDouble(absl::Span<const int64_t> index) const;
+  void SetFromDouble(absl::Span<const int64_t> index, double value);
+
+  // --- tuples ---
+  int64_t tuple_element_count() const;
+  const Literal& tuple_element(int64_t i) const;
+  Literal& tuple_element(int64_t i);
+  // Moves the elements out; the literal becomes an empty tuple.
+  std::vector<Literal> DecomposeTuple();
+
+  // Element-type conversion with XLA's convert semantics (float->int saturates and NaN->0,
+  // int->float rounds to nearest even, narrow floats via hlo/float_types.h, pred is x != 0).
+  absl::StatusOr<Literal> Convert(PrimitiveType type) const;
+  // Same values in another layout (dims must match).
+  absl::StatusOr<Literal> Relayout(const Layout& layout) const;
+
+  // Equality of shape (ignoring layout) and values. Floats compare bitwise-equal values
+  // as equal, NaN equals NaN of same bits.
+  bool operator==(const Literal& other) const;
+  bool operator!=(const Literal& other) const { return !(*this == other); }
+
+  // XLA literal text, e.g. "f32[2,2] {\n  { 1, 2 },\n  { 3, 4 }\n}" — as xla::Literal::ToString().
+  std::string ToString() const;
+  // The value part only, as used inside HLO constant(...) instructions: "{ {1, 2}, {3, 4} }".
+  // print_layout adds the shape's layout where XLA does.
+  std::string ToStringWithoutShape() const;
+  // One element in XLA's text form (e.g. "1.5", "inf", "-nan", "(1, 2)" for complex, "true").
+  std::string ElementToString(int64_t linear_index) const;
+  // Parses XLA literal text ("f32[2] {1, 2}", "(s32[], f32[]) (1, 2.5)", "pred[] true").
+  static absl::StatusOr<Literal> Parse(std::string_view text);
+
+  LiteralProto ToProto() const;
+  // Validates the shape and that array fields hold exactly the right number of values.
+  static absl::StatusOr<Literal> FromProto(const LiteralProto& proto);
+
+ private:
+  struct Rep;
+  explicit Literal(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace xla
+
+#endif  // XLA_HLO_LITERAL_H_
