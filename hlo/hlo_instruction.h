@@ -64,6 +64,8 @@ class HloInstruction {
   void AppendOperand(HloInstruction* operand);
   // Replaces operand i, keeping user lists consistent.
   absl::Status ReplaceOperandWith(int64_t i, HloInstruction* new_operand);
+  // Removes every operand (and this instruction from their user lists).
+  void DetachFromOperands();
   // Users in the order they were added, without duplicates.
   const std::vector<HloInstruction*>& users() const { return users_; }
 

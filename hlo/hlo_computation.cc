@@ -1,0 +1,106 @@
+#include "hlo/hlo_computation.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace xla {
+
+HloComputation::~HloComputation() = default;
+
+HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
+  HloInstruction* raw = instruction.get();
+  raw->set_parent(this);
+  if (raw->opcode() == HloOpcode::kParameter) {
+    int64_t number = raw->parameter_number();
+    if (number >= 0) {
+      if (number >= static_cast<int64_t>(parameters_.size())) parameters_.resize(number + 1, nullptr);
+      parameters_[number] = raw;
+    }
+  }
+  instructions_.push_back(std::move(instruction));
+  return raw;
+}
+
+absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
+  if (!instruction->users().empty() || !instruction->control_predecessors().empty() ||
+      !instruction->control_successors().empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove ", instruction->name(), ": it still has users or control edges"));
+  }
+  if (instruction == root_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove ", instruction->name(), ": it is the root of ", name_));
+  }
+  auto it = std::find_if(instructions_.begin(), instructions_.end(),
+                         [&](const auto& p) { return p.get() == instruction; });
+  if (it == instructions_.end()) {
+    return absl::NotFoundError(absl::StrCat(instruction->name(), " is not in ", name_));
+  }
+  if (instruction->opcode() == HloOpcode::kParameter) {
+    for (auto& p : parameters_) {
+      if (p == instruction) p = nullptr;
+    }
+  }
+  // Operands outlive this instruction: drop their user edges to it first.
+  instruction->DetachFromOperands();
+  std::unique_ptr<HloInstruction> owned = std::move(*it);
+  instructions_.erase(it);
+  return absl::OkStatus();
+}
+
+std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
+  std::vector<HloInstruction*> order;
+  order.reserve(instructions_.size());
+  absl::flat_hash_set<const HloInstruction*> visited;
+  // Iterative DFS so that deep graphs cannot overflow the stack.
+  auto visit = [&](HloInstruction* start) {
+    if (visited.contains(start)) return;
+    std::vector<std::pair<HloInstruction*, size_t>> stack;
+    stack.push_back({start, 0});
+    visited.insert(start);
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      const size_t num_operands = node->operands().size();
+      const size_t num_edges = num_operands + node->control_predecessors().size();
+      if (next < num_edges) {
+        HloInstruction* dep = next < num_operands ? node->operands()[next]
+                                                  : node->control_predecessors()[next - num_operands];
+        ++next;
+        if (dep->parent() == this && !visited.contains(dep)) {
+          visited.insert(dep);
+          stack.push_back({dep, 0});
+        }
+        continue;
+      }
+      order.push_back(node);
+      stack.pop_back();
+    }
+  };
+  for (const auto& instruction : instructions_) {
+    if (instruction.get() != root_) visit(instruction.get());
+  }
+  if (root_ != nullptr) visit(root_);
+  return order;
+}
+
+ProgramShape HloComputation::ComputeProgramShape() const {
+  ProgramShape program_shape;
+  for (const HloInstruction* param : parameters_) {
+    if (param == nullptr) continue;
+    program_shape.parameters().push_back(param->shape());
+    program_shape.parameter_names().push_back(param->name());
+  }
+  if (root_ != nullptr) program_shape.result() = root_->shape();
+  return program_shape;
+}
+
+HloInstruction* HloComputation::GetInstructionWithName(const std::string& name) const {
+  for (const auto& instruction : instructions_) {
+    if (instruction->name() == name) return instruction.get();
+  }
+  return nullptr;
+}
+
+}  // namespace xla

@@ -1,0 +1,196 @@
+#include "hlo/hlo_module.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace xla {
+namespace {
+
+bool ProtoEqual(const google::protobuf::Message& a, const google::protobuf::Message& b) {
+  return google::protobuf::util::MessageDifferencer::Equals(a, b);
+}
+
+}  // namespace
+
+HloModule::~HloModule() = default;
+
+HloComputation* HloModule::AddEmbeddedComputation(std::unique_ptr<HloComputation> computation) {
+  HloComputation* raw = computation.get();
+  raw->set_parent(this);
+  if (raw->unique_id() < 0) {
+    raw->set_unique_id(NewUniqueId());
+  } else {
+    NoteUniqueId(raw->unique_id());
+  }
+  for (const auto& instruction : raw->instructions()) {
+    if (instruction->unique_id() >= 0) NoteUniqueId(instruction->unique_id());
+  }
+  for (const auto& instruction : raw->instructions()) {
+    if (instruction->unique_id() < 0) instruction->set_unique_id(NewUniqueId());
+  }
+  computations_.push_back(std::move(computation));
+  return raw;
+}
+
+HloComputation* HloModule::AddEntryComputation(std::unique_ptr<HloComputation> computation) {
+  HloComputation* raw = AddEmbeddedComputation(std::move(computation));
+  entry_ = raw;
+  return raw;
+}
+
+HloComputation* HloModule::GetComputationWithName(const std::string& name) const {
+  for (const auto& computation : computations_) {
+    if (computation->name() == name) return computation.get();
+  }
+  return nullptr;
+}
+
+std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
+  std::vector<HloComputation*> order;
+  absl::flat_hash_set<const HloComputation*> visited;
+  // Iterative DFS over call edges; callees first.
+  auto visit = [&](HloComputation* start) {
+    if (visited.contains(start)) return;
+    std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
+    auto callees_of = [](HloComputation* c) {
+      std::vector<HloComputation*> callees;
+      for (const auto& instruction : c->instructions()) {
+        for (HloComputation* callee : instruction->called_computations()) callees.push_back(callee);
+      }
+      std::reverse(callees.begin(), callees.end());  // pop from the back in call order
+      return callees;
+    };
+    visited.insert(start);
+    stack.push_back({start, callees_of(start)});
+    while (!stack.empty()) {
+      auto& top = stack.back();
+      if (!top.second.empty()) {
+        HloComputation* next = top.second.back();
+        top.second.pop_back();
+        if (next != nullptr && !visited.contains(next)) {
+          visited.insert(next);
+          stack.push_back({next, callees_of(next)});
+        }
+        continue;
+      }
+      order.push_back(top.first);
+      stack.pop_back();
+    }
+  };
+  for (const auto& computation : computations_) {
+    if (computation.get() != entry_) visit(computation.get());
+  }
+  if (entry_ != nullptr) visit(entry_);
+  return order;
+}
+
+bool HloModule::Equal(const HloModule& other, std::string* difference) const {
+  auto fail = [&](std::string why) {
+    if (difference != nullptr) *difference = std::move(why);
+    return false;
+  };
+  if (name_ != other.name_) return fail(absl::StrCat("module names differ: ", name_, " vs ", other.name_));
+  const HloModuleConfig& a = config_;
+  const HloModuleConfig& b = other.config_;
+  if (a.replica_count != b.replica_count || a.num_partitions != b.num_partitions ||
+      a.alias_passthrough_params != b.alias_passthrough_params ||
+      a.use_spmd_partitioning != b.use_spmd_partitioning ||
+      a.use_auto_spmd_partitioning != b.use_auto_spmd_partitioning ||
+      a.allow_spmd_sharding_propagation_to_output != b.allow_spmd_sharding_propagation_to_output ||
+      a.allow_spmd_sharding_propagation_to_parameters !=
+          b.allow_spmd_sharding_propagation_to_parameters) {
+    return fail("module configs differ");
+  }
+  if (a.entry_computation_layout.has_value() != b.entry_computation_layout.has_value() ||
+      (a.entry_computation_layout.has_value() &&
+       !(*a.entry_computation_layout == *b.entry_computation_layout))) {
+    return fail("entry_computation_layout differs");
+  }
+  if (!ProtoEqual(input_output_alias_, other.input_output_alias_)) return fail("input_output_alias differs");
+  if (!ProtoEqual(buffer_donor_, other.buffer_donor_)) return fail("buffer_donor differs");
+  if (!ProtoEqual(frontend_attributes_, other.frontend_attributes_)) return fail("frontend_attributes differ");
+  if (is_scheduled_ != other.is_scheduled_) return fail("is_scheduled differs");
+  if (spmd_output_sharding_.has_value() != other.spmd_output_sharding_.has_value() ||
+      (spmd_output_sharding_.has_value() && !ProtoEqual(*spmd_output_sharding_, *other.spmd_output_sharding_))) {
+    return fail("spmd_output_sharding differs");
+  }
+  if (spmd_parameters_shardings_.size() != other.spmd_parameters_shardings_.size()) {
+    return fail("spmd_parameters_shardings differ");
+  }
+  for (size_t i = 0; i < spmd_parameters_shardings_.size(); ++i) {
+    if (!ProtoEqual(spmd_parameters_shardings_[i], other.spmd_parameters_shardings_[i])) {
+      return fail("spmd_parameters_shardings differ");
+    }
+  }
+  if (computations_.size() != other.computations_.size()) {
+    return fail(absl::StrCat("computation counts differ: ", computations_.size(), " vs ",
+                             other.computations_.size()));
+  }
+  // Map computations and instructions positionally, then compare edges through the maps.
+  absl::flat_hash_map<const HloComputation*, const HloComputation*> comp_map;
+  absl::flat_hash_map<const HloInstruction*, const HloInstruction*> instr_map;
+  for (size_t c = 0; c < computations_.size(); ++c) {
+    const HloComputation* ca = computations_[c].get();
+    const HloComputation* cb = other.computations_[c].get();
+    comp_map[ca] = cb;
+    if (ca->instructions().size() != cb->instructions().size()) {
+      return fail(absl::StrCat("computation ", ca->name(), ": instruction counts differ"));
+    }
+    for (size_t i = 0; i < ca->instructions().size(); ++i) {
+      instr_map[ca->instructions()[i].get()] = cb->instructions()[i].get();
+    }
+  }
+  if ((entry_ == nullptr) != (other.entry_ == nullptr) ||
+      (entry_ != nullptr && comp_map[entry_] != other.entry_)) {
+    return fail("entry computations differ");
+  }
+  auto same_instr = [&](const HloInstruction* x, const HloInstruction* y) {
+    auto it = instr_map.find(x);
+    return it != instr_map.end() && it->second == y;
+  };
+  auto same_comp = [&](const HloComputation* x, const HloComputation* y) {
+    auto it = comp_map.find(x);
+    return it != comp_map.end() && it->second == y;
+  };
+  for (size_t c = 0; c < computations_.size(); ++c) {
+    const HloComputation* ca = computations_[c].get();
+    const HloComputation* cb = other.computations_[c].get();
+    if (ca->name() != cb->name()) {
+      return fail(absl::StrCat("computation names differ: ", ca->name(), " vs ", cb->name()));
+    }
+    if (ca->is_fusion_computation() != cb->is_fusion_computation() ||
+        ca->execution_thread() != cb->execution_thread()) {
+      return fail(absl::StrCat("computation ", ca->name(), ": properties differ"));
+    }
+    if (!same_instr(ca->root_instruction(), cb->root_instruction())) {
+      return fail(absl::StrCat("computation ", ca->name(), ": roots differ"));
+    }
+    for (size_t i = 0; i < ca->instructions().size(); ++i) {
+      const HloInstruction* ia = ca->instructions()[i].get();
+      const HloInstruction* ib = cb->instructions()[i].get();
+      if (ia->name() != ib->name()) {
+        return fail(absl::StrCat("computation ", ca->name(), ": instruction names differ: ",
+                                 ia->name(), " vs ", ib->name()));
+      }
+      if (!ia->Identical(*ib, same_instr, same_comp)) {
+        return fail(absl::StrCat("computation ", ca->name(), ": instruction ", ia->name(),
+                                 " differs"));
+      }
+      if (ia->control_predecessors().size() != ib->control_predecessors().size()) {
+        return fail(absl::StrCat("instruction ", ia->name(), ": control predecessors differ"));
+      }
+      for (size_t p = 0; p < ia->control_predecessors().size(); ++p) {
+        if (!same_instr(ia->control_predecessors()[p], ib->control_predecessors()[p])) {
+          return fail(absl::StrCat("instruction ", ia->name(), ": control predecessors differ"));
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace xla
