@@ -106,6 +106,15 @@ class HloInstruction {
   }
   int64_t dimensions(int64_t i) const { return attrs_.dimensions(static_cast<int>(i)); }
 
+  // Where the instruction was defined in HLO text (1-based); 0 when it did not come from
+  // text. The verifier and other passes use it to point errors at the source.
+  int text_line() const { return text_line_; }
+  int text_column() const { return text_column_; }
+  void set_text_location(int line, int column) {
+    text_line_ = line;
+    text_column_ = column;
+  }
+
   HloComputation* parent() const { return parent_; }
   void set_parent(HloComputation* parent) { parent_ = parent; }
 
@@ -134,6 +143,8 @@ class HloInstruction {
   HloInstructionProto attrs_;
   std::unique_ptr<Literal> literal_;
   HloComputation* parent_ = nullptr;
+  int text_line_ = 0;
+  int text_column_ = 0;
 };
 
 template <typename OperandEq, typename CompEq>
