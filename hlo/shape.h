@@ -99,11 +99,17 @@ std::string ShapeIndexToString(const ShapeIndex& index);  // "{0,1}"
 
 class Shape {
  public:
+  // Size of an unbounded dynamic dimension (printed `?`); only valid with its dynamic flag.
+  static constexpr int64_t kUnboundedSize = INT64_MIN;
+
   Shape() = default;  // element_type INVALID
   // Array shape; dynamic dims all false. Does not validate (see ShapeUtil::ValidateShape).
   Shape(PrimitiveType element_type, std::vector<int64_t> dimensions);
   static Shape MakeTuple(std::vector<Shape> elements);
   static Shape MakeToken();
+  // BUFFER shape wrapping one array shape; prints as "b(f32[2])". The array is kept as
+  // the single element of tuple_shapes() (as XLA's ShapeProto does).
+  static Shape MakeBuffer(Shape array_shape);
 
   PrimitiveType element_type() const { return element_type_; }
   void set_element_type(PrimitiveType t) { element_type_ = t; }
@@ -111,7 +117,10 @@ class Shape {
   bool IsTuple() const { return element_type_ == TUPLE; }
   bool IsToken() const { return element_type_ == TOKEN; }
   bool IsOpaque() const { return element_type_ == OPAQUE_TYPE; }
-  // Not tuple, token, opaque or invalid.
+  bool IsBuffer() const { return element_type_ == BUFFER; }
+  // The wrapped array of a BUFFER shape (IsBuffer() and one tuple element required).
+  const Shape& buffer_shape() const { return tuple_shapes_[0]; }
+  // Not tuple, token, opaque, buffer or invalid.
   bool IsArray() const;
 
   int64_t rank() const { return static_cast<int64_t>(dimensions_.size()); }
@@ -124,9 +133,20 @@ class Shape {
 
   // Same size as dimensions(). A dynamic dimension's size is its upper bound.
   const std::vector<bool>& dynamic_dimensions() const { return dynamic_dimensions_; }
-  bool is_dynamic_dimension(int i) const { return dynamic_dimensions_[i]; }
-  void set_dynamic_dimension(int i, bool v) { dynamic_dimensions_[i] = v; }
+  // Tolerant of a flag vector shorter than dimensions() (callers may grow
+  // mutable_dimensions() directly): a missing flag reads as static.
+  bool is_dynamic_dimension(int i) const {
+    return i >= 0 && static_cast<size_t>(i) < dynamic_dimensions_.size() && dynamic_dimensions_[i];
+  }
+  void set_dynamic_dimension(int i, bool v) {
+    if (static_cast<size_t>(i) >= dynamic_dimensions_.size()) dynamic_dimensions_.resize(i + 1, false);
+    dynamic_dimensions_[i] = v;
+  }
   bool is_dynamic() const;  // any dimension (recursively for tuples) dynamic
+  bool is_static() const { return !is_dynamic(); }
+  bool is_unbounded_dynamic_dimension(int i) const {
+    return is_dynamic_dimension(i) && dimensions_[i] == kUnboundedSize;
+  }
 
   const std::vector<Shape>& tuple_shapes() const { return tuple_shapes_; }
   std::vector<Shape>* mutable_tuple_shapes() { return &tuple_shapes_; }

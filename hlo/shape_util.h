@@ -14,6 +14,9 @@
 namespace xla {
 
 inline constexpr int64_t kMaxRank = 64;
+// Deepest nesting (tuples within tuples, layouts' physical shapes) that validation and
+// proto conversion accept; deeper input is InvalidArgument instead of a stack overflow.
+inline constexpr int kMaxShapeNestingDepth = 1000;
 
 class ShapeUtil {
  public:
@@ -35,6 +38,10 @@ class ShapeUtil {
   // byte sizes that overflow int64, layouts whose minor_to_major is not a permutation of
   // the dimensions, and mismatched dynamic-dimension flags. Recurses into tuples.
   static absl::Status ValidateShape(const Shape& shape);
+  // Checks a layout on its own for an array of `rank` dimensions: minor_to_major is a
+  // permutation of [0, rank), tile sizes positive (or Tile::kCombineDimension), enums in
+  // range, index/pointer types integral, non-negative sizes, split dims in range.
+  static absl::Status ValidateLayout(const Layout& layout, int64_t rank);
 
   // --- queries (arrays unless noted) ---
   static int64_t ElementsIn(const Shape& shape);  // product of dims; 1 for scalars
