@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 
 namespace xla {
 
@@ -27,7 +28,7 @@ std::string Where(const HloComputation& computation, const HloInstruction* instr
 }
 
 absl::Status Error(const HloComputation& computation, const HloInstruction* instruction,
-                   std::string_view message) {
+                   absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(Where(computation, instruction), message));
 }
 
@@ -134,7 +135,7 @@ absl::Status VerifyArity(const HloComputation& computation, const HloInstruction
   int arity = HloOpcodeArity(instruction.opcode());
   if (arity != kVariadic && instruction.operand_count() != arity) {
     return Error(computation, &instruction,
-                 absl::StrCat(HloOpcodeString(instruction.opcode()), " takes ", arity,
+                 absl::StrCat(std::string(HloOpcodeString(instruction.opcode())), " takes ", arity,
                               " operand(s) but has ", instruction.operand_count()));
   }
   return absl::OkStatus();
