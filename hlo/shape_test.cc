@@ -1,9 +1,16 @@
 #include "hlo/shape.h"
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "hlo/shape_util.h"
+#include "proto/hlo.pb.h"
+#include "proto/run_hlo_module.pb.h"
 
 namespace xla {
 namespace {
@@ -404,6 +411,88 @@ TEST(ShapeProtoTest, DeepNestingIsAnErrorNotAStackOverflow) {
   EXPECT_TRUE(Shape::FromProto(nested(100)).ok());
   ExpectRejected(nested(kMaxShapeNestingDepth + 5), "nesting");
   ExpectRejected(nested(5000), "nesting");
+}
+
+
+// ------------------------------------------------------------------ real XLA protos
+
+namespace pb = google::protobuf;
+
+// XLA writes these two fields explicitly; older writers may leave them unset.
+void NormalizeLikeXla(ShapeProto* proto) {
+  if (proto->is_dynamic_dimension_size() == 0) {
+    for (int i = 0; i < proto->dimensions_size(); ++i) proto->add_is_dynamic_dimension(false);
+  }
+  if (proto->has_layout()) {
+    LayoutProto* layout = proto->mutable_layout();
+    if (layout->tail_padding_alignment_in_elements() == 0) {
+      layout->set_tail_padding_alignment_in_elements(1);
+    }
+    if (layout->has_physical_shape()) NormalizeLikeXla(layout->mutable_physical_shape());
+  }
+  for (ShapeProto& element : *proto->mutable_tuple_shapes()) NormalizeLikeXla(&element);
+}
+
+// Checks every ShapeProto reachable from `message`; returns how many were checked.
+int CheckShapesIn(const pb::Message& message, const std::string& where) {
+  if (message.GetDescriptor() == ShapeProto::descriptor()) {
+    ShapeProto original;
+    original.CopyFrom(message);
+    absl::StatusOr<Shape> shape = Shape::FromProto(original);
+    EXPECT_TRUE(shape.ok()) << where << ": " << shape.status() << "\n" << original.DebugString();
+    if (!shape.ok()) return 1;
+    NormalizeLikeXla(&original);
+    EXPECT_TRUE(pb::util::MessageDifferencer::Equals(shape->ToProto(), original))
+        << where << ": " << shape->ToString(true) << "\n" << original.DebugString();
+    return 1;
+  }
+  int count = 0;
+  const pb::Reflection* reflection = message.GetReflection();
+  std::vector<const pb::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const pb::FieldDescriptor* field : fields) {
+    if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection->FieldSize(message, field); ++i) {
+        count += CheckShapesIn(reflection->GetRepeatedMessage(message, field, i), where);
+      }
+    } else {
+      count += CheckShapesIn(reflection->GetMessage(message, field), where);
+    }
+  }
+  return count;
+}
+
+TEST(ShapeProtoTest, EveryShapeInTheConformanceProtosRoundTrips) {
+  const char* shared = std::getenv("XLA_SHARED_DIR");
+  const std::string dir = std::string(shared ? shared : "/work/shared") + "/conformance/";
+  std::ifstream index(dir + "INDEX.tsv");
+  if (!index) GTEST_SKIP() << "no conformance data at " << dir;
+  // Referenced so the generated descriptors are linked in.
+  const pb::Descriptor* linked[] = {HloProto::descriptor(), RunHloModuleIterationLiterals::descriptor()};
+  (void)linked;
+  int files = 0, shapes = 0;
+  std::string line;
+  while (std::getline(index, line)) {
+    std::vector<std::string> cols;
+    std::stringstream ss(line);
+    for (std::string col; std::getline(ss, col, '\t');) cols.push_back(col);
+    if (cols.size() < 4 || cols[0].rfind("proto/", 0) != 0) continue;
+    if (cols[0].size() < 3 || cols[0].substr(cols[0].size() - 3) != ".pb") continue;
+    std::string type = cols[3].substr(0, cols[3].find(':'));
+    const pb::Descriptor* desc = pb::DescriptorPool::generated_pool()->FindMessageTypeByName(type);
+    ASSERT_NE(desc, nullptr) << type;
+    std::unique_ptr<pb::Message> msg(
+        pb::MessageFactory::generated_factory()->GetPrototype(desc)->New());
+    std::ifstream in(dir + cols[0], std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_TRUE(msg->ParseFromString(bytes)) << cols[0];
+    ++files;
+    shapes += CheckShapesIn(*msg, cols[0]);
+  }
+  EXPECT_EQ(files, 11);
+  EXPECT_GE(shapes, 71);  // top-level ShapeProtos (a tuple counts once)
+  std::cout << "checked " << shapes << " shapes in " << files << " protos\n";
 }
 
 }  // namespace
