@@ -7,7 +7,11 @@
 //   PRED: 1 byte (0/1); S1/S2/S4/U1/U2/U4 and F4E2M1FN: one element per byte (low bits);
 //   F16/BF16: uint16 bit pattern; F8*: uint8 bit pattern; C64: 2 floats; C128: 2 doubles;
 //   other types: their native C++ type.
-// Literal is movable; copy with Clone().
+// Signed sub-byte elements are stored sign-extended in their byte (S4 -3 is 0xFD), so
+// data<int8_t>() reads them directly; unsigned sub-byte and F4E2M1FN are zero-extended.
+// Sub-byte layouts with element_size_in_bits and tiled layouts are stored unpacked and
+// untiled (minor_to_major order only). A token literal holds no data.
+// Literal is movable (a moved-from literal is an empty tuple); copy with Clone().
 
 #include <complex>
 #include <cstdint>
@@ -92,19 +96,34 @@ class Literal {
 
   // XLA literal text, e.g. "f32[2,2] {\n  { 1, 2 },\n  { 3, 4 }\n}" — as xla::Literal::ToString().
   std::string ToString() const;
-  // The value part only, as used inside HLO constant(...) instructions: "{ {1, 2}, {3, 4} }".
-  // print_layout adds the shape's layout where XLA does.
+  // The value part only, exactly as inside HLO constant(...) instructions, on one line
+  // (xla ToStringWithoutShapeOneline): "{ { 1, 2 }, { 3, 4 } }", "{1, 2}", "( {1}, 2 )".
   std::string ToStringWithoutShape() const;
   // One element in XLA's text form (e.g. "1.5", "inf", "-nan", "(1, 2)" for complex, "true").
   std::string ElementToString(int64_t linear_index) const;
   // Parses XLA literal text ("f32[2] {1, 2}", "(s32[], f32[]) (1, 2.5)", "pred[] true").
+  // Also accepts ToString()'s output (tuples as "(\nf32[] 1,\ns32[2] {1, 2}\n)").
   static absl::StatusOr<Literal> Parse(std::string_view text);
+
+  // --- additions (literal owner) ---
+  // Largest total byte size of a literal built from text, protos or Create().
+  static constexpr int64_t kMaxBytes = int64_t{1} << 34;
+  // ToString() on one line: "f32[2,2] { { 1, 2 }, { 3, 4 } }" (xla ToStringOneline).
+  std::string ToStringOneline() const;
+  // Parses only the value part (what ToStringWithoutShape() prints, i.e. the text inside
+  // HLO constant(...)) for a known shape: "{1, 2}", "( {1}, 2 )", "true", "(1, 2)".
+  // /*...*/ comments are skipped. Errors carry the 1-based column within value_text.
+  static absl::StatusOr<Literal> ParseWithShape(const Shape& shape, std::string_view value_text);
+  // Position in storage (in elements, i.e. index into data<T>()) of a logical row-major
+  // linear index; -1 when out of range or not an array.
+  int64_t StorageIndex(int64_t linear_index) const;
 
   LiteralProto ToProto() const;
   // Validates the shape and that array fields hold exactly the right number of values.
   static absl::StatusOr<Literal> FromProto(const LiteralProto& proto);
 
  private:
+  friend struct LiteralAccess;  // literal*.cc internals
   struct Rep;
   explicit Literal(std::unique_ptr<Rep> rep);
   std::unique_ptr<Rep> rep_;
