@@ -363,13 +363,6 @@ absl::Status CheckSchedule(const HloModuleProto& proto, const ModuleIndex& index
   return absl::OkStatus();
 }
 
-bool HasLayoutOnEveryArray(const ProgramShape& shape) {
-  for (const Shape& p : shape.parameters()) {
-    if (!ShapeUtil::HasLayoutEverywhere(p)) return false;
-  }
-  return ShapeUtil::HasLayoutEverywhere(shape.result());
-}
-
 absl::Status CheckMatchesEntry(const ProgramShape& shape, const HloComputation& entry,
                                absl::string_view ctx) {
   if (static_cast<int64_t>(shape.parameters().size()) != entry.num_parameters()) {
@@ -391,21 +384,28 @@ absl::Status CheckMatchesEntry(const ProgramShape& shape, const HloComputation& 
   return absl::OkStatus();
 }
 
-// Mirrors XLA's CreateModuleConfigFromProto: host_program_shape's layouts become the entry
-// computation layout unless the caller already chose one. Either must fit the entry.
+// Mirrors XLA's CreateModuleConfigFromProto and the text parser: unless the caller chose an
+// entry layout, it is host_program_shape (else the entry's program shape) without
+// parameter names, default layouts filled in where missing. Either must fit the entry.
 absl::Status SetEntryLayout(const HloModuleProto& proto, const HloComputation& entry,
                             HloModuleConfig* config) {
   if (config->entry_computation_layout.has_value()) {
     return CheckMatchesEntry(*config->entry_computation_layout, entry,
                              "config entry_computation_layout");
   }
-  if (!proto.has_host_program_shape()) return absl::OkStatus();
-  absl::StatusOr<ProgramShape> host = ProgramShape::FromProto(proto.host_program_shape());
-  if (!host.ok()) return Wrap("host_program_shape", host.status());
-  RETURN_IF_ERROR(CheckMatchesEntry(*host, entry, "host_program_shape"));
-  if (!HasLayoutOnEveryArray(*host)) return absl::OkStatus();
-  host->parameter_names().clear();
-  config->entry_computation_layout = *std::move(host);
+  ProgramShape layout;
+  if (proto.has_host_program_shape()) {
+    absl::StatusOr<ProgramShape> host = ProgramShape::FromProto(proto.host_program_shape());
+    if (!host.ok()) return Wrap("host_program_shape", host.status());
+    RETURN_IF_ERROR(CheckMatchesEntry(*host, entry, "host_program_shape"));
+    layout = *std::move(host);
+  } else {
+    layout = entry.ComputeProgramShape();
+  }
+  layout.parameter_names().clear();
+  for (Shape& p : layout.parameters()) ShapeUtil::SetDefaultLayoutsIfMissing(&p);
+  ShapeUtil::SetDefaultLayoutsIfMissing(&layout.result());
+  config->entry_computation_layout = std::move(layout);
   return absl::OkStatus();
 }
 

@@ -19,11 +19,12 @@
 // spmd_parameters_shardings; every other HloModuleProto field rides in
 // HloModule::extra_proto_fields(). host_program_shape is recomputed on encode (see below).
 //
-// Entry computation layout: when the caller's config has no entry_computation_layout and
-// the proto's host_program_shape carries layouts on every array, the config gets that
-// program shape (parameter names dropped), as XLA's CreateModuleConfigFromProto copies the
-// layouts of host_program_shape into the module config. It must match the entry
-// computation's parameters and root (ignoring layouts), else InvalidArgument.
+// Entry computation layout: unless the caller's config has one, the module's config gets
+// host_program_shape (or, without one, the entry's program shape) with parameter names
+// dropped and default layouts where missing: XLA's CreateModuleConfigFromProto copies
+// host_program_shape's layouts, and the text parser fills the layout the same way. Either
+// must match the entry computation's parameters and root (ignoring layouts), else
+// InvalidArgument.
 
 #include <memory>
 #include <string_view>

@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/stubs/logging.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
 #include "hlo/hlo_module.h"
@@ -183,6 +184,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModuleFromSerializedProto(
                      kMaxSerializedHloModuleProtoBytes));
   }
   const int size = static_cast<int>(bytes.size());
+  // Hostile bytes make protobuf log (invalid UTF-8 in strings); the status says it all.
+  google::protobuf::LogSilencer silence_parse_errors;
   HloModuleProto as_module;
   const bool module_ok = as_module.ParseFromArray(bytes.data(), size) && HasComputations(as_module);
   HloProto as_wrapper;
