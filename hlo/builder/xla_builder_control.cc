@@ -1,0 +1,404 @@
+// Control flow, calls, custom calls, tokens and feeds, collectives, random numbers.
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "hlo/builder/xla_builder.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace {
+
+XlaBuilder* BuilderOf(absl::Span<const XlaOp> ops) {
+  for (XlaOp op : ops) {
+    if (op.builder() != nullptr) return op.builder();
+  }
+  return nullptr;
+}
+
+void AddCollectiveAttrs(HloInstructionProto* instr, absl::Span<const ReplicaGroup> replica_groups,
+                        const std::optional<ChannelHandle>& channel_id,
+                        std::optional<bool> use_global_device_ids) {
+  for (const ReplicaGroup& group : replica_groups) *instr->add_replica_groups() = group;
+  if (channel_id.has_value()) instr->set_channel_id(channel_id->handle());
+  if (use_global_device_ids.value_or(false)) instr->set_use_global_device_ids(true);
+}
+
+}  // namespace
+
+XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp init) {
+  XlaBuilder* b = init.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    HloInstructionProto instr;
+    // XLA imports the body first (so it gets the lower ids); the IR keeps
+    // {condition, body} (hlo_instruction.h), so the two ids are swapped afterwards.
+    RETURN_IF_ERROR(b->AddCalledComputation(body, &instr));
+    RETURN_IF_ERROR(b->AddCalledComputation(condition, &instr));
+    instr.mutable_called_computation_ids()->SwapElements(0, 1);
+    return b->AddInferredInstruction(std::move(instr), HloOpcode::kWhile, {init});
+  });
+}
+
+XlaOp Conditional(XlaOp predicate, XlaOp true_operand, const XlaComputation& true_computation,
+                  XlaOp false_operand, const XlaComputation& false_computation) {
+  const XlaComputation* branches[] = {&true_computation, &false_computation};
+  return Conditional(predicate, branches, {true_operand, false_operand});
+}
+
+XlaOp Conditional(XlaOp branch_index, absl::Span<const XlaComputation* const> branch_computations,
+                  absl::Span<const XlaOp> branch_operands) {
+  XlaBuilder* b = branch_index.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    if (branch_computations.empty() || branch_computations.size() != branch_operands.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "conditional: needs one operand per branch (at least one branch); got ",
+          branch_computations.size(), " branches and ", branch_operands.size(), " operands"));
+    }
+    HloInstructionProto instr;
+    for (const XlaComputation* c : branch_computations) {
+      RETURN_IF_ERROR(b->AddCalledComputation(*c, &instr));
+    }
+    std::vector<XlaOp> operands = {branch_index};
+    operands.insert(operands.end(), branch_operands.begin(), branch_operands.end());
+    return b->AddInferredInstruction(std::move(instr), HloOpcode::kConditional, operands);
+  });
+}
+
+XlaOp Call(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    HloInstructionProto instr;
+    RETURN_IF_ERROR(builder->AddCalledComputation(computation, &instr));
+    return builder->AddInferredInstruction(std::move(instr), HloOpcode::kCall, operands);
+  });
+}
+
+namespace {
+
+absl::StatusOr<XlaOp> CustomCallImpl(
+    XlaBuilder* b, const std::string& target, absl::Span<const XlaOp> operands,
+    const XlaComputation* computation, const Shape& shape, const std::string& opaque,
+    bool has_side_effect,
+    absl::Span<const std::pair<ShapeIndex, std::pair<int64_t, ShapeIndex>>> aliasing,
+    CustomCallSchedule schedule, CustomCallApiVersion api_version,
+    const std::optional<std::vector<Shape>>& operand_shapes_with_layout) {
+  if (absl::StartsWith(target, "$")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid custom_call_target \"", target,
+        "\": call targets that start with '$' are reserved for internal use"));
+  }
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+  HloInstructionProto instr;
+  *instr.mutable_shape() = shape.ToProto();
+  instr.set_custom_call_target(target);
+  if (!opaque.empty()) instr.set_backend_config(opaque);
+  if (has_side_effect) instr.set_custom_call_has_side_effect(true);
+  // Defaults stay unset (the text parser leaves them unset too).
+  if (schedule != SCHEDULE_NONE) instr.set_custom_call_schedule(schedule);
+  if (api_version != API_VERSION_ORIGINAL) instr.set_custom_call_api_version(api_version);
+  for (const auto& [output_index, operand] : aliasing) {
+    OutputOperandAliasing* a = instr.add_output_operand_aliasing();
+    for (int64_t v : output_index) a->add_output_shape_index(v);
+    a->set_operand_index(operand.first);
+    for (int64_t v : operand.second) a->add_operand_shape_index(v);
+  }
+  if (operand_shapes_with_layout.has_value()) {
+    if (operand_shapes_with_layout->size() != operands.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "custom-call: ", operand_shapes_with_layout->size(), " operand shapes given for ",
+          operands.size(), " operands"));
+    }
+    instr.set_constrain_layout(true);
+    for (Shape s : *operand_shapes_with_layout) {
+      ShapeUtil::SetDefaultLayoutsIfMissing(&s);
+      *instr.add_operand_shapes_with_layout() = s.ToProto();
+    }
+  }
+  if (computation != nullptr) RETURN_IF_ERROR(b->AddCalledComputation(*computation, &instr));
+  return b->AddInstruction(std::move(instr), HloOpcode::kCustomCall, operands);
+}
+
+}  // namespace
+
+XlaOp CustomCall(XlaBuilder* builder, const std::string& call_target_name,
+                 absl::Span<const XlaOp> operands, const Shape& shape, const std::string& opaque,
+                 bool has_side_effect,
+                 absl::Span<const std::pair<ShapeIndex, std::pair<int64_t, ShapeIndex>>>
+                     output_operand_aliasing,
+                 CustomCallSchedule schedule, CustomCallApiVersion api_version) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    return CustomCallImpl(builder, call_target_name, operands, nullptr, shape, opaque,
+                          has_side_effect, output_operand_aliasing, schedule, api_version,
+                          std::nullopt);
+  });
+}
+
+XlaOp CustomCallWithComputation(
+    XlaBuilder* builder, const std::string& call_target_name, absl::Span<const XlaOp> operands,
+    const XlaComputation& computation, const Shape& shape, const std::string& opaque,
+    bool has_side_effect,
+    absl::Span<const std::pair<ShapeIndex, std::pair<int64_t, ShapeIndex>>> output_operand_aliasing,
+    CustomCallSchedule schedule, CustomCallApiVersion api_version) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    return CustomCallImpl(builder, call_target_name, operands, &computation, shape, opaque,
+                          has_side_effect, output_operand_aliasing, schedule, api_version,
+                          std::nullopt);
+  });
+}
+
+XlaOp CustomCallWithLayout(XlaBuilder* builder, const std::string& call_target_name,
+                           absl::Span<const XlaOp> operands, const Shape& shape_with_layout,
+                           absl::Span<const Shape> operand_shapes_with_layout,
+                           const std::string& opaque, bool has_side_effect) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    return CustomCallImpl(builder, call_target_name, operands, nullptr, shape_with_layout, opaque,
+                          has_side_effect, {}, SCHEDULE_NONE, API_VERSION_ORIGINAL,
+                          std::vector<Shape>(operand_shapes_with_layout.begin(),
+                                             operand_shapes_with_layout.end()));
+  });
+}
+
+XlaOp OptimizationBarrier(XlaOp operand) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    return b->AddInferredInstruction(HloInstructionProto(), HloOpcode::kOptBarrier, {operand});
+  });
+}
+
+XlaOp CreateToken(XlaBuilder* builder) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    return builder->AddOpWithShape(HloOpcode::kAfterAll, Shape::MakeToken(), {});
+  });
+}
+
+XlaOp AfterAll(XlaBuilder* builder, absl::Span<const XlaOp> tokens) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    if (tokens.empty()) return absl::InvalidArgumentError("after-all requires at least one operand");
+    for (XlaOp t : tokens) {
+      ASSIGN_OR_RETURN(const Shape* shape, builder->GetShapePtr(t));
+      if (!shape->IsToken()) {
+        return absl::InvalidArgumentError(absl::StrCat("after-all: all operands must be tokens, got ",
+                                                       shape->ToString()));
+      }
+    }
+    return builder->AddOpWithShape(HloOpcode::kAfterAll, Shape::MakeToken(), tokens);
+  });
+}
+
+XlaOp InfeedWithToken(XlaOp token, const Shape& shape, const std::string& config) {
+  XlaBuilder* b = token.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    HloInstructionProto instr;
+    *instr.mutable_shape() = Shape::MakeTuple({shape, Shape::MakeToken()}).ToProto();
+    if (!config.empty()) instr.set_infeed_config(config);
+    return b->AddInstruction(std::move(instr), HloOpcode::kInfeed, {token});
+  });
+}
+
+XlaOp Infeed(XlaBuilder* builder, const Shape& shape, const std::string& config) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    XlaOp token = CreateToken(builder);
+    return GetTupleElement(InfeedWithToken(token, shape, config), 0);
+  });
+}
+
+XlaOp OutfeedWithToken(XlaOp operand, XlaOp token, const Shape& shape_with_layout,
+                       const std::string& outfeed_config) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape* operand_shape, b->GetShapePtr(operand));
+    if (!ShapeUtil::Compatible(*operand_shape, shape_with_layout)) {
+      return absl::InvalidArgumentError(absl::StrCat("outfeed shape ", shape_with_layout.ToString(),
+                                                     " must be compatible with operand shape ",
+                                                     operand_shape->ToString()));
+    }
+    Shape outfeed_shape = shape_with_layout;
+    ShapeUtil::SetDefaultLayoutsIfMissing(&outfeed_shape);
+    HloInstructionProto instr;
+    *instr.mutable_shape() = Shape::MakeToken().ToProto();
+    *instr.mutable_outfeed_shape() = outfeed_shape.ToProto();
+    if (!outfeed_config.empty()) instr.set_outfeed_config(outfeed_config);
+    return b->AddInstruction(std::move(instr), HloOpcode::kOutfeed, {operand, token});
+  });
+}
+
+void Outfeed(XlaOp operand, const Shape& shape_with_layout, const std::string& outfeed_config) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return;
+  b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    XlaOp token = CreateToken(b);
+    XlaOp outfeed = OutfeedWithToken(operand, token, shape_with_layout, outfeed_config);
+    RETURN_IF_ERROR(b->first_error());
+    (void)outfeed;
+    // As XLA: existing users expect a nil result when the outfeed ends a computation.
+    std::optional<OpSharding> sharding = b->sharding();
+    b->ClearSharding();
+    absl::StatusOr<XlaOp> nil = b->AddOpWithShape(HloOpcode::kTuple, ShapeUtil::MakeNil(), {});
+    if (sharding.has_value()) b->SetSharding(*sharding);
+    return nil;
+  });
+}
+
+XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
+                absl::Span<const ReplicaGroup> replica_groups,
+                const std::optional<ChannelHandle>& channel_id,
+                std::optional<bool> use_global_device_ids) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    HloInstructionProto instr;
+    AddCollectiveAttrs(&instr, replica_groups, channel_id, use_global_device_ids);
+    RETURN_IF_ERROR(b->AddCalledComputation(computation, &instr));
+    ASSIGN_OR_RETURN(const Shape* shape, b->GetShapePtr(operand));
+    *instr.mutable_shape() = shape->ToProto();
+    return b->AddInstruction(std::move(instr), HloOpcode::kAllReduce, {operand});
+  });
+}
+
+XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension, int64_t shard_count,
+                absl::Span<const ReplicaGroup> replica_groups,
+                const std::optional<ChannelHandle>& channel_id,
+                std::optional<bool> use_global_device_ids) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape shape, b->GetShape(operand));
+    if (!shape.IsArray() || all_gather_dimension < 0 || all_gather_dimension >= shape.rank() ||
+        shard_count < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "all-gather: dimension ", all_gather_dimension, " and shard count ", shard_count,
+          " are invalid for ", shape.ToString()));
+    }
+    shape.set_dimensions(static_cast<int>(all_gather_dimension),
+                         shape.dimensions(static_cast<int>(all_gather_dimension)) * shard_count);
+    HloInstructionProto instr;
+    *instr.mutable_shape() = shape.ToProto();
+    instr.add_dimensions(all_gather_dimension);
+    AddCollectiveAttrs(&instr, replica_groups, channel_id, use_global_device_ids);
+    return b->AddInstruction(std::move(instr), HloOpcode::kAllGather, {operand});
+  });
+}
+
+XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation, int64_t scatter_dimension,
+                    int64_t shard_count, absl::Span<const ReplicaGroup> replica_groups,
+                    const std::optional<ChannelHandle>& channel_id,
+                    std::optional<bool> use_global_device_ids) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(Shape shape, b->GetShape(operand));
+    if (!shape.IsArray() || scatter_dimension < 0 || scatter_dimension >= shape.rank() ||
+        shard_count < 1 || shape.dimensions(static_cast<int>(scatter_dimension)) % shard_count != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "reduce-scatter: dimension ", scatter_dimension, " of ", shape.ToString(),
+          " must exist and be divisible by the shard count ", shard_count));
+    }
+    shape.set_dimensions(static_cast<int>(scatter_dimension),
+                         shape.dimensions(static_cast<int>(scatter_dimension)) / shard_count);
+    HloInstructionProto instr;
+    *instr.mutable_shape() = shape.ToProto();
+    instr.add_dimensions(scatter_dimension);
+    AddCollectiveAttrs(&instr, replica_groups, channel_id, use_global_device_ids);
+    RETURN_IF_ERROR(b->AddCalledComputation(computation, &instr));
+    return b->AddInstruction(std::move(instr), HloOpcode::kReduceScatter, {operand});
+  });
+}
+
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
+               int64_t split_count, absl::Span<const ReplicaGroup> replica_groups) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+    if (split_dimension != concat_dimension) {
+      return absl::InvalidArgumentError(
+          "all-to-all: only split_dimension == concat_dimension is supported");
+    }
+    if (!shape.IsArray() || split_dimension < 0 || split_dimension >= shape.rank() ||
+        split_count < 1 || shape.dimensions(static_cast<int>(split_dimension)) % split_count != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "all-to-all: dimension ", split_dimension, " of ", shape.ToString(),
+          " must exist and be divisible by the split count ", split_count));
+    }
+    HloInstructionProto instr;
+    *instr.mutable_shape() = shape.ToProto();
+    instr.add_dimensions(split_dimension);
+    AddCollectiveAttrs(&instr, replica_groups, std::nullopt, std::nullopt);
+    return b->AddInstruction(std::move(instr), HloOpcode::kAllToAll, {operand});
+  });
+}
+
+XlaOp CollectivePermute(XlaOp operand,
+                        const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
+                        const std::optional<ChannelHandle>& channel_id) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape* shape, b->GetShapePtr(operand));
+    HloInstructionProto instr;
+    *instr.mutable_shape() = shape->ToProto();
+    for (const auto& [source, target] : source_target_pairs) {
+      SourceTarget* st = instr.add_source_target_pairs();
+      st->set_source(source);
+      st->set_target(target);
+    }
+    if (channel_id.has_value()) instr.set_channel_id(channel_id->handle());
+    return b->AddInstruction(std::move(instr), HloOpcode::kCollectivePermute, {operand});
+  });
+}
+
+XlaOp ReplicaId(XlaBuilder* builder) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    return builder->AddOpWithShape(HloOpcode::kReplicaId, ShapeUtil::MakeScalarShape(U32), {});
+  });
+}
+
+XlaOp PartitionId(XlaBuilder* builder) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    return builder->AddOpWithShape(HloOpcode::kPartitionId, ShapeUtil::MakeScalarShape(U32), {});
+  });
+}
+
+namespace {
+XlaOp RngOp(RandomDistribution distribution, XlaOp a, XlaOp b_op, const Shape& shape) {
+  XlaBuilder* b = BuilderOf({a, b_op});
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    for (XlaOp param : {a, b_op}) {
+      ASSIGN_OR_RETURN(const Shape* p, b->GetShapePtr(param));
+      if (!ShapeUtil::IsScalar(*p) || p->element_type() != shape.element_type()) {
+        return absl::InvalidArgumentError(absl::StrCat("rng: parameters must be scalars of the result type ",
+                                                       shape.ToString(), ", got ", p->ToString()));
+      }
+    }
+    HloInstructionProto instr;
+    *instr.mutable_shape() = shape.ToProto();
+    instr.set_distribution(distribution);
+    return b->AddInstruction(std::move(instr), HloOpcode::kRng, {a, b_op});
+  });
+}
+}  // namespace
+
+XlaOp RngUniform(XlaOp a, XlaOp b, const Shape& shape) { return RngOp(RNG_UNIFORM, a, b, shape); }
+XlaOp RngNormal(XlaOp mu, XlaOp sigma, const Shape& shape) { return RngOp(RNG_NORMAL, mu, sigma, shape); }
+
+XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state, const Shape& shape) {
+  XlaBuilder* b = initial_state.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    ASSIGN_OR_RETURN(const Shape* state, b->GetShapePtr(initial_state));
+    HloInstructionProto instr;
+    *instr.mutable_shape() = Shape::MakeTuple({*state, shape}).ToProto();
+    instr.set_rng_algorithm(algorithm);
+    return b->AddInstruction(std::move(instr), HloOpcode::kRngBitGenerator, {initial_state});
+  });
+}
+
+}  // namespace xla
