@@ -6,14 +6,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/shape_inference_checks.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
 namespace xla {
-
-// Defined with shape inference (hlo/shape_inference_checks.h): validates an instruction's
-// declared shape against its operands, attributes and called computations.
-absl::Status CheckHloShape(const HloInstruction& instruction);
 
 namespace {
 
