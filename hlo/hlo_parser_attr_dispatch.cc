@@ -101,7 +101,17 @@ absl::Status Parser::ParseAttribute(const std::string& name, int64_t name_pos, H
   if (name == "dimensions") return assign_ints(p.mutable_dimensions());
   if (name == "dynamic_slice_sizes") return assign_ints(p.mutable_dynamic_slice_sizes());
   if (name == "fft_length") return assign_ints(p.mutable_fft_length());
-  if (name == "slice_sizes") return assign_ints(p.mutable_gather_slice_sizes());
+  if (name == "slice_sizes") {
+    if (opcode == HloOpcode::kCollectivePermute || opcode == HloOpcode::kCollectivePermuteStart) {
+      // In-place collective-permute: one size list per update, flattened as XLA's proto does.
+      ASSIGN_OR_RETURN(auto lists, ParseListOfIntLists(name));
+      for (const auto& l : lists) {
+        for (int64_t v : l) p.add_dynamic_slice_sizes(v);
+      }
+      return absl::OkStatus();
+    }
+    return assign_ints(p.mutable_gather_slice_sizes());
+  }
   if (name == "lhs_batch_dims") return assign_ints(dot_dnums()->mutable_lhs_batch_dimensions());
   if (name == "rhs_batch_dims") return assign_ints(dot_dnums()->mutable_rhs_batch_dimensions());
   if (name == "lhs_contracting_dims") {

@@ -77,8 +77,8 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionRhs(HloComputation* comp
   std::string op_text = op_tok.str;
   int64_t op_pos = op_tok.pos;
   lex_.Next();
-  if (name.empty()) name = UniqueName(absl::StrCat(op_text, ".anon"));
   std::string display = name;
+  if (name.empty()) name = UniqueName(absl::StrCat(op_text, ".anon"));
 
   // Opcode, or async sugar around a wrapped opcode.
   enum class Sugar { kNone, kStart, kUpdate, kDone } sugar = Sugar::kNone;
@@ -123,8 +123,10 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionRhs(HloComputation* comp
   } else {
     std::string saved_name = current_name_;
     int64_t saved_pos = current_pos_;
-    current_name_ = display;
-    current_pos_ = name_pos;
+    if (!display.empty()) {
+      current_name_ = display;
+      current_pos_ = name_pos;
+    }
     ASSIGN_OR_RETURN(operands, ParseOperands(comp));
     current_name_ = saved_name;
     current_pos_ = saved_pos;
@@ -136,8 +138,10 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionRhs(HloComputation* comp
                                         operands.size()));
   }
 
-  // Attributes.
-  while (TryConsume(TokKind::kComma)) {
+  // Attributes. A nested anonymous instruction has none: the comma after it separates
+  // the enclosing instruction's operands.
+  const bool nested = display.empty();
+  while (!nested && TryConsume(TokKind::kComma)) {
     const Token& at = lex_.Peek();
     if (at.kind != TokKind::kIdent) return Expected("an attribute name", "instruction");
     std::string attr = at.str;
@@ -186,7 +190,7 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionRhs(HloComputation* comp
   if (!shape.has_value()) {
     absl::StatusOr<Shape> inferred = InferHloShape(*instr);
     if (!inferred.ok()) {
-      return ErrorAt(op_pos, absl::StrCat("cannot infer the shape of '", display, "': ",
+      return ErrorAt(op_pos, absl::StrCat("cannot infer the shape of '", name, "': ",
                                           inferred.status().message()));
     }
     shape = *std::move(inferred);

@@ -17,6 +17,12 @@ namespace hlo_parser_internal {
 bool Parser::PeekIsShapeStart() {
   const Token& t = lex_.Peek();
   if (t.kind == TokKind::kLparen) return true;
+  if (t.kind == TokKind::kIdent && t.text == "b") {
+    size_t after = t.pos + t.text.size();
+    // "b(" starts a buffer shape unless it is a nested instruction with opcode... there is
+    // no opcode "b", so it is always a shape.
+    return after < lex_.text().size() && lex_.text()[after] == '(';
+  }
   if (t.kind != TokKind::kIdent || t.text.empty() || t.text[0] == '%') return false;
   if (t.text == "tuple") return false;  // the opcode, never a shape in text
   if (!primitive_util::StringToPrimitiveType(std::string(t.text)).has_value()) return false;
@@ -40,6 +46,20 @@ absl::StatusOr<Shape> Parser::ParseShapeRec() {
     shape = Shape::MakeTuple(std::move(elements));
   } else {
     const Token& t = lex_.Peek();
+    if (t.kind == TokKind::kIdent && t.text == "b") {
+      // Buffer shape b(f32[2,4]): element type BUFFER holding the array shape as its
+      // only tuple element.
+      lex_.Next();
+      RETURN_IF_ERROR(Expect(TokKind::kLparen, "buffer shape"));
+      ASSIGN_OR_RETURN(Shape array, ParseShapeRec());
+      if (!array.IsArray()) return ErrorAt(start, "a buffer shape must hold an array shape");
+      RETURN_IF_ERROR(Expect(TokKind::kRparen, "buffer shape"));
+      Shape buffer;
+      buffer.set_element_type(BUFFER);
+      buffer.mutable_tuple_shapes()->push_back(std::move(array));
+      ExitNesting();
+      return buffer;
+    }
     if (t.kind != TokKind::kIdent) return Expected("a shape", "shape");
     std::optional<PrimitiveType> type = primitive_util::StringToPrimitiveType(std::string(t.text));
     if (!type.has_value() || *type == TUPLE) {
