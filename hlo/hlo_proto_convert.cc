@@ -225,8 +225,13 @@ absl::StatusOr<std::unique_ptr<HloInstruction>> MakeInstruction(
                                        " does not match instruction shape ", shape->ToString()));
     }
     instr->set_literal(*std::move(literal));
+  } else if (*opcode == HloOpcode::kCustomCall && proto.has_literal()) {
+    // custom-call(..., literal=...) carries a value of its own shape.
+    absl::StatusOr<Literal> literal = Literal::FromProto(proto.literal());
+    if (!literal.ok()) return Wrap(ctx, literal.status());
+    instr->set_literal(*std::move(literal));
   } else if (proto.has_literal()) {
-    return Invalid(ctx, "literal on a non-constant instruction");
+    return Invalid(ctx, "literal on an instruction that is neither constant nor custom-call");
   }
 
   for (int64_t callee_id : proto.called_computation_ids()) {
@@ -385,8 +390,9 @@ absl::Status CheckMatchesEntry(const ProgramShape& shape, const HloComputation& 
 }
 
 // Mirrors XLA's CreateModuleConfigFromProto and the text parser: unless the caller chose an
-// entry layout, it is host_program_shape (else the entry's program shape) without
-// parameter names, default layouts filled in where missing. Either must fit the entry.
+// entry layout, it is host_program_shape as written (so that encode/decode is the identity),
+// else the entry's program shape with default layouts filled in as the parser does; without
+// parameter names either way. Either must fit the entry.
 absl::Status SetEntryLayout(const HloModuleProto& proto, const HloComputation& entry,
                             HloModuleConfig* config) {
   if (config->entry_computation_layout.has_value()) {
@@ -401,10 +407,10 @@ absl::Status SetEntryLayout(const HloModuleProto& proto, const HloComputation& e
     layout = *std::move(host);
   } else {
     layout = entry.ComputeProgramShape();
+    for (Shape& p : layout.parameters()) ShapeUtil::SetDefaultLayoutsIfMissing(&p);
+    ShapeUtil::SetDefaultLayoutsIfMissing(&layout.result());
   }
   layout.parameter_names().clear();
-  for (Shape& p : layout.parameters()) ShapeUtil::SetDefaultLayoutsIfMissing(&p);
-  ShapeUtil::SetDefaultLayoutsIfMissing(&layout.result());
   config->entry_computation_layout = std::move(layout);
   return absl::OkStatus();
 }

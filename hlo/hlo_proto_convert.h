@@ -7,7 +7,8 @@
 // called computation, root, entry, schedule, aliasing) is checked, ids must be unique,
 // instruction graphs and the computation call graph must be acyclic, shapes and literals
 // are validated, and every failure is InvalidArgument naming the computation and
-// instruction. Proto order is not assumed topological: an operand may appear after its
+// instruction. A constant must carry a literal of its shape (XLA tolerates none; nothing
+// here could evaluate that); only constant and custom-call may carry one. Proto order is not assumed topological: an operand may appear after its
 // user; the IR keeps the proto's instruction and computation order.
 //
 // Mapping (HloInstructionProto -> HloInstruction): name, opcode (text name), shape, id,
@@ -20,11 +21,10 @@
 // HloModule::extra_proto_fields(). host_program_shape is recomputed on encode (see below).
 //
 // Entry computation layout: unless the caller's config has one, the module's config gets
-// host_program_shape (or, without one, the entry's program shape) with parameter names
-// dropped and default layouts where missing: XLA's CreateModuleConfigFromProto copies
-// host_program_shape's layouts, and the text parser fills the layout the same way. Either
-// must match the entry computation's parameters and root (ignoring layouts), else
-// InvalidArgument.
+// host_program_shape as written (XLA's CreateModuleConfigFromProto copies its layouts) or,
+// without one, the entry's program shape with default layouts where missing (as the text
+// parser does); parameter names are dropped. Either must match the entry computation's
+// parameters and root (ignoring layouts), else InvalidArgument.
 
 #include <memory>
 #include <string_view>

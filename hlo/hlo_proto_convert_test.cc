@@ -445,7 +445,7 @@ std::vector<HostileCase> HostileCases() {
        "constant has no literal"},
       {"literal on non-constant",
        [](HloModuleProto* p) { *Instr(p, "neg")->mutable_literal() = Instr(p, "zero")->literal(); },
-       "literal on a non-constant"},
+       "neither constant nor custom-call"},
       {"wrong arity", [](HloModuleProto* p) { Instr(p, "neg")->add_operand_ids(11); },
        "negate takes 1 operands, got 2"},
       {"alias parameter out of range",
