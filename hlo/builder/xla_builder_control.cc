@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/builder/xla_builder.h"
+#include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -393,6 +394,10 @@ XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state, const Shap
   if (b == nullptr) return XlaOp();
   return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    if (!shape.IsArray() || !primitive_util::IsIntegralType(shape.element_type())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "rng-bit-generator: the generated bits must be an integral array, got ", shape.ToString()));
+    }
     ASSIGN_OR_RETURN(const Shape* state, b->GetShapePtr(initial_state));
     HloInstructionProto instr;
     *instr.mutable_shape() = Shape::MakeTuple({*state, shape}).ToProto();
