@@ -23,8 +23,9 @@
 // Entry computation layout: unless the caller's config has one, the module's config gets
 // host_program_shape as written (XLA's CreateModuleConfigFromProto copies its layouts) or,
 // without one, the entry's program shape with default layouts where missing (as the text
-// parser does); parameter names are dropped. Either must match the entry computation's
-// parameters and root (ignoring layouts), else InvalidArgument.
+// parser does); parameter names are dropped. Either must have as many parameters as the
+// entry computation, else InvalidArgument; whether its shapes fit the entry is checked by
+// the verifier, as for parsed text (the module is not verified here).
 
 #include <memory>
 #include <string_view>

@@ -80,7 +80,7 @@ HloComputationProto ComputationToProto(const HloComputation& comp, IdAssigner& i
   return proto;
 }
 
-// The instruction count of a module proto, for choosing between wire readings.
+// Whether a wire reading produced a module worth converting.
 bool HasComputations(const HloModuleProto& proto) { return proto.computations_size() > 0; }
 
 }  // namespace
@@ -188,21 +188,21 @@ absl::StatusOr<std::unique_ptr<HloModule>> HloModuleFromSerializedProto(
   google::protobuf::LogSilencer silence_parse_errors;
   HloModuleProto as_module;
   const bool module_ok = as_module.ParseFromArray(bytes.data(), size) && HasComputations(as_module);
-  HloProto as_wrapper;
-  const bool wrapper_ok = as_wrapper.ParseFromArray(bytes.data(), size) &&
-                          HasComputations(as_wrapper.hlo_module());
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      absl::InvalidArgumentError("serialized bytes are neither an HloModuleProto nor an HloProto "
+                                 "with at least one computation");
   if (module_ok) {
-    absl::StatusOr<std::unique_ptr<HloModule>> module = HloModuleFromProto(as_module, config);
-    if (module.ok() || !wrapper_ok) return module;
+    module = HloModuleFromProto(as_module, config);
+    if (module.ok()) return module;
+  }
+  // Only now the wrapper reading: the common case parses once.
+  HloProto as_wrapper;
+  if (as_wrapper.ParseFromArray(bytes.data(), size) && HasComputations(as_wrapper.hlo_module())) {
     absl::StatusOr<std::unique_ptr<HloModule>> wrapped =
         HloModuleFromProto(as_wrapper.hlo_module(), config);
-    if (wrapped.ok()) return wrapped;
-    return module;  // the more likely reading's error
+    if (wrapped.ok() || !module_ok) return wrapped;
   }
-  if (wrapper_ok) return HloModuleFromProto(as_wrapper.hlo_module(), config);
-  return absl::InvalidArgumentError(
-      "serialized bytes are neither an HloModuleProto nor an HloProto with at least one "
-      "computation");
+  return module;  // the module reading's error when both had computations
 }
 
 }  // namespace xla

@@ -474,9 +474,10 @@ std::vector<HostileCase> HostileCases() {
        "instruction id 3 is not in that computation"},
       {"host program shape mismatch",
        [](HloModuleProto* p) {
-         p->mutable_host_program_shape()->add_parameters()->set_element_type(S32);
+         p->mutable_host_program_shape()->add_parameters()->set_element_type(F32);
+         p->mutable_host_program_shape()->add_parameters()->set_element_type(F32);
        },
-       "host_program_shape: parameter 0 is s32[] but the entry parameter is f32[4]"},
+       "host_program_shape: 2 parameters, but the entry has 1"},
   };
 }
 
