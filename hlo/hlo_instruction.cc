@@ -61,12 +61,12 @@ HloComputation* HloInstruction::to_apply() const {
 
 HloComputation* HloInstruction::while_condition() const {
   if (opcode_ != HloOpcode::kWhile || called_computations_.size() != 2) return nullptr;
-  return called_computations_[0];
+  return called_computations_[1];
 }
 
 HloComputation* HloInstruction::while_body() const {
   if (opcode_ != HloOpcode::kWhile || called_computations_.size() != 2) return nullptr;
-  return called_computations_[1];
+  return called_computations_[0];
 }
 
 HloComputation* HloInstruction::select() const {

@@ -12,7 +12,7 @@
 // statistics_viz, original_value, result_accuracy, comparison_direction/type, etc.
 //
 // Called computations are kept in XLA's order:
-//   while: {condition, body}; conditional: branch computations in order (for a pred
+//   while: {body, condition} (XLA's kBodyComputationIndex = 0); conditional: branch computations in order (for a pred
 //   conditional: {true, false}); select-and-scatter: {select, scatter}; map, reduce,
 //   reduce-window, reduce-scatter, all-reduce(-start), scatter, sort, call, fusion,
 //   async-start: {to_apply/calls}; custom-call: `called_computations` in order.

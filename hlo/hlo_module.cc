@@ -130,18 +130,33 @@ bool HloModule::Equal(const HloModule& other, std::string* difference) const {
     return fail(absl::StrCat("computation counts differ: ", computations_.size(), " vs ",
                              other.computations_.size()));
   }
-  // Map computations and instructions positionally, then compare edges through the maps.
+  // Computations and instructions are matched by name (names are unique), so listing order
+  // does not matter: a printer may emit a different but equivalent order.
   absl::flat_hash_map<const HloComputation*, const HloComputation*> comp_map;
   absl::flat_hash_map<const HloInstruction*, const HloInstruction*> instr_map;
-  for (size_t c = 0; c < computations_.size(); ++c) {
-    const HloComputation* ca = computations_[c].get();
-    const HloComputation* cb = other.computations_[c].get();
+  absl::flat_hash_map<std::string, const HloComputation*> other_comps;
+  for (const auto& c : other.computations_) other_comps[c->name()] = c.get();
+  for (const auto& owned : computations_) {
+    const HloComputation* ca = owned.get();
+    auto it = other_comps.find(ca->name());
+    if (it == other_comps.end()) {
+      return fail(absl::StrCat("computation ", ca->name(), " is missing from the other module"));
+    }
+    const HloComputation* cb = it->second;
     comp_map[ca] = cb;
     if (ca->instructions().size() != cb->instructions().size()) {
-      return fail(absl::StrCat("computation ", ca->name(), ": instruction counts differ"));
+      return fail(absl::StrCat("computation ", ca->name(), ": instruction counts differ (",
+                               ca->instructions().size(), " vs ", cb->instructions().size(), ")"));
     }
-    for (size_t i = 0; i < ca->instructions().size(); ++i) {
-      instr_map[ca->instructions()[i].get()] = cb->instructions()[i].get();
+    absl::flat_hash_map<std::string, const HloInstruction*> other_instrs;
+    for (const auto& i : cb->instructions()) other_instrs[i->name()] = i.get();
+    for (const auto& i : ca->instructions()) {
+      auto jt = other_instrs.find(i->name());
+      if (jt == other_instrs.end()) {
+        return fail(absl::StrCat("computation ", ca->name(), ": instruction ", i->name(),
+                                 " is missing from the other module"));
+      }
+      instr_map[i.get()] = jt->second;
     }
   }
   if ((entry_ == nullptr) != (other.entry_ == nullptr) ||
@@ -156,12 +171,9 @@ bool HloModule::Equal(const HloModule& other, std::string* difference) const {
     auto it = comp_map.find(x);
     return it != comp_map.end() && it->second == y;
   };
-  for (size_t c = 0; c < computations_.size(); ++c) {
-    const HloComputation* ca = computations_[c].get();
-    const HloComputation* cb = other.computations_[c].get();
-    if (ca->name() != cb->name()) {
-      return fail(absl::StrCat("computation names differ: ", ca->name(), " vs ", cb->name()));
-    }
+  for (const auto& owned : computations_) {
+    const HloComputation* ca = owned.get();
+    const HloComputation* cb = comp_map[ca];
     if (ca->is_fusion_computation() != cb->is_fusion_computation() ||
         ca->execution_thread() != cb->execution_thread()) {
       return fail(absl::StrCat("computation ", ca->name(), ": properties differ"));
@@ -169,13 +181,9 @@ bool HloModule::Equal(const HloModule& other, std::string* difference) const {
     if (!same_instr(ca->root_instruction(), cb->root_instruction())) {
       return fail(absl::StrCat("computation ", ca->name(), ": roots differ"));
     }
-    for (size_t i = 0; i < ca->instructions().size(); ++i) {
-      const HloInstruction* ia = ca->instructions()[i].get();
-      const HloInstruction* ib = cb->instructions()[i].get();
-      if (ia->name() != ib->name()) {
-        return fail(absl::StrCat("computation ", ca->name(), ": instruction names differ: ",
-                                 ia->name(), " vs ", ib->name()));
-      }
+    for (const auto& owned_instr : ca->instructions()) {
+      const HloInstruction* ia = owned_instr.get();
+      const HloInstruction* ib = instr_map[ia];
       if (!ia->Identical(*ib, same_instr, same_comp)) {
         return fail(absl::StrCat("computation ", ca->name(), ": instruction ", ia->name(),
                                  " differs"));

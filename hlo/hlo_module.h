@@ -91,8 +91,9 @@ class HloModule {
   HloModuleProto& extra_proto_fields() { return extra_; }
   const HloModuleProto& extra_proto_fields() const { return extra_; }
 
-  // Structural equality: config, attributes, computations pairwise in order with equal
-  // names, instructions pairwise in order (names included), operands by position.
+  // Structural equality: config, attributes, computations and instructions matched by
+  // name (listing order is ignored), operands and called computations by position,
+  // attributes, literals and shapes (with layouts) exactly.
   bool Equal(const HloModule& other, std::string* difference = nullptr) const;
 
  private:

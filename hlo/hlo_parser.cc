@@ -168,6 +168,13 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
   if (entry == nullptr) entry = last;
   module->set_entry_computation(entry);
 
+  if (module->config().entry_computation_layout.has_value() && options_.fill_missing_layouts) {
+    // Written layouts may omit scalars' (empty) layouts; fill them like instruction shapes
+    // so that text -> module -> text -> module compares equal.
+    ProgramShape& written = *module->mutable_config()->entry_computation_layout;
+    for (Shape& s : written.parameters()) ShapeUtil::SetDefaultLayoutsIfMissing(&s);
+    ShapeUtil::SetDefaultLayoutsIfMissing(&written.result());
+  }
   if (!module->config().entry_computation_layout.has_value()) {
     ProgramShape ps = entry->ComputeProgramShape();
     ps.parameter_names().clear();

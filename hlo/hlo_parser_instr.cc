@@ -18,8 +18,8 @@ std::vector<HloComputation*> OrderedCalls(const PendingAttrs& a) {
   std::vector<HloComputation*> out;
   if (a.to_apply) out.push_back(a.to_apply);
   for (HloComputation* c : a.calls) out.push_back(c);
+  if (a.body) out.push_back(a.body);  // while: {body, condition}
   if (a.condition) out.push_back(a.condition);
-  if (a.body) out.push_back(a.body);
   if (a.true_computation) out.push_back(a.true_computation);
   if (a.false_computation) out.push_back(a.false_computation);
   for (HloComputation* c : a.branches) out.push_back(c);

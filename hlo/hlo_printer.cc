@@ -376,15 +376,9 @@ void PrintComputation(const HloComputation& computation, const HloPrintOptions& 
 // XLA's HloModule::MakeComputationPostOrder(dfs_postorder=true): callees before callers,
 // following each root computation's instructions in order.
 std::vector<const HloComputation*> ComputationOrder(const HloModule& module) {
-  // XLA keeps a while's computations as {body, condition}; this IR keeps
-  // {condition, body}, so the visit order is restored here.
   auto callees = [](const HloInstruction* instruction) {
-    std::vector<const HloComputation*> called(instruction->called_computations().begin(),
+    return std::vector<const HloComputation*>(instruction->called_computations().begin(),
                                               instruction->called_computations().end());
-    if (instruction->opcode() == HloOpcode::kWhile && called.size() == 2) {
-      std::swap(called[0], called[1]);
-    }
-    return called;
   };
   std::unordered_set<const HloComputation*> non_roots;
   for (const auto& c : module.computations()) {

@@ -290,8 +290,8 @@ TEST(HloPrinterTest, ComputationOrderAndCalledComputationAttributes) {
   Builder entry("entry");
   HloInstruction* init = entry.Param(0, Shape(S32, {}), "init");
   HloInstruction* loop = entry.Op(HloOpcode::kWhile, Shape(S32, {}), {init}, "while");
+  loop->AppendComputation(body_c);  // XLA's order: {body, condition}
   loop->AppendComputation(cond_c);
-  loop->AppendComputation(body_c);
   module->AddEntryComputation(entry.Build(loop));
   EXPECT_EQ(HloModuleToString(*module, HloPrintOptions::ShortParsable()),
             "HloModule while_module, entry_computation_layout={(s32[])->s32[]}\n\n"

@@ -33,8 +33,9 @@ absl::StatusOr<Shape> InferCall(const OpContext& ctx) {
 absl::StatusOr<Shape> InferWhile(const OpContext& ctx) {
   RETURN_IF_ERROR(ExpectOperandCount(ctx, 1));
   RETURN_IF_ERROR(ExpectCalledCount(ctx, 2));
-  const ProgramShape& cond = *ctx.called[0];
-  const ProgramShape& body = *ctx.called[1];
+  // XLA's order: {body, condition}.
+  const ProgramShape& body = *ctx.called[0];
+  const ProgramShape& cond = *ctx.called[1];
   const Shape& init = ctx.operand(0);
   if (cond.parameters().size() != 1) {
     return Error(ctx, "the condition must take 1 parameter, takes ", cond.parameters().size());

@@ -139,10 +139,11 @@ TEST(ControlTest, CallWhileConditional) {
   Shape state = T({S(S32, {}), S(F32, {4})});
   ProgramShape cond = Prog({state}, S(PRED, {}));
   ProgramShape body = Prog({state}, state);
-  EXPECT_EQ(Infer(HloOpcode::kWhile, {state}, {}, {cond, body}), "(s32[], f32[4])");
-  EXPECT_THAT(Infer(HloOpcode::kWhile, {state}, {}, {Prog({state}, S(S32, {})), body}),
+  // Called computations in XLA's order: {body, condition}.
+  EXPECT_EQ(Infer(HloOpcode::kWhile, {state}, {}, {body, cond}), "(s32[], f32[4])");
+  EXPECT_THAT(Infer(HloOpcode::kWhile, {state}, {}, {body, Prog({state}, S(S32, {}))}),
               IsError("pred[]"));
-  EXPECT_THAT(Infer(HloOpcode::kWhile, {state}, {}, {cond, Prog({state}, S(S32, {}))}),
+  EXPECT_THAT(Infer(HloOpcode::kWhile, {state}, {}, {Prog({state}, S(S32, {})), cond}),
               IsError("same shape"));
 
   ProgramShape b0 = Prog({S(F32, {})}, S(F32, {3}));

@@ -80,11 +80,11 @@ absl::StatusOr<std::unique_ptr<xla::HloModule>> Load(const std::string& path, co
 // Messages that already start with "LINE:COL:" get "FILE:" prepended directly; others
 // get "FILE: ".
 std::string Prefixed(const absl::Status& status) {
-  std::string_view message = status.message();
+  std::string message(status.message());
   size_t colon = message.find(':');
-  bool has_location = colon != std::string_view::npos && colon > 0 &&
+  bool has_location = colon != std::string::npos && colon > 0 &&
                       std::isdigit(static_cast<unsigned char>(message[0]));
-  return has_location ? std::string(message) : absl::StrCat(" ", message);
+  return has_location ? message : " " + message;
 }
 
 int Fail(const std::string& file, const absl::Status& status) {
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   std::string command = argv[1];
   Options options;
   for (int i = 2; i < argc; ++i) {
-    std::string_view arg = argv[i];
+    absl::string_view arg = argv[i];
     if (arg == "--no-verify") {
       options.verify = false;
     } else if (arg == "--short") {

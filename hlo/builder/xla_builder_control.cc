@@ -32,11 +32,9 @@ XlaOp While(const XlaComputation& condition, const XlaComputation& body, XlaOp i
   if (b == nullptr) return XlaOp();
   return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     HloInstructionProto instr;
-    // XLA imports the body first (so it gets the lower ids); the IR keeps
-    // {condition, body} (hlo_instruction.h), so the two ids are swapped afterwards.
+    // XLA's order: {body, condition}.
     RETURN_IF_ERROR(b->AddCalledComputation(body, &instr));
     RETURN_IF_ERROR(b->AddCalledComputation(condition, &instr));
-    instr.mutable_called_computation_ids()->SwapElements(0, 1);
     return b->AddInferredInstruction(std::move(instr), HloOpcode::kWhile, {init});
   });
 }
