@@ -48,17 +48,23 @@ absl::string_view TokKindName(TokKind kind) {
 }
 
 void HloLexer::LineCol(int64_t pos, int* line, int* col) const {
-  int l = 1;
-  int64_t line_start = 0;
-  pos = std::min<int64_t>(pos, text_.size());
-  for (int64_t i = 0; i < pos; ++i) {
+  pos = std::max<int64_t>(0, std::min<int64_t>(pos, text_.size()));
+  // Callers mostly ask for increasing positions (one per instruction): resume the scan
+  // from the last answer so that locating every instruction stays linear overall.
+  if (pos < line_cache_pos_) {
+    line_cache_pos_ = 0;
+    line_cache_line_ = 1;
+    line_cache_start_ = 0;
+  }
+  for (int64_t i = line_cache_pos_; i < pos; ++i) {
     if (text_[i] == '\n') {
-      ++l;
-      line_start = i + 1;
+      ++line_cache_line_;
+      line_cache_start_ = i + 1;
     }
   }
-  *line = l;
-  *col = static_cast<int>(pos - line_start) + 1;
+  line_cache_pos_ = pos;
+  *line = line_cache_line_;
+  *col = static_cast<int>(pos - line_cache_start_) + 1;
 }
 
 Token HloLexer::Make(TokKind kind, int64_t start, int64_t end) {

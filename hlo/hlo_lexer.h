@@ -82,6 +82,10 @@ class HloLexer {
   Token Make(TokKind kind, int64_t start, int64_t end);
 
   absl::string_view text_;
+  // LineCol's resume point (see hlo_lexer.cc).
+  mutable int64_t line_cache_pos_ = 0;
+  mutable int line_cache_line_ = 1;
+  mutable int64_t line_cache_start_ = 0;
   int64_t pos_ = 0;
   bool has_peek_ = false;
   Token peek_;

@@ -14,6 +14,24 @@ bool ProtoEqual(const google::protobuf::Message& a, const google::protobuf::Mess
   return google::protobuf::util::MessageDifferencer::Equals(a, b);
 }
 
+// A short reason for two instructions not being Identical (for error messages).
+std::string DescribeDifference(const HloInstruction& a, const HloInstruction& b) {
+  if (a.opcode() != b.opcode()) return "opcodes differ";
+  if (a.shape() != b.shape()) {
+    return absl::StrCat("shapes differ: ", a.shape().ToString(true), " vs ", b.shape().ToString(true));
+  }
+  if (a.operand_count() != b.operand_count()) return "operand counts differ";
+  if (a.called_computations().size() != b.called_computations().size()) {
+    return "called computation counts differ";
+  }
+  if (a.has_literal() != b.has_literal()) return "one has a literal";
+  std::string report;
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.ReportDifferencesToString(&report);
+  if (!differencer.Compare(a.attrs(), b.attrs())) return absl::StrCat("attributes: ", report);
+  return "operands, called computations or literal values differ";
+}
+
 }  // namespace
 
 HloModule::~HloModule() = default;
@@ -186,7 +204,7 @@ bool HloModule::Equal(const HloModule& other, std::string* difference) const {
       const HloInstruction* ib = instr_map[ia];
       if (!ia->Identical(*ib, same_instr, same_comp)) {
         return fail(absl::StrCat("computation ", ca->name(), ": instruction ", ia->name(),
-                                 " differs"));
+                                 " differs: ", DescribeDifference(*ia, *ib)));
       }
       if (ia->control_predecessors().size() != ib->control_predecessors().size()) {
         return fail(absl::StrCat("instruction ", ia->name(), ": control predecessors differ"));

@@ -445,7 +445,11 @@ absl::Status Parser::ParseAttribute(const std::string& name, int64_t name_pos, H
     return absl::OkStatus();
   }
   if (name == "result_accuracy") {
-    ASSIGN_OR_RETURN(*p.mutable_result_accuracy(), ParseResultAccuracy());
+    ASSIGN_OR_RETURN(ResultAccuracy accuracy, ParseResultAccuracy());
+    // mode=DEFAULT is the same as no result_accuracy (XLA does not print it).
+    if (accuracy.has_tolerance() || accuracy.mode() != ResultAccuracy::DEFAULT) {
+      *p.mutable_result_accuracy() = std::move(accuracy);
+    }
     return absl::OkStatus();
   }
   return ErrorAt(name_pos, absl::StrCat("unknown attribute '", name, "' for ",

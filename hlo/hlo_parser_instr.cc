@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/hlo_attribute_defaults.h"
 #include "hlo/hlo_parser_internal.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shape_util.h"
@@ -181,7 +182,17 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionRhs(HloComputation* comp
   }
   instr = HloInstruction::Create(*opcode, shape.value_or(Shape()), operands);
   instr->set_name(name);
+  {
+    int line = 0, col = 0;
+    lex_.LineCol(name_pos, &line, &col);
+    instr->set_text_location(line, col);
+  }
   *instr->mutable_attrs() = std::move(attrs.proto);
+  ClearDefaultAttributes(instr.get());
+  // As in XLA, an outfeed without outfeed_shape sends its data operand's shape.
+  if (*opcode == HloOpcode::kOutfeed && !instr->attrs().has_outfeed_shape() && !operands.empty()) {
+    *instr->mutable_attrs()->mutable_outfeed_shape() = operands[0]->shape().ToProto();
+  }
   if (attrs.literal.has_value()) instr->set_literal(std::move(*attrs.literal));
   for (HloComputation* c : OrderedCalls(attrs)) {
     instr->AppendComputation(c);

@@ -9,6 +9,7 @@
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
 #include "hlo/hlo_printer.h"
+#include "hlo/comparison_util.h"
 #include "hlo/hlo_printer_internal.h"
 #include "hlo/literal.h"
 
@@ -125,19 +126,6 @@ void AppendCustomCall(const HloInstruction& instruction, const HloPrintOptions& 
   }
 }
 
-std::string ComparisonDefaultType(PrimitiveType type) {
-  switch (type) {
-    case F16: case BF16: case F32: case F64: case C64: case C128:
-    case F8E5M2: case F8E4M3: case F8E4M3FN: case F8E4M3B11FNUZ: case F8E5M2FNUZ:
-    case F8E4M3FNUZ: case F8E3M4: case F4E2M1FN: case F8E8M0FNU:
-      return "FLOAT";
-    case S1: case S2: case S4: case S8: case S16: case S32: case S64:
-      return "SIGNED";
-    default:
-      return "UNSIGNED";
-  }
-}
-
 }  // namespace
 
 void AppendOpcodeAttributes(const HloInstruction& instruction, const HloPrintOptions& options,
@@ -176,7 +164,7 @@ void AppendOpcodeAttributes(const HloInstruction& instruction, const HloPrintOpt
       const PrimitiveType operand_type = instruction.operand_count() > 0
                                              ? instruction.operand(0)->shape().element_type()
                                              : PRIMITIVE_TYPE_INVALID;
-      if (!a.comparison_type().empty() && a.comparison_type() != ComparisonDefaultType(operand_type)) {
+      if (!a.comparison_type().empty() && a.comparison_type() != ComparisonTypeToString(DefaultComparisonType(operand_type))) {
         attrs->push_back(absl::StrCat("type=", a.comparison_type()));
       }
       break;

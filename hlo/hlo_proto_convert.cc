@@ -2,6 +2,8 @@
 
 #include "hlo/hlo_proto_convert.h"
 
+#include "hlo/hlo_attribute_defaults.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -279,6 +281,8 @@ absl::Status BuildComputation(const HloComputationProto& proto, const ModuleInde
       built[local.at(id)]->AddControlDependencyTo(built[i]);
     }
   }
+  // XLA writes defaults (feature_group_count=1, ...) that the IR leaves unset.
+  for (HloInstruction* instr : built) ClearDefaultAttributes(instr);
   comp->set_root_instruction(built[root_it->second]);
   return absl::OkStatus();
 }

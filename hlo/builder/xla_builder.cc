@@ -29,36 +29,6 @@ bool IsOpcode(const HloInstructionProto& instr, HloOpcode opcode) {
 
 }  // namespace
 
-std::string ComparisonDirectionToString(ComparisonDirection direction) {
-  switch (direction) {
-    case ComparisonDirection::kEq: return "EQ";
-    case ComparisonDirection::kNe: return "NE";
-    case ComparisonDirection::kGe: return "GE";
-    case ComparisonDirection::kGt: return "GT";
-    case ComparisonDirection::kLe: return "LE";
-    case ComparisonDirection::kLt: return "LT";
-  }
-  return "EQ";
-}
-
-std::string ComparisonTypeToString(ComparisonType type) {
-  switch (type) {
-    case ComparisonType::kFloat: return "FLOAT";
-    case ComparisonType::kFloatTotalOrder: return "TOTALORDER";
-    case ComparisonType::kSigned: return "SIGNED";
-    case ComparisonType::kUnsigned: return "UNSIGNED";
-  }
-  return "FLOAT";
-}
-
-ComparisonType DefaultComparisonType(PrimitiveType type) {
-  if (primitive_util::IsFloatingPointType(type) || primitive_util::IsComplexType(type)) {
-    return ComparisonType::kFloat;
-  }
-  if (primitive_util::IsSignedIntegralType(type)) return ComparisonType::kSigned;
-  return ComparisonType::kUnsigned;
-}
-
 std::vector<std::pair<int64_t, int64_t>> MakePadding(absl::Span<const int64_t> input_dimensions,
                                                      absl::Span<const int64_t> window_dimensions,
                                                      absl::Span<const int64_t> window_strides,

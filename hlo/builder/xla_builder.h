@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "hlo/builder/xla_computation.h"
+#include "hlo/comparison_util.h"
 #include "hlo/hlo_opcode.h"
 #include "hlo/literal.h"
 #include "hlo/shape.h"
@@ -46,14 +47,6 @@
 namespace xla {
 
 class XlaBuilder;
-
-enum class ComparisonDirection { kEq, kNe, kGe, kGt, kLe, kLt };
-// XLA's Comparison::Type.
-enum class ComparisonType { kFloat, kFloatTotalOrder, kSigned, kUnsigned };
-std::string ComparisonDirectionToString(ComparisonDirection direction);  // "EQ"
-std::string ComparisonTypeToString(ComparisonType type);                 // "TOTALORDER"
-// FLOAT for floating/complex, SIGNED for signed integers, UNSIGNED for unsigned and pred.
-ComparisonType DefaultComparisonType(PrimitiveType type);
 
 // Convolution / window padding shorthand (XLA's padding.h).
 enum class Padding { kSame, kValid };
