@@ -34,4 +34,32 @@ void ClearDefaultAttributes(HloInstruction* instruction) {
   }
 }
 
+void FillDefaultAttributes(const HloInstruction& instruction, HloInstructionProto* proto) {
+  switch (instruction.opcode()) {
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+      if (!proto->has_precision_config()) {
+        for (int i = 0; i < 2; ++i) proto->mutable_precision_config()->add_operand_precision(PrecisionConfig::DEFAULT);
+      }
+      if (instruction.opcode() == HloOpcode::kConvolution) {
+        if (proto->feature_group_count() == 0) proto->set_feature_group_count(1);
+        if (proto->batch_group_count() == 0) proto->set_batch_group_count(1);
+      }
+      break;
+    case HloOpcode::kCompare:
+      if (proto->comparison_type().empty() && instruction.operand_count() > 0) {
+        proto->set_comparison_type(
+            ComparisonTypeToString(DefaultComparisonType(instruction.operand(0)->shape().element_type())));
+      }
+      break;
+    case HloOpcode::kCustomCall:
+      if (proto->custom_call_api_version() == API_VERSION_UNSPECIFIED) {
+        proto->set_custom_call_api_version(API_VERSION_ORIGINAL);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace xla

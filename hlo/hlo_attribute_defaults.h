@@ -14,6 +14,11 @@ namespace xla {
 // api_version ORIGINAL, a precision_config with only DEFAULT precisions and no algorithm. Needs operands attached (the compare default depends on them).
 void ClearDefaultAttributes(HloInstruction* instruction);
 
+// The inverse, for protos sent to XLA: writes the defaults XLA itself writes (a precision
+// config with one DEFAULT per dot/convolution operand, api_version ORIGINAL on custom-calls,
+// group counts of 1 on convolutions, the compare type) into `proto` where they are unset.
+void FillDefaultAttributes(const HloInstruction& instruction, HloInstructionProto* proto);
+
 }  // namespace xla
 
 #endif  // XLA_HLO_HLO_ATTRIBUTE_DEFAULTS_H_

@@ -17,6 +17,7 @@
 #include "hlo/hlo_module.h"
 #include "hlo/hlo_opcode.h"
 #include "hlo/hlo_proto_convert.h"
+#include "hlo/hlo_attribute_defaults.h"
 #include "hlo/literal.h"
 #include "hlo/shape.h"
 #include "hlo/status_macros.h"
@@ -50,6 +51,7 @@ class IdAssigner {
 
 HloInstructionProto InstructionToProto(const HloInstruction& instr, IdAssigner& ids) {
   HloInstructionProto proto = instr.attrs();
+  FillDefaultAttributes(instr, &proto);
   proto.set_name(instr.name());
   proto.set_opcode(std::string(HloOpcodeString(instr.opcode())));
   *proto.mutable_shape() = instr.shape().ToProto();
