@@ -258,7 +258,6 @@ absl::Status VerifyHloModule(const HloModule& module, const HloVerifierOptions& 
   }
   absl::flat_hash_set<const HloComputation*> owned;
   absl::flat_hash_set<std::string> computation_names;
-  absl::flat_hash_set<std::string> instruction_names;
   for (const auto& computation : module.computations()) {
     owned.insert(computation.get());
     if (!computation_names.insert(computation->name()).second) {
@@ -271,11 +270,13 @@ absl::Status VerifyHloModule(const HloModule& module, const HloVerifierOptions& 
   }
   RETURN_IF_ERROR(VerifyNoRecursion(module));
   for (const auto& computation : module.computations()) {
+    // Names must be unique within a computation (XLA's text allows reuse across them).
+    absl::flat_hash_set<std::string> instruction_names;
     RETURN_IF_ERROR(VerifyGraph(*computation));
     RETURN_IF_ERROR(VerifyParameters(*computation));
     for (const auto& instruction : computation->instructions()) {
       if (!instruction_names.insert(instruction->name()).second) {
-        return Error(*computation, instruction.get(), "duplicate instruction name");
+        return Error(*computation, instruction.get(), "duplicate instruction name in this computation");
       }
       RETURN_IF_ERROR(VerifyArity(*computation, *instruction));
       RETURN_IF_ERROR(VerifyShapeIsValid(*computation, *instruction, options));
