@@ -144,6 +144,7 @@ bool HloModule::Equal(const HloModule& other, std::string* difference) const {
       return fail("spmd_parameters_shardings differ");
     }
   }
+  if (!ProtoEqual(extra_, other.extra_)) return fail("other module-level proto fields differ");
   if (computations_.size() != other.computations_.size()) {
     return fail(absl::StrCat("computation counts differ: ", computations_.size(), " vs ",
                              other.computations_.size()));

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlo/hlo_parser_internal.h"
+#include "hlo/hlo_proto_convert.h"
 #include "hlo/status_macros.h"
 
 namespace xla {
@@ -145,15 +146,14 @@ absl::Status Parser::ParseModuleAttribute(const std::string& name, HloModule* mo
         int64_t text_pos = t.pos;
         std::string text = t.str;
         lex_.Next();
-        // The recovery module must itself parse; it is kept as its name (the module's
-        // proto form needs the proto converter, which lives outside the parser).
+        // The recovery module must itself parse; it is kept in its proto form.
         absl::StatusOr<std::unique_ptr<HloModule>> rec =
             ParseAndReturnUnverifiedModule(std::string_view(text), HloModuleConfig(), options_);
         if (!rec.ok()) {
           return ErrorAt(text_pos, absl::StrCat("in origin_recovery_table module: ",
                                                 rec.status().message()));
         }
-        e->mutable_recovery_module()->set_name((*rec)->name());
+        *e->mutable_recovery_module() = HloModuleToProto(**rec);
         if (!TryConsume(TokKind::kComma)) break;
       }
     }

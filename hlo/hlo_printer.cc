@@ -13,7 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "hlo/hlo_printer_internal.h"
+#include "hlo/hlo_proto_convert.h"
 #include "hlo/literal.h"
 #include "hlo/shape_util.h"
 
@@ -498,6 +500,37 @@ std::string BoolListText(const std::vector<bool>& values) {
   return absl::StrJoin(parts, ",");
 }
 
+std::string OriginalArrayText(const OriginalArrayProto& array) {
+  std::string text = absl::StrCat("{\"", array.instruction_name(), "\"");
+  if (array.shape_index_size() > 0) {
+    absl::StrAppend(&text, " {", absl::StrJoin(array.shape_index(), ","), "}");
+  }
+  return text + "}";
+}
+
+// origin_recovery_table={ {"old"} : {"new"}, "<recovery module text>", ... }: the recovery
+// module is printed in full, indented, inside a string.
+std::string RecoveryTableText(const OriginalValueRecoveryTableProto& table) {
+  std::vector<std::string> entries;
+  for (const auto& entry : table.entries()) {
+    std::string text = absl::StrCat("  ", OriginalArrayText(entry.old_original_array()), " : ",
+                                    OriginalArrayText(entry.new_original_array()));
+    if (entry.has_recovery_module()) {
+      absl::StatusOr<std::unique_ptr<HloModule>> recovery = HloModuleFromProto(entry.recovery_module());
+      if (recovery.ok()) {
+        std::vector<std::string> lines = absl::StrSplit(HloModuleToString(**recovery), '\n');
+        for (std::string& line : lines) {
+          if (!line.empty()) line = "    " + line;
+        }
+        absl::StrAppend(&text, ",\n  \"\n", absl::StrJoin(lines, "\n"), "\n  \"");
+      }
+    }
+    entries.push_back(std::move(text));
+  }
+  // XLA ends the table with a newline, so a blank line more follows the header.
+  return absl::StrCat("{\n", absl::StrJoin(entries, ",\n"), "\n}\n");
+}
+
 void PrintModuleHeader(const HloModule& module, const HloPrintOptions& options, std::string* out) {
   *out += std::string(2 * std::max(options.indent_amount, 0), ' ');
   *out += "HloModule ";
@@ -528,6 +561,11 @@ void PrintModuleHeader(const HloModule& module, const HloPrintOptions& options, 
   if (config.num_partitions != 1) absl::StrAppend(out, ", num_partitions=", config.num_partitions);
   if (!module.frontend_attributes().map().empty()) {
     absl::StrAppend(out, ", frontend_attributes=", FrontendAttributesToString(module.frontend_attributes()));
+  }
+  const HloModuleProto& extra = module.extra_proto_fields();
+  if (extra.has_original_value_recovery_table() &&
+      extra.original_value_recovery_table().entries_size() > 0) {
+    absl::StrAppend(out, ", origin_recovery_table=", RecoveryTableText(extra.original_value_recovery_table()));
   }
 }
 

@@ -27,11 +27,7 @@ namespace fs = std::filesystem;
 
 // Files whose printed bytes are known to differ, with why. Keep this short and empty it.
 const std::map<std::string, std::string>& KnownMismatches() {
-  static const auto* known = new std::map<std::string, std::string>{
-      {"long_original_value_recovery_table.hlo",
-       "origin_recovery_table embeds recovery modules printed from HloModuleProto; the printer "
-       "does not render the table yet"},
-  };
+  static const auto* known = new std::map<std::string, std::string>{};
   return *known;
 }
 
