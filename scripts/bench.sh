@@ -6,7 +6,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export XLA_SHARED_DIR=${XLA_SHARED_DIR:-$ROOT/../shared}
 cd "$ROOT"
 for b in "$BUILD_DIR"/bench/*; do
-  [ -x "$b" ] || continue
+  [ -f "$b" ] && [ -x "$b" ] || continue
   echo "== $(basename "$b")"
   "$b" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
        --benchmark_min_time=0.5 | grep -E "median|^Benchmark|^-"
