@@ -1,0 +1,85 @@
+#ifndef XLA_BACKENDS_INTERPRETER_EVALUATOR_H_
+#define XLA_BACKENDS_INTERPRETER_EVALUATOR_H_
+
+// The reference evaluator: walks a computation in post order and computes every
+// instruction's value as a Literal with a per-opcode handler. Handlers live in op-family
+// files (ops_*.cc), each registering its opcodes in a HandlerTable; an opcode nobody
+// registered is UNIMPLEMENTED naming it.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "backends/interpreter/device_state.h"
+#include "hlo/hlo_computation.h"
+#include "hlo/hlo_instruction.h"
+#include "hlo/hlo_opcode.h"
+#include "hlo/literal.h"
+
+namespace xla {
+namespace interpreter {
+
+class Evaluator;
+
+// What a handler may use besides its operands.
+struct EvalContext {
+  Evaluator* evaluator = nullptr;  // to evaluate called computations
+  DeviceState* device = nullptr;   // infeed/outfeed queues, rng state; never null
+};
+
+// Computes `instruction`'s value from its operands' values (in operand order). The
+// result must have the instruction's shape (layout aside: any layout is accepted and the
+// evaluator relayouts where the declared shape has one).
+using OpHandler = std::function<absl::StatusOr<Literal>(
+    EvalContext& ctx, const HloInstruction& instruction, absl::Span<const Literal* const> operands)>;
+
+class HandlerTable {
+ public:
+  void Register(HloOpcode opcode, OpHandler handler) {
+    handlers_[static_cast<int>(opcode)] = std::move(handler);
+  }
+  const OpHandler* Find(HloOpcode opcode) const {
+    const OpHandler& h = handlers_[static_cast<int>(opcode)];
+    return h ? &h : nullptr;
+  }
+
+ private:
+  std::array<OpHandler, kHloOpcodeCount> handlers_;
+};
+
+// One registration function per op family (ops_<family>.cc).
+void RegisterControlHandlers(HandlerTable* table);      // parameter, constant, tuple, call, while...
+void RegisterElementwiseHandlers(HandlerTable* table);  // unary/binary/ternary math, convert, compare
+void RegisterShapeHandlers(HandlerTable* table);        // broadcast, reshape, slice, pad, gather...
+void RegisterReductionHandlers(HandlerTable* table);    // reduce, reduce-window, sort, topk...
+void RegisterLinalgHandlers(HandlerTable* table);       // dot, convolution, fft, cholesky...
+void RegisterRngHandlers(HandlerTable* table);          // rng, rng-bit-generator
+void RegisterDeviceHandlers(HandlerTable* table);       // collectives, infeed/outfeed, custom-call
+
+// The table with every family registered (built once).
+const HandlerTable& GlobalHandlerTable();
+
+class Evaluator {
+ public:
+  explicit Evaluator(DeviceState* device) : device_(device) {}
+
+  // Evaluates `computation` on `arguments` (one per parameter, in parameter order).
+  absl::StatusOr<Literal> Evaluate(const HloComputation& computation,
+                                   absl::Span<const Literal* const> arguments);
+
+ private:
+  DeviceState* device_;
+  int depth_ = 0;  // nesting of called computations, bounded to stop runaway recursion
+};
+
+// "opcode 'x' (instruction 'name')": for error messages.
+std::string Describe(const HloInstruction& instruction);
+
+}  // namespace interpreter
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_INTERPRETER_EVALUATOR_H_

@@ -1,0 +1,11 @@
+// Interpreter handlers for the device op family (see evaluator.h for the list).
+#include "backends/interpreter/evaluator.h"
+
+namespace xla {
+namespace interpreter {
+
+// Not implemented yet: the evaluator reports these opcodes as UNIMPLEMENTED.
+void RegisterDeviceHandlers(HandlerTable* table) {}
+
+}  // namespace interpreter
+}  // namespace xla

@@ -1,0 +1,109 @@
+#ifndef XLA_BACKENDS_TESTING_HLO_TEST_UTIL_H_
+#define XLA_BACKENDS_TESTING_HLO_TEST_UTIL_H_
+
+// Helpers for backend tests: run HLO text through the Backend interface (parse, compile,
+// transfer, execute, transfer back) so the same suite runs on every backend. The platform
+// comes from XLA_TEST_PLATFORM (default "interpreter").
+
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "backends/backend.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/literal.h"
+#include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
+
+namespace xla {
+namespace testing {
+
+inline std::string TestPlatform() {
+  const char* env = std::getenv("XLA_TEST_PLATFORM");
+  return env != nullptr ? env : "interpreter";
+}
+
+// Runs the module's entry computation on `args`.
+inline absl::StatusOr<Literal> RunHlo(const std::string& hlo_text, absl::Span<const Literal> args,
+                                      const std::string& platform = TestPlatform()) {
+  auto module = ParseAndReturnUnverifiedModule(hlo_text);
+  if (!module.ok()) return module.status();
+  auto backend = backend::CreateBackend(platform);
+  if (!backend.ok()) return backend.status();
+  auto executable = (*backend)->Compile(*std::move(module), backend::CompileOptions());
+  if (!executable.ok()) return executable.status();
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (const Literal& arg : args) {
+    auto buffer = (*backend)->TransferToDevice(arg, 0);
+    if (!buffer.ok()) return buffer.status();
+    buffers.push_back(*std::move(buffer));
+  }
+  auto result = (*executable)->Execute(buffers, backend::ExecuteOptions());
+  if (!result.ok()) return result.status();
+  return (*backend)->TransferFromDevice(**result);
+}
+
+// Parses XLA literal text ("f32[2] {1, 2}"); a malformed literal fails the test.
+inline Literal L(const std::string& text) {
+  auto literal = Literal::Parse(text);
+  EXPECT_TRUE(literal.ok()) << "bad literal '" << text << "': " << literal.status().message();
+  return literal.ok() ? *std::move(literal) : Literal();
+}
+
+// Exact equality of shape (ignoring layout) and bits; prints both on mismatch.
+inline ::testing::AssertionResult LiteralEqual(const Literal& expected, const absl::StatusOr<Literal>& actual) {
+  if (!actual.ok()) return ::testing::AssertionFailure() << "error: " << actual.status().message();
+  if (expected == *actual) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected " << expected.ToString() << "\n  actual   "
+                                       << actual->ToString();
+}
+
+// Elementwise |a - e| <= atol + rtol * |e| for floating and complex arrays (NaN matches
+// NaN, infinities must match exactly); other types must be equal. Recurses into tuples.
+inline ::testing::AssertionResult LiteralNear(const Literal& expected, const absl::StatusOr<Literal>& actual,
+                                              double rtol, double atol = 0) {
+  if (!actual.ok()) return ::testing::AssertionFailure() << "error: " << actual.status().message();
+  if (!ShapeUtil::Compatible(expected.shape(), actual->shape())) {
+    return ::testing::AssertionFailure() << "shape " << actual->shape().ToString() << ", expected "
+                                         << expected.shape().ToString();
+  }
+  if (expected.IsTuple()) {
+    for (int64_t i = 0; i < expected.tuple_element_count(); ++i) {
+      auto r = LiteralNear(expected.tuple_element(i), actual->tuple_element(i).Clone(), rtol, atol);
+      if (!r) return r << " (tuple element " << i << ")";
+    }
+    return ::testing::AssertionSuccess();
+  }
+  const PrimitiveType type = expected.shape().element_type();
+  const bool fp = primitive_util::IsFloatingPointType(type) || primitive_util::IsComplexType(type);
+  if (!fp) return LiteralEqual(expected, actual);
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    std::complex<double> e = expected.GetAsComplex(i);
+    std::complex<double> a = actual->GetAsComplex(i);
+    for (int part = 0; part < 2; ++part) {
+      double ev = part == 0 ? e.real() : e.imag();
+      double av = part == 0 ? a.real() : a.imag();
+      bool ok = (std::isnan(ev) && std::isnan(av)) || ev == av ||
+                (std::isfinite(ev) && std::fabs(av - ev) <= atol + rtol * std::fabs(ev));
+      if (!ok) {
+        return ::testing::AssertionFailure()
+               << "element " << i << ": expected " << expected.ElementToString(i) << ", got "
+               << actual->ElementToString(i) << "\n  expected " << expected.ToString() << "\n  actual   "
+               << actual->ToString();
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace testing
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_TESTING_HLO_TEST_UTIL_H_
