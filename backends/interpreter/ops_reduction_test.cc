@@ -1,0 +1,306 @@
+// reduce and reduce-window through the Backend interface. Expected values are computed
+// by hand; order-sensitive reducers (keep the last input, acc*10+x) pin down the
+// iteration order of XLA's evaluator.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "backends/testing/hlo_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace {
+
+using testing::L;
+using testing::LiteralEqual;
+using testing::RunHlo;
+
+// A module with one reducer named `r` (of type T) and an entry that reduces parameter 0.
+std::string ReduceModule(const std::string& type, const std::string& reducer_root, const std::string& in_shape,
+                         const std::string& out_shape, const std::string& dims, const std::string& init) {
+  return "HloModule m\nr {\n  a = " + type + "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  ROOT o = " +
+         type + "[] " + reducer_root + "\n}\nENTRY main {\n  x = " + in_shape + " parameter(0)\n  i = " + type +
+         "[] constant(" + init + ")\n  ROOT y = " + out_shape + " reduce(x, i), dimensions={" + dims +
+         "}, to_apply=r\n}\n";
+}
+
+TEST(InterpreterReduceTest, SumOverEachDimension) {
+  const Literal x = L("f32[2,3] {{1, 2, 3}, {4, 5, 6}}");
+  EXPECT_TRUE(LiteralEqual(L("f32[2] {6, 15}"),
+                           RunHlo(ReduceModule("f32", "add(a, b)", "f32[2,3]", "f32[2]", "1", "0"), {x.Clone()})));
+  EXPECT_TRUE(LiteralEqual(L("f32[3] {5, 7, 9}"),
+                           RunHlo(ReduceModule("f32", "add(a, b)", "f32[2,3]", "f32[3]", "0", "0"), {x.Clone()})));
+  EXPECT_TRUE(LiteralEqual(L("f32[] 31"),
+                           RunHlo(ReduceModule("f32", "add(a, b)", "f32[2,3]", "f32[]", "0,1", "10"), {x.Clone()})));
+  // No reduced dimension: every element is reducer(init, x).
+  EXPECT_TRUE(LiteralEqual(L("f32[2,3] {{2, 3, 4}, {5, 6, 7}}"),
+                           RunHlo(ReduceModule("f32", "add(a, b)", "f32[2,3]", "f32[2,3]", "", "1"), {x.Clone()})));
+}
+
+TEST(InterpreterReduceTest, KeepLastInputShowsRowMajorOrder) {
+  // reducer(acc, x) = x: the result is the last element visited.
+  const Literal x = L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}");
+  EXPECT_TRUE(LiteralEqual(L("s32[2] {3, 6}"),
+                           RunHlo(ReduceModule("s32", "copy(b)", "s32[2,3]", "s32[2]", "1", "0"), {x.Clone()})));
+  EXPECT_TRUE(LiteralEqual(L("s32[3] {4, 5, 6}"),
+                           RunHlo(ReduceModule("s32", "copy(b)", "s32[2,3]", "s32[3]", "0", "0"), {x.Clone()})));
+  // reducer(acc, x) = acc: the init value.
+  EXPECT_TRUE(LiteralEqual(L("s32[2] {-7, -7}"),
+                           RunHlo(ReduceModule("s32", "copy(a)", "s32[2,3]", "s32[2]", "1", "-7"), {x.Clone()})));
+}
+
+TEST(InterpreterReduceTest, DigitsRevealIterationOrderAndLayout) {
+  // acc*10 + x concatenates the visited digits.
+  const char* hlo = R"(HloModule m
+r {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ten = s32[] constant(10)
+  m = s32[] multiply(a, ten)
+  ROOT o = s32[] add(m, b)
+}
+ENTRY main {
+  x = s32[2,2]{1,0} constant({{1, 2}, {3, 4}})
+  y = s32[2,2]{0,1} constant({{1, 2}, {3, 4}})
+  z = s32[2,2,2] constant({{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}})
+  i = s32[] constant(0)
+  rx = s32[] reduce(x, i), dimensions={0,1}, to_apply=r
+  ry = s32[] reduce(y, i), dimensions={0,1}, to_apply=r
+  rz = s32[2] reduce(z, i), dimensions={0,2}, to_apply=r
+  ROOT t = (s32[], s32[], s32[2]) tuple(rx, ry, rz)
+})";
+  auto result = RunHlo(hlo, {});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->tuple_element(0), L("s32[] 1234"));
+  // Column-major storage: the evaluator walks the minor-most dimension (0) fastest.
+  EXPECT_EQ(result->tuple_element(1), L("s32[] 1324"));
+  EXPECT_EQ(result->tuple_element(2), L("s32[2] {1256, 3478}"));
+}
+
+TEST(InterpreterReduceTest, FloatAddAccumulatesInDoubleAsXlaEvaluator) {
+  // In f32, 2^24 + 1 + 1 stays 2^24 step by step; XLA's evaluator sums adds in double.
+  EXPECT_TRUE(LiteralEqual(L("f32[] 16777218"), RunHlo(ReduceModule("f32", "add(a, b)", "f32[3]", "f32[]", "0", "0"),
+                                                       {L("f32[3] {16777216, 1, 1}")})));
+  // bf16: 1 + 2^-8 + 2^-8 is 1 stepwise (ties to even) but 1.0078125 summed exactly.
+  EXPECT_TRUE(LiteralEqual(L("bf16[] 1.0078125"),
+                           RunHlo(ReduceModule("bf16", "add(a, b)", "bf16[3]", "bf16[]", "0", "0"),
+                                  {L("bf16[3] {1, 0.00390625, 0.00390625}")})));
+  // -0 + -0 stays -0 (init -0); inf + -inf is NaN.
+  EXPECT_TRUE(LiteralEqual(L("f32[] -0"), RunHlo(ReduceModule("f32", "add(a, b)", "f32[2]", "f32[]", "0", "-0"),
+                                                 {L("f32[2] {-0, -0}")})));
+  auto nan = RunHlo(ReduceModule("f32", "add(a, b)", "f32[2]", "f32[]", "0", "0"), {L("f32[2] {inf, -inf}")});
+  ASSERT_TRUE(nan.ok()) << nan.status().message();
+  EXPECT_TRUE(std::isnan(nan->GetAsDouble(0)));
+  // f64 and denormals.
+  auto denormal = RunHlo(ReduceModule("f64", "add(a, b)", "f64[2]", "f64[]", "0", "0"), {L("f64[2] {5e-324, 5e-324}")});
+  ASSERT_TRUE(denormal.ok()) << denormal.status().message();
+  EXPECT_EQ(denormal->GetAsDouble(0), 2 * std::numeric_limits<double>::denorm_min());
+}
+
+TEST(InterpreterReduceTest, MaxMinIntegersAndPredicates) {
+  EXPECT_TRUE(LiteralEqual(L("f32[2] {3, -inf}"),
+                           RunHlo(ReduceModule("f32", "maximum(a, b)", "f32[2,2]", "f32[2]", "1", "-inf"),
+                                  {L("f32[2,2] {{3, -1}, {-inf, -inf}}")})));
+  EXPECT_TRUE(LiteralEqual(L("s8[2] {-128, 5}"),
+                           RunHlo(ReduceModule("s8", "minimum(a, b)", "s8[2,2]", "s8[2]", "1", "127"),
+                                  {L("s8[2,2] {{-128, 127}, {5, 9}}")})));
+  // Integer add wraps.
+  EXPECT_TRUE(LiteralEqual(L("s32[] -2147483648"),
+                           RunHlo(ReduceModule("s32", "add(a, b)", "s32[2]", "s32[]", "0", "0"),
+                                  {L("s32[2] {2147483647, 1}")})));
+  EXPECT_TRUE(LiteralEqual(L("u64[] 18446744073709551615"),
+                           RunHlo(ReduceModule("u64", "maximum(a, b)", "u64[3]", "u64[]", "0", "0"),
+                                  {L("u64[3] {1, 18446744073709551615, 7}")})));
+  EXPECT_TRUE(LiteralEqual(L("pred[3] {false, true, false}"),
+                           RunHlo(ReduceModule("pred", "and(a, b)", "pred[3,2]", "pred[3]", "1", "true"),
+                                  {L("pred[3,2] {{true, false}, {true, true}, {false, false}}")})));
+  EXPECT_TRUE(LiteralEqual(L("pred[2] {true, true}"),
+                           RunHlo(ReduceModule("pred", "or(a, b)", "pred[3,2]", "pred[2]", "0", "false"),
+                                  {L("pred[3,2] {{true, false}, {false, true}, {false, false}}")})));
+  EXPECT_TRUE(LiteralEqual(L("s4[] -8"), RunHlo(ReduceModule("s4", "copy(b)", "s4[2]", "s4[]", "0", "0"),
+                                                {L("s4[2] {7, -8}")})));
+}
+
+TEST(InterpreterReduceTest, ComplexSum) {
+  EXPECT_TRUE(LiteralEqual(L("c64[2] {(4, 6), (-1, 0.5)}"),
+                           RunHlo(ReduceModule("c64", "add(a, b)", "c64[2,2]", "c64[2]", "1", "(0, 0)"),
+                                  {L("c64[2,2] {{(1, 2), (3, 4)}, {(-1, 0), (0, 0.5)}}")})));
+}
+
+TEST(InterpreterReduceTest, ZeroSizeDimensionsGiveInit) {
+  EXPECT_TRUE(LiteralEqual(L("f32[2] {7, 7}"), RunHlo(ReduceModule("f32", "add(a, b)", "f32[2,0]", "f32[2]", "1", "7"),
+                                                      {L("f32[2,0] {{}, {}}")})));
+  EXPECT_TRUE(LiteralEqual(L("s32[] 5"), RunHlo(ReduceModule("s32", "add(a, b)", "s32[0]", "s32[]", "0", "5"),
+                                                {L("s32[0] {}")})));
+  auto empty = RunHlo(ReduceModule("f32", "add(a, b)", "f32[0,3]", "f32[0]", "1", "7"), {L("f32[0,3] {}")});
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->element_count(), 0);
+}
+
+TEST(InterpreterReduceTest, VariadicArgmaxLowestIndexOnTies) {
+  const char* hlo = R"(HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  take_a = pred[] or(gt, tie)
+  v = f32[] select(take_a, av, bv)
+  i = s32[] select(take_a, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = f32[2,4] parameter(0)
+  idx = s32[2,4] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[2], s32[2]) reduce(x, idx, ninf, zero), dimensions={1}, to_apply=argmax
+})";
+  auto result = RunHlo(hlo, {L("f32[2,4] {{3, 7, 7, 1}, {-1, -2, 0, 0}}")});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->tuple_element(0), L("f32[2] {7, 0}"));
+  EXPECT_EQ(result->tuple_element(1), L("s32[2] {1, 2}"));
+}
+
+TEST(InterpreterReduceTest, VariadicWithoutElementwiseOps) {
+  // reducer returns (x1, acc0): element 0 tracks the last input 1, element 1 the init.
+  const char* hlo = R"(HloModule m
+r {
+  a0 = s32[] parameter(0)
+  a1 = f32[] parameter(1)
+  b0 = s32[] parameter(2)
+  b1 = f32[] parameter(3)
+  c = s32[] convert(b1)
+  ROOT t = (s32[], f32[]) tuple(a0, b1)
+}
+ENTRY main {
+  x = s32[2,2,3] parameter(0)
+  y = f32[2,2,3] parameter(1)
+  i = s32[] constant(9)
+  j = f32[] constant(-1)
+  ROOT r = (s32[2], f32[2]) reduce(x, y, i, j), dimensions={0,2}, to_apply=r
+})";
+  auto result = RunHlo(hlo, {L("s32[2,2,3] {{{1,2,3},{4,5,6}},{{7,8,9},{10,11,12}}}"),
+                             L("f32[2,2,3] {{{1,2,3},{4,5,6}},{{7,8,9},{10,11,12}}}")});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->tuple_element(0), L("s32[2] {9, 9}"));
+  EXPECT_EQ(result->tuple_element(1), L("f32[2] {9, 12}"));
+}
+
+TEST(InterpreterReduceTest, BadReducerIsAnError) {
+  const char* hlo = R"(HloModule m
+r {
+  a = f32[] parameter(0)
+  ROOT o = f32[] copy(a)
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  i = f32[] constant(0)
+  ROOT y = f32[] reduce(x, i), dimensions={0}, to_apply=r
+})";
+  auto result = RunHlo(hlo, {L("f32[3] {1, 2, 3}")});
+  EXPECT_FALSE(result.ok());
+}
+
+// reduce-window over parameter 0 with window text `window` and reducer root `root`.
+std::string WindowModule(const std::string& type, const std::string& root, const std::string& in_shape,
+                         const std::string& out_shape, const std::string& window, const std::string& init) {
+  return "HloModule m\nr {\n  a = " + type + "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  ROOT o = " +
+         type + "[] " + root + "\n}\nENTRY main {\n  x = " + in_shape + " parameter(0)\n  i = " + type +
+         "[] constant(" + init + ")\n  ROOT y = " + out_shape + " reduce-window(x, i), window={" + window +
+         "}, to_apply=r\n}\n";
+}
+
+TEST(InterpreterReduceWindowTest, PaddingAndHolesAreSkipped) {
+  const Literal x = L("f32[5] {1, 2, 3, 4, 5}");
+  // Keep-last reducer: padding positions never reach the reducer.
+  EXPECT_TRUE(LiteralEqual(L("f32[5] {2, 3, 4, 5, 5}"),
+                           RunHlo(WindowModule("f32", "copy(b)", "f32[5]", "f32[5]", "size=3 pad=1_1", "9"),
+                                  {x.Clone()})));
+  // Windows entirely in padding keep the init value.
+  EXPECT_TRUE(LiteralEqual(L("f32[7] {9, 9, 1, 2, 3, 4, 5}"),
+                           RunHlo(WindowModule("f32", "copy(b)", "f32[5]", "f32[7]", "size=2 pad=3_0", "9"),
+                                  {x.Clone()})));
+  // Base dilation: [1 _ 2 _ 3]; a window on a hole and an element holds just the element.
+  EXPECT_TRUE(LiteralEqual(L("f32[4] {1, 2, 2, 3}"),
+                           RunHlo(WindowModule("f32", "copy(b)", "f32[3]", "f32[4]", "size=2 lhs_dilate=2", "9"),
+                                  {L("f32[3] {1, 2, 3}")})));
+  // A window on a hole only keeps the init value.
+  EXPECT_TRUE(LiteralEqual(L("f32[5] {1, 9, 2, 9, 3}"),
+                           RunHlo(WindowModule("f32", "copy(b)", "f32[3]", "f32[5]", "size=1 lhs_dilate=2", "9"),
+                                  {L("f32[3] {1, 2, 3}")})));
+}
+
+TEST(InterpreterReduceWindowTest, SumsWithStridePaddingAndDilations) {
+  const Literal x = L("f32[5] {1, 2, 3, 4, 5}");
+  EXPECT_TRUE(LiteralEqual(L("f32[4] {3, 5, 7, 9}"),
+                           RunHlo(WindowModule("f32", "add(a, b)", "f32[5]", "f32[4]", "size=2", "0"), {x.Clone()})));
+  EXPECT_TRUE(LiteralEqual(L("f32[3] {3, 9, 9}"),
+                           RunHlo(WindowModule("f32", "add(a, b)", "f32[5]", "f32[3]", "size=3 stride=2 pad=1_1", "0"),
+                                  {x.Clone()})));
+  // Base dilation 2: [1 _ 2 _ 3 _ 4 _ 5], size 2: every window holds one element.
+  EXPECT_TRUE(LiteralEqual(L("f32[8] {1, 2, 2, 3, 3, 4, 4, 5}"),
+                           RunHlo(WindowModule("f32", "add(a, b)", "f32[5]", "f32[8]", "size=2 lhs_dilate=2", "0"),
+                                  {x.Clone()})));
+  // Window dilation 2: {x0+x2, x1+x3, x2+x4}.
+  EXPECT_TRUE(LiteralEqual(L("f32[3] {4, 6, 8}"),
+                           RunHlo(WindowModule("f32", "add(a, b)", "f32[5]", "f32[3]", "size=2 rhs_dilate=2", "0"),
+                                  {x.Clone()})));
+  // Padding does not add the init value per padded position (init 10 once per window).
+  EXPECT_TRUE(LiteralEqual(L("f32[3] {13, 19, 19}"),
+                           RunHlo(WindowModule("f32", "add(a, b)", "f32[5]", "f32[3]", "size=3 stride=2 pad=1_1", "10"),
+                                  {x.Clone()})));
+  // Negative padding crops.
+  EXPECT_TRUE(LiteralEqual(L("f32[2] {5, 7}"),
+                           RunHlo(WindowModule("f32", "add(a, b)", "f32[5]", "f32[2]", "size=2 pad=-1_-1", "0"),
+                                  {x.Clone()})));
+}
+
+TEST(InterpreterReduceWindowTest, MaxPool2DAndEmpty) {
+  const Literal x = L("f32[4,4] {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, -1, nan, 0}, {-inf, -2, 3, 1}}");
+  auto pooled = RunHlo(WindowModule("f32", "maximum(a, b)", "f32[4,4]", "f32[2,2]", "size=2x2 stride=2x2", "-inf"),
+                       {x.Clone()});
+  ASSERT_TRUE(pooled.ok()) << pooled.status().message();
+  EXPECT_EQ(pooled->GetAsDouble(0), 6);
+  EXPECT_EQ(pooled->GetAsDouble(1), 8);
+  EXPECT_EQ(pooled->GetAsDouble(2), 9);
+  EXPECT_TRUE(std::isnan(pooled->GetAsDouble(3)));  // maximum propagates NaN
+  // A window larger than the input gives an empty result; an empty input too.
+  auto none = RunHlo(WindowModule("f32", "add(a, b)", "f32[2]", "f32[0]", "size=3", "0"), {L("f32[2] {1, 2}")});
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->element_count(), 0);
+  // Zero-size input with padding: every window is init.
+  EXPECT_TRUE(LiteralEqual(L("s32[3] {4, 4, 4}"),
+                           RunHlo(WindowModule("s32", "add(a, b)", "s32[0]", "s32[3]", "size=1 pad=1_2", "4"),
+                                  {L("s32[0] {}")})));
+}
+
+TEST(InterpreterReduceWindowTest, VariadicAndLayouts) {
+  const char* hlo = R"(HloModule m
+r {
+  a0 = s32[] parameter(0)
+  a1 = f32[] parameter(1)
+  b0 = s32[] parameter(2)
+  b1 = f32[] parameter(3)
+  ROOT t = (s32[], f32[]) tuple(b0, a1)
+}
+ENTRY main {
+  x = s32[2,3]{0,1} constant({{1, 2, 3}, {4, 5, 6}})
+  y = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  i = s32[] constant(0)
+  j = f32[] constant(-1)
+  ROOT r = (s32[1,2], f32[1,2]) reduce-window(x, y, i, j), window={size=2x2}, to_apply=r
+})";
+  auto result = RunHlo(hlo, {});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->tuple_element(0), L("s32[1,2] {{5, 6}}"));
+  EXPECT_EQ(result->tuple_element(1), L("f32[1,2] {{-1, -1}}"));
+}
+
+}  // namespace
+}  // namespace xla
