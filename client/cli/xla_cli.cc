@@ -1,6 +1,7 @@
 // xla-cli: command-line access to the HLO core.
 //   xla-cli parse FILE                    parse, verify, print canonical HLO text
 //   xla-cli convert --to=proto|text IN OUT  convert between HLO text and HloModuleProto
+//   xla-cli run FILE [flags]              compile and run in-process (client/cli/run_command.h)
 // Errors print as FILE:LINE:COL: message (LINE:COL when known) and exit with status 1.
 
 #include <cctype>
@@ -15,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "client/cli/run_command.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_printer.h"
 #include "hlo/hlo_proto_convert.h"
@@ -23,14 +25,16 @@
 
 namespace {
 
-constexpr std::string_view kUsage =
+const std::string kUsage = std::string(
     "usage:\n"
     "  xla-cli parse [--no-verify] [--short] FILE\n"
     "      Parse HLO text (or a binary HloModuleProto/HloProto), verify it and print it\n"
     "      in XLA's canonical text form. --short prints the short parsable form.\n"
     "  xla-cli convert --to=proto|text [--no-verify] IN OUT\n"
-    "      Convert between HLO text and binary HloModuleProto ('-' for OUT = stdout).\n"
-    "Errors are printed as FILE:LINE:COL: message; the exit status is 1.\n";
+    "      Convert between HLO text and binary HloModuleProto ('-' for OUT = stdout).\n") +
+    xla::cli::kRunUsage +
+    "Errors are printed as FILE:LINE:COL: message (FILE: message without a position) with\n"
+    "exit status 1; usage errors exit with status 2.\n";
 
 constexpr int64_t kMaxInputBytes = int64_t{1} << 31;
 
@@ -135,6 +139,21 @@ int RunConvert(const Options& options) {
   return 0;
 }
 
+int RunRun(int argc, char** argv) {
+  std::vector<std::string> flags(argv + 2, argv + argc);
+  auto run_options = xla::cli::ParseRunFlags(flags);
+  if (!run_options.ok()) {
+    std::cerr << "xla-cli run: " << run_options.status().message() << "\n" << kUsage;
+    return 2;
+  }
+  auto load = [](const std::string& path, bool verify) {
+    Options options;
+    options.verify = verify;
+    return Load(path, options);
+  };
+  return xla::cli::RunModuleCommand(*run_options, load, Fail, std::cout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,6 +162,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   std::string command = argv[1];
+  if (command == "run") return RunRun(argc, argv);
   Options options;
   for (int i = 2; i < argc; ++i) {
     absl::string_view arg = argv[i];

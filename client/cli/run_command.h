@@ -1,0 +1,57 @@
+#ifndef XLA_CLIENT_CLI_RUN_COMMAND_H_
+#define XLA_CLIENT_CLI_RUN_COMMAND_H_
+
+// `xla-cli run`: compiles an HLO module on a backend (in-process, through backends/backend.h),
+// runs it on arguments given as literals, .npy files or seeded random values, and prints the
+// result as an XLA literal, or timings as JSON, and/or writes the result as .npy files.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlo/hlo_module.h"
+#include "hlo/literal.h"
+
+namespace xla {
+namespace cli {
+
+extern const char kRunUsage[];
+
+struct RunOptions {
+  std::string file;
+  std::string platform = "interpreter";
+  std::vector<std::string> args;  // "LITERAL" or "@file.npy", one per entry parameter
+  bool random_args = false;
+  uint64_t seed = 0;
+  int64_t repeat = 1;
+  bool json = false;
+  std::string output_dir;
+  bool verify = true;
+};
+
+// Parses the flags after "run". A usage error (exit status 2) is InvalidArgument.
+absl::StatusOr<RunOptions> ParseRunFlags(const std::vector<std::string>& flags);
+
+// Seeded random value of `shape`: floats uniform in [-1, 1) (rounded to the type), complex
+// parts likewise, integers small (signed in [-8, 8], unsigned in [0, 15], narrowed to the
+// type's range), random bools; tuples recursively; tokens empty. Deterministic per seed on
+// every platform (own generator, no std distributions).
+absl::StatusOr<Literal> RandomLiteral(const Shape& shape, uint64_t seed);
+
+using ModuleLoader = std::function<absl::StatusOr<std::unique_ptr<HloModule>>(const std::string& path,
+                                                                             bool verify)>;
+// Reports an error about `file` and returns the exit status (1).
+using ErrorReporter = std::function<int(const std::string& file, const absl::Status& status)>;
+
+// Runs the command; returns the exit status (0 ok, 1 error).
+int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const ErrorReporter& fail,
+                     std::ostream& out);
+
+}  // namespace cli
+}  // namespace xla
+
+#endif  // XLA_CLIENT_CLI_RUN_COMMAND_H_
