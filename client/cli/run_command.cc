@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -80,7 +81,14 @@ absl::StatusOr<Literal> RandomLiteralImpl(const Shape& shape, Random& rng) {
       literal.SetFromComplex(i, {re, rng.Signed()});
     }
   } else if (primitive_util::IsFloatingPointType(type)) {
-    for (int64_t i = 0; i < n; ++i) literal.SetFromDouble(i, rng.Signed());
+    // Narrow types may round values near 1 up to 1 (kept in range by flipping the sign);
+    // F8E8M0FNU has no sign or zero (powers of two only): it gets |value| in (0, 1].
+    const bool unsigned_float = type == F8E8M0FNU;
+    for (int64_t i = 0; i < n; ++i) {
+      const double value = rng.Signed();
+      literal.SetFromDouble(i, unsigned_float ? std::fabs(value) : value);
+      if (!unsigned_float && literal.GetAsDouble(i) >= 1.0) literal.SetFromDouble(i, -value);
+    }
   } else if (primitive_util::IsIntegralType(type)) {
     const int bits = primitive_util::BitWidth(type);
     const bool is_signed = primitive_util::IsSignedIntegralType(type);

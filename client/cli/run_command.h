@@ -36,7 +36,8 @@ struct RunOptions {
 // Parses the flags after "run". A usage error (exit status 2) is InvalidArgument.
 absl::StatusOr<RunOptions> ParseRunFlags(const std::vector<std::string>& flags);
 
-// Seeded random value of `shape`: floats uniform in [-1, 1) (rounded to the type), complex
+// Seeded random value of `shape`: floats uniform in [-1, 1) (rounded to the type, never
+// reaching 1; F8E8M0FNU, which has no sign, gets magnitudes rounded to powers of two), complex
 // parts likewise, integers small (signed in [-8, 8], unsigned in [0, 15], narrowed to the
 // type's range), random bools; tuples recursively; tokens empty. Deterministic per seed on
 // every platform (own generator, no std distributions).

@@ -268,6 +268,35 @@ TEST(XlaCliRunTest, RandomArgsAreSeededAndInRange) {
   EXPECT_LT(trues, 56);
 }
 
+TEST(XlaCliRunTest, RandomNarrowFloatsStayInRange) {
+  std::string path = WriteFile("random_narrow.hlo",
+                               "HloModule m\nENTRY main {\n  a = bf16[256] parameter(0)\n  b = f8e4m3fn[256] parameter(1)\n"
+                               "  c = f16[256] parameter(2)\n  d = f4e2m1fn[256] parameter(3)\n"
+                               "  e = c64[4] parameter(4)\n  f = s4[64] parameter(5)\n"
+                               "  ROOT t = (bf16[256], f8e4m3fn[256], f16[256], f4e2m1fn[256], c64[4], s4[64]) "
+                               "tuple(a, b, c, d, e, f)\n}\n");
+  Result r = RunCli("run " + path + " --random-args --seed=7");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  xla::Literal result = L(r.output);
+  for (int64_t e = 0; e < 4; ++e) {
+    const xla::Literal& values = result.tuple_element(e);
+    bool negative = false;
+    for (int64_t i = 0; i < values.element_count(); ++i) {
+      EXPECT_GE(values.GetAsDouble(i), -1.0) << e;
+      EXPECT_LT(values.GetAsDouble(i), 1.0) << e << ": " << values.ToString();
+      negative |= values.GetAsDouble(i) < 0;
+    }
+    EXPECT_TRUE(negative) << e;
+  }
+  const xla::Literal& complex = result.tuple_element(4);
+  EXPECT_NE(complex.GetAsComplex(0).imag(), 0);
+  const xla::Literal& s4 = result.tuple_element(5);
+  for (int64_t i = 0; i < 64; ++i) {
+    EXPECT_GE(s4.GetAsInt64(i), -8);
+    EXPECT_LE(s4.GetAsInt64(i), 7);
+  }
+}
+
 // Needs add and compare, implemented by the elementwise family.
 TEST(XlaCliRunTest, WhileLoop) {
   std::string path = WriteFile("while.hlo", R"(HloModule loop

@@ -102,7 +102,7 @@ TEST(XlaCliTest, ConvertTextToProtoAndBack) {
 }
 
 TEST(XlaCliTest, CorruptProtoIsAnErrorNotACrash) {
-  std::string path = WriteFile("corrupt.pb", std::string("\x0a\xff\xff\xff\xff\x0f garbage", 16));
+  std::string path = WriteFile("corrupt.pb", std::string("\x0a\xff\xff\xff\xff\x0f garbage", 14));
   Result r = RunCli("convert --to=text " + path + " -");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, StartsWith(path + ": "));
