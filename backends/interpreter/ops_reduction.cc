@@ -9,9 +9,11 @@
 // reducer is add(p0, p1) on floating-point values is summed in double and rounded once,
 // as the evaluator's fast path does.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "backends/interpreter/evaluator.h"
 #include "backends/interpreter/ops_reduction_util.h"
@@ -152,17 +154,142 @@ absl::StatusOr<ScalarCaller> ScalarCaller::Create(EvalContext& ctx, const HloCom
     caller.result_widths_.push_back(ElementStorageBytes(s->element_type()));
   }
   caller.results_.assign(num_results, nullptr);
+  caller.TryPlan();
+  bool verify = false;
+  caller.native_ = FindNativeScalarFn(*computation, &caller.native_lhs_, &caller.native_rhs_, &verify);
+  if (caller.native_ != nullptr && (caller.param_types_[caller.native_lhs_] != caller.param_types_[caller.native_rhs_] ||
+                                    num_results != 1)) {
+    caller.native_ = nullptr;
+  }
+  if (caller.native_ != nullptr && verify) {
+    absl::StatusOr<bool> same = caller.NativeMatchesHandlers();
+    if (!same.ok() || !*same) caller.native_ = nullptr;
+  }
   return caller;
 }
 
+namespace {
+
+bool IsScalarArray(const Shape& shape) { return shape.IsArray() && shape.rank() == 0; }
+
+// Scalars, or a flat tuple of scalars: values whose layout needs no conforming.
+bool IsScalarOrScalarTuple(const Shape& shape) {
+  if (IsScalarArray(shape)) return true;
+  if (!shape.IsTuple()) return false;
+  for (const Shape& s : shape.tuple_shapes()) {
+    if (!IsScalarArray(s)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void ScalarCaller::TryPlan() {
+  const std::vector<HloInstruction*> order = computation_->MakeInstructionPostOrder();
+  const HandlerTable& table = GlobalHandlerTable();
+  absl::flat_hash_map<const HloInstruction*, const Literal*> where;
+  std::vector<Literal> values;
+  values.reserve(order.size());  // addresses must stay put
+  std::vector<Step> steps;
+  for (const HloInstruction* instruction : order) {
+    if (!IsScalarOrScalarTuple(instruction->shape())) return;
+    if (instruction->opcode() == HloOpcode::kParameter) {
+      const int64_t number = instruction->parameter_number();
+      if (number < 0 || number >= static_cast<int64_t>(args_.size())) return;
+      where[instruction] = &args_[number];
+      continue;
+    }
+    if (instruction->opcode() == HloOpcode::kConstant) {
+      if (!instruction->has_literal() || !IsScalarArray(instruction->literal().shape()) ||
+          instruction->literal().shape().element_type() != instruction->shape().element_type()) {
+        return;
+      }
+      values.push_back(instruction->literal().Clone());
+      where[instruction] = &values.back();
+      continue;
+    }
+    const OpHandler* handler = table.Find(instruction->opcode());
+    if (handler == nullptr) return;  // the evaluator reports it
+    Step step{instruction, handler, {}, static_cast<int64_t>(values.size())};
+    for (const HloInstruction* operand : instruction->operands()) {
+      auto it = where.find(operand);
+      if (it == where.end()) return;
+      step.operands.push_back(it->second);
+    }
+    values.emplace_back();
+    where[instruction] = &values.back();
+    steps.push_back(std::move(step));
+  }
+  auto root = where.find(computation_->root_instruction());
+  if (root == where.end()) return;
+  values_ = std::move(values);  // moving a vector keeps its elements' addresses
+  steps_ = std::move(steps);
+  root_value_ = root->second;
+  planned_ = true;
+}
+
+absl::StatusOr<bool> ScalarCaller::NativeMatchesHandlers() {
+  if (!planned_) return false;
+  const PrimitiveType type = param_types_[native_lhs_];
+  std::vector<double> probes = {0.0, -0.0, 1.0, -2.5, INFINITY, -INFINITY, NAN, -NAN};
+  const int64_t width = param_widths_[native_lhs_];
+  auto encode = [&](double v, uint8_t* dst) {
+    if (type == F32) {
+      const float f = static_cast<float>(v);
+      std::memcpy(dst, &f, sizeof(f));
+    } else {
+      std::memcpy(dst, &v, sizeof(v));
+    }
+  };
+  if ((type != F32 && type != F64) || result_widths_[0] != width) return false;
+  NativeScalarFn native = native_;
+  for (double a : probes) {
+    for (double b : probes) {
+      encode(a, arg(native_lhs_));
+      encode(b, arg(native_rhs_));
+      uint8_t expected[16] = {};
+      native(arg(native_lhs_), arg(native_rhs_), expected);
+      native_ = nullptr;
+      absl::Status status = Call();
+      native_ = native;
+      RETURN_IF_ERROR(status);
+      if (std::memcmp(expected, results_[0], width) != 0) return false;
+    }
+  }
+  return true;
+}
+
 absl::Status ScalarCaller::Call() {
-  ASSIGN_OR_RETURN(result_value_, ctx_->evaluator->Evaluate(*computation_, arg_ptrs_));
+  if (native_ != nullptr) {
+    native_(arg(native_lhs_), arg(native_rhs_), native_out_);
+    results_[0] = native_out_;
+    return absl::OkStatus();
+  }
+  const Literal* root = &result_value_;
+  if (planned_) {
+    for (const Step& step : steps_) {
+      absl::StatusOr<Literal> value = (*step.handler)(*ctx_, *step.instruction, step.operands);
+      if (!value.ok()) {
+        return absl::Status(value.status().code(),
+                            absl::StrCat(Describe(*step.instruction), ": ", value.status().message()));
+      }
+      if (!ShapeUtil::Compatible(value->shape(), step.instruction->shape())) {
+        return absl::InternalError(absl::StrCat(Describe(*step.instruction), " produced ",
+                                                value->shape().ToString(), ", expected ",
+                                                step.instruction->shape().ToString()));
+      }
+      values_[step.slot] = *std::move(value);
+    }
+    root = root_value_;
+  } else {
+    ASSIGN_OR_RETURN(result_value_, ctx_->evaluator->Evaluate(*computation_, arg_ptrs_));
+  }
   const int64_t n = static_cast<int64_t>(results_.size());
   for (int64_t i = 0; i < n; ++i) {
-    const Literal* value = &result_value_;
-    if (result_value_.IsTuple()) {
-      if (i >= result_value_.tuple_element_count()) return absl::InternalError("reducer returned too few values");
-      value = &result_value_.tuple_element(i);
+    const Literal* value = root;
+    if (root->IsTuple()) {
+      if (i >= root->tuple_element_count()) return absl::InternalError("reducer returned too few values");
+      value = &root->tuple_element(i);
     }
     if (value->IsTuple() || value->shape().element_type() != result_types_[i] || value->element_count() != 1) {
       return absl::InternalError(absl::StrCat(computation_->name(), " returned ", value->shape().ToString()));

@@ -51,6 +51,16 @@ void CopyElement(const uint8_t* src, PrimitiveType src_type, uint8_t* dst, Primi
 // last index.
 bool NextIndex(absl::Span<const int64_t> dims, absl::Span<int64_t> index);
 
+// A scalar computation evaluated natively: reads two scalar arguments, writes the result.
+using NativeScalarFn = void (*)(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
+// For `computation` = op(parameter lhs, parameter rhs) with an op whose result is fully
+// determined and cheap to compute natively (ops_reduction_native.cc), the function and
+// the parameter numbers; nullptr otherwise. *verify says the function must first be
+// checked against the handlers (ops whose NaN / signed-zero rules the elementwise family
+// owns).
+NativeScalarFn FindNativeScalarFn(const HloComputation& computation, int64_t* lhs_param, int64_t* rhs_param,
+                                  bool* verify);
+
 // Calls a computation that takes scalar parameters and returns a scalar or a tuple of
 // scalars. The argument literals live here and are reused across calls.
 class ScalarCaller {
@@ -73,7 +83,9 @@ class ScalarCaller {
     }
   }
   // Evaluates the computation on the current arguments; results are then read with
-  // result(i) until the next call.
+  // result(i) until the next call. A computation of scalar instructions only (the usual
+  // reducer or comparator) runs from a plan made once: the same handlers the evaluator
+  // would call, without its per-call setup; anything else goes through the evaluator.
   absl::Status Call();
   const uint8_t* result(int64_t i) const { return results_[i]; }
   // Copies result i to `dst` of type `dst_type`.
@@ -100,6 +112,25 @@ class ScalarCaller {
   std::vector<int64_t> result_widths_;
   Literal result_value_;
   std::vector<const uint8_t*> results_;
+
+  // The plan (when planned_): one step per non-parameter, non-constant instruction in
+  // post order; values_ holds constants and step results at fixed addresses.
+  struct Step {
+    const HloInstruction* instruction;
+    const OpHandler* handler;
+    std::vector<const Literal*> operands;
+    int64_t slot;
+  };
+  void TryPlan();
+  // True when native_ gives the planned handlers' bits on special values.
+  absl::StatusOr<bool> NativeMatchesHandlers();
+  NativeScalarFn native_ = nullptr;
+  int64_t native_lhs_ = 0, native_rhs_ = 0;
+  alignas(16) uint8_t native_out_[16] = {};
+  bool planned_ = false;
+  std::vector<Literal> values_;
+  std::vector<Step> steps_;
+  const Literal* root_value_ = nullptr;
 };
 
 // Loads a floating-point (or any real) element as double, exactly.
