@@ -38,8 +38,8 @@ absl::StatusOr<Literal> Broadcast(EvalContext&, const HloInstruction& instructio
   absl::Span<const int64_t> map = instruction.dimensions();
   const int64_t rank = operand.shape().rank();
   if (static_cast<int64_t>(map.size()) != rank) {
-    return absl::InvalidArgumentError(absl::StrCat("broadcast dimensions ", DimsString(map),
-                                                   " do not match operand rank ", rank));
+    return absl::InvalidArgumentError(
+        absl::StrCat("broadcast dimensions ", DimsString(map), " do not match operand rank ", rank));
   }
   ASSIGN_OR_RETURN(Literal result, CreateRowMajor(out_shape));
   CopyPlan plan;
@@ -57,8 +57,8 @@ absl::StatusOr<Literal> Broadcast(EvalContext&, const HloInstruction& instructio
     used[d] = true;
     const int64_t n = operand.shape().dimensions(i);
     if (n != out_shape.dimensions(d) && n != 1) {
-      return absl::InvalidArgumentError(absl::StrCat("operand dimension ", i, " (size ", n,
-                                                     ") does not match result dimension ", d));
+      return absl::InvalidArgumentError(
+          absl::StrCat("operand dimension ", i, " (size ", n, ") does not match result dimension ", d));
     }
     plan.src_strides[d] = n == 1 ? 0 : src_strides[i];
   }
@@ -73,8 +73,8 @@ absl::StatusOr<Literal> RowMajorReshape(const Literal& source, const Shape& out_
   RETURN_IF_ERROR(CheckSameElementType(operand.shape(), out_shape));
   ASSIGN_OR_RETURN(Literal result, CreateRowMajor(out_shape));
   if (result.element_count() != operand.literal().element_count()) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot reshape ", operand.shape().ToString(),
-                                                   " to ", out_shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape ", operand.shape().ToString(), " to ", out_shape.ToString()));
   }
   if (result.size_bytes() > 0) std::memcpy(result.untyped_data(), operand.bytes(), result.size_bytes());
   return result;
@@ -86,8 +86,7 @@ absl::StatusOr<Literal> Reshape(EvalContext&, const HloInstruction& instruction,
 
 // dynamic-reshape(operand, sizes...): the static interpreter holds every value at its
 // bound, so only sizes that keep all elements can be represented.
-absl::StatusOr<Literal> DynamicReshape(EvalContext&, const HloInstruction& instruction,
-                                       Operands operands) {
+absl::StatusOr<Literal> DynamicReshape(EvalContext&, const HloInstruction& instruction, Operands operands) {
   RETURN_IF_ERROR(CheckArray(*operands[0], "operand"));
   const Shape& out_shape = instruction.shape();
   if (static_cast<int64_t>(operands.size()) != out_shape.rank() + 1) {
@@ -102,8 +101,8 @@ absl::StatusOr<Literal> DynamicReshape(EvalContext&, const HloInstruction& instr
     }
     const int64_t n = ReadIndex(size, 0);
     if (n < 0 || n > out_shape.dimensions(i)) {
-      return absl::InvalidArgumentError(absl::StrCat("size ", n, " of dimension ", i,
-                                                     " is outside [0, ", out_shape.dimensions(i), "]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("size ", n, " of dimension ", i, " is outside [0, ", out_shape.dimensions(i), "]"));
     }
     if (n != out_shape.dimensions(i)) {
       return absl::UnimplementedError(
@@ -121,8 +120,8 @@ absl::StatusOr<Literal> Transpose(EvalContext&, const HloInstruction& instructio
   absl::Span<const int64_t> perm = instruction.dimensions();
   const int64_t rank = operand.shape().rank();
   if (static_cast<int64_t>(perm.size()) != rank || out_shape.rank() != rank) {
-    return absl::InvalidArgumentError(absl::StrCat("transpose dimensions ", DimsString(perm),
-                                                   " do not match operand rank ", rank));
+    return absl::InvalidArgumentError(
+        absl::StrCat("transpose dimensions ", DimsString(perm), " do not match operand rank ", rank));
   }
   const std::vector<int64_t> src_strides = RowMajorStrides(operand.shape().dimensions());
   CopyPlan plan;
@@ -132,12 +131,13 @@ absl::StatusOr<Literal> Transpose(EvalContext&, const HloInstruction& instructio
   for (int64_t i = 0; i < rank; ++i) {
     const int64_t d = perm[i];
     if (d < 0 || d >= rank || used[d]) {
-      return absl::InvalidArgumentError(absl::StrCat("transpose dimensions ", DimsString(perm),
-                                                     " are not a permutation"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("transpose dimensions ", DimsString(perm), " are not a permutation"));
     }
     used[d] = true;
     if (operand.shape().dimensions(d) != out_shape.dimensions(i)) {
-      return absl::InvalidArgumentError(absl::StrCat("result dimension ", i, " does not match operand dimension ", d));
+      return absl::InvalidArgumentError(
+          absl::StrCat("result dimension ", i, " does not match operand dimension ", d));
     }
     plan.src_strides.push_back(src_strides[d]);
   }
@@ -169,9 +169,9 @@ absl::StatusOr<Literal> Bitcast(EvalContext&, const HloInstruction& instruction,
   const PrimitiveType from = operand.shape().element_type();
   const PrimitiveType to = out_shape.element_type();
   if (from != to && (!ReinterpretableType(from) || !ReinterpretableType(to))) {
-    return absl::UnimplementedError(absl::StrCat(
-        "bitcast between ", std::string(primitive_util::LowercasePrimitiveTypeName(from)), " and ",
-        std::string(primitive_util::LowercasePrimitiveTypeName(to))));
+    return absl::UnimplementedError(
+        absl::StrCat("bitcast between ", std::string(primitive_util::LowercasePrimitiveTypeName(from)),
+                     " and ", std::string(primitive_util::LowercasePrimitiveTypeName(to))));
   }
   const Shape source_shape = WithDefaultLayout(instruction.operand(0)->shape());
   if (source_shape.rank() != operand.shape().rank()) {
@@ -179,10 +179,9 @@ absl::StatusOr<Literal> Bitcast(EvalContext&, const HloInstruction& instruction,
   }
   const Literal* physical = &operand;
   Literal relayouted;
-  const bool same_layout = operand.shape().has_layout()
-                               ? operand.shape().layout().minor_to_major() ==
-                                     source_shape.layout().minor_to_major()
-                               : IsRowMajor(source_shape);
+  const bool same_layout = operand.shape().has_layout() ? operand.shape().layout().minor_to_major() ==
+                                                              source_shape.layout().minor_to_major()
+                                                        : IsRowMajor(source_shape);
   if (!same_layout) {
     ASSIGN_OR_RETURN(relayouted, operand.Relayout(source_shape.layout()));
     physical = &relayouted;
@@ -195,8 +194,8 @@ absl::StatusOr<Literal> Bitcast(EvalContext&, const HloInstruction& instruction,
   }
   const int64_t bytes = ShapeUtil::ElementsIn(target) * ElementBytes(to);
   if (bytes != physical->size_bytes()) {
-    return absl::InvalidArgumentError(absl::StrCat("bitcast from ", operand.shape().ToString(),
-                                                   " to ", out_shape.ToString(), " changes the byte size"));
+    return absl::InvalidArgumentError(absl::StrCat("bitcast from ", operand.shape().ToString(), " to ",
+                                                   out_shape.ToString(), " changes the byte size"));
   }
   return Literal::CreateFromBuffer(target, physical->untyped_data(), bytes);
 }
@@ -263,14 +262,14 @@ absl::StatusOr<Literal> Iota(EvalContext&, const HloInstruction& instruction, Op
   return result;
 }
 
-absl::StatusOr<Literal> GetDimensionSize(EvalContext&, const HloInstruction& instruction,
-                                         Operands operands) {
+absl::StatusOr<Literal> GetDimensionSize(EvalContext&, const HloInstruction& instruction, Operands operands) {
   RETURN_IF_ERROR(CheckArray(*operands[0], "operand"));
   if (instruction.dimensions().size() != 1) return absl::InvalidArgumentError("needs one dimension");
   const int64_t dim = instruction.dimensions(0);
   const Shape& shape = operands[0]->shape();
   if (dim < 0 || dim >= shape.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat("dimension ", dim, " out of range for ", shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dimension ", dim, " out of range for ", shape.ToString()));
   }
   const Shape& out_shape = instruction.shape();
   if (!out_shape.IsArray() || out_shape.rank() != 0 ||
@@ -283,8 +282,7 @@ absl::StatusOr<Literal> GetDimensionSize(EvalContext&, const HloInstruction& ins
 }
 
 // set-dimension-size: the values are unchanged; the static interpreter keeps the bound.
-absl::StatusOr<Literal> SetDimensionSize(EvalContext&, const HloInstruction& instruction,
-                                         Operands operands) {
+absl::StatusOr<Literal> SetDimensionSize(EvalContext&, const HloInstruction& instruction, Operands operands) {
   RETURN_IF_ERROR(CheckArray(*operands[0], "operand"));
   const Literal& size = *operands[1];
   if (!size.shape().IsArray() || size.element_count() != 1 ||
@@ -302,17 +300,18 @@ absl::StatusOr<Literal> SetDimensionSize(EvalContext&, const HloInstruction& ins
 }  // namespace shape_ops
 
 void RegisterShapeHandlers(HandlerTable* table) {
-  table->Register(HloOpcode::kBroadcast, shape_ops::Broadcast);
-  table->Register(HloOpcode::kReshape, shape_ops::Reshape);
-  table->Register(HloOpcode::kDynamicReshape, shape_ops::DynamicReshape);
-  table->Register(HloOpcode::kTranspose, shape_ops::Transpose);
-  table->Register(HloOpcode::kBitcast, shape_ops::Bitcast);
-  table->Register(HloOpcode::kReverse, shape_ops::Reverse);
-  table->Register(HloOpcode::kIota, shape_ops::Iota);
-  table->Register(HloOpcode::kGetDimensionSize, shape_ops::GetDimensionSize);
-  table->Register(HloOpcode::kSetDimensionSize, shape_ops::SetDimensionSize);
-  shape_ops::RegisterShapeIndexingHandlers(table);
-  shape_ops::RegisterGatherScatterHandlers(table);
+  using namespace shape_ops;  // NOLINT: the family's own handlers
+  table->Register(HloOpcode::kBroadcast, WithMinOperands(1, Broadcast));
+  table->Register(HloOpcode::kReshape, WithMinOperands(1, Reshape));
+  table->Register(HloOpcode::kDynamicReshape, WithMinOperands(1, DynamicReshape));
+  table->Register(HloOpcode::kTranspose, WithMinOperands(1, Transpose));
+  table->Register(HloOpcode::kBitcast, WithMinOperands(1, Bitcast));
+  table->Register(HloOpcode::kReverse, WithMinOperands(1, Reverse));
+  table->Register(HloOpcode::kIota, Iota);
+  table->Register(HloOpcode::kGetDimensionSize, WithMinOperands(1, GetDimensionSize));
+  table->Register(HloOpcode::kSetDimensionSize, WithMinOperands(2, SetDimensionSize));
+  RegisterShapeIndexingHandlers(table);
+  RegisterGatherScatterHandlers(table);
 }
 
 }  // namespace interpreter

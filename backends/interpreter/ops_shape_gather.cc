@@ -61,9 +61,9 @@ std::vector<int64_t> ToVector(const Repeated& field) {
 // index_vector_dim (implicitly of size 1 when it equals the indices' rank), and the
 // remaining indices dimensions (in order) are the batch dimensions.
 struct StartIndices {
-  std::vector<int64_t> values;        // all indices, row-major, as int64
-  std::vector<int64_t> strides;       // row-major strides of the indices
-  std::vector<int64_t> batch_dims;    // indices dimensions other than index_vector_dim
+  std::vector<int64_t> values;      // all indices, row-major, as int64
+  std::vector<int64_t> strides;     // row-major strides of the indices
+  std::vector<int64_t> batch_dims;  // indices dimensions other than index_vector_dim
   std::vector<int64_t> batch_sizes;
   int64_t vector_dim = 0;
   int64_t vector_size = 1;
@@ -99,8 +99,8 @@ absl::StatusOr<StartIndices> ReadStartIndices(const Literal& indices, int64_t in
   }
   const Shape& shape = indices.shape();
   if (index_vector_dim < 0 || index_vector_dim > shape.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat("index_vector_dim ", index_vector_dim,
-                                                   " out of range for ", shape.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("index_vector_dim ", index_vector_dim, " out of range for ", shape.ToString()));
   }
   StartIndices s;
   s.vector_dim = index_vector_dim;
@@ -150,8 +150,8 @@ absl::StatusOr<Literal> Gather(EvalContext&, const HloInstruction& instruction, 
   std::vector<int64_t> window_dims;  // operand dims that become offset dims, in order
   for (int64_t d = 0; d < rank; ++d) {
     if (slice_sizes[d] < 0 || slice_sizes[d] > in_shape.dimensions(d)) {
-      return absl::InvalidArgumentError(absl::StrCat("slice size ", slice_sizes[d], " of dimension ", d,
-                                                     " does not fit the operand"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("slice size ", slice_sizes[d], " of dimension ", d, " does not fit the operand"));
     }
     const bool is_collapsed = Contains(collapsed, d);
     const bool is_batching = Contains(batching, d);
@@ -159,14 +159,14 @@ absl::StatusOr<Literal> Gather(EvalContext&, const HloInstruction& instruction, 
       return absl::InvalidArgumentError(absl::StrCat("dimension ", d, " is both collapsed and batching"));
     }
     if ((is_collapsed || is_batching) && slice_sizes[d] > 1) {
-      return absl::InvalidArgumentError(absl::StrCat("collapsed or batching dimension ", d,
-                                                     " needs slice size 1"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("collapsed or batching dimension ", d, " needs slice size 1"));
     }
     if (!is_collapsed && !is_batching) window_dims.push_back(d);
   }
   if (window_dims.size() != offset_dims.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("offset_dims has ", offset_dims.size(),
-                                                   " entries, expected ", window_dims.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("offset_dims has ", offset_dims.size(), " entries, expected ", window_dims.size()));
   }
   std::vector<int64_t> out_batch_dims;
   for (int64_t d = 0; d < out_shape.rank(); ++d) {
@@ -335,8 +335,8 @@ absl::StatusOr<Literal> Scatter(EvalContext& ctx, const HloInstruction& instruct
   std::vector<const Literal*> arg_ptrs;
   if (!overwrite) {
     for (int64_t i = 0; i < 2 * n; ++i) {
-      ASSIGN_OR_RETURN(Literal arg, Literal::Create(ShapeUtil::MakeShape(
-                                        results[i % n].shape().element_type(), {})));
+      ASSIGN_OR_RETURN(Literal arg,
+                       Literal::Create(ShapeUtil::MakeShape(results[i % n].shape().element_type(), {})));
       args.push_back(std::move(arg));
     }
     for (const Literal& arg : args) arg_ptrs.push_back(&arg);
@@ -362,8 +362,8 @@ absl::StatusOr<Literal> Scatter(EvalContext& ctx, const HloInstruction& instruct
           part->shape().element_type() != results[i].shape().element_type()) {
         return absl::InvalidArgumentError("update computation must return scalars of the operand types");
       }
-      std::memcpy(static_cast<uint8_t*>(results[i].untyped_data()) + in_pos * widths[i],
-                  part->untyped_data(), widths[i]);
+      std::memcpy(static_cast<uint8_t*>(results[i].untyped_data()) + in_pos * widths[i], part->untyped_data(),
+                  widths[i]);
     }
     return absl::OkStatus();
   };
@@ -414,8 +414,8 @@ absl::StatusOr<Literal> Scatter(EvalContext& ctx, const HloInstruction& instruct
 }  // namespace
 
 void RegisterGatherScatterHandlers(HandlerTable* table) {
-  table->Register(HloOpcode::kGather, Gather);
-  table->Register(HloOpcode::kScatter, Scatter);
+  table->Register(HloOpcode::kGather, WithMinOperands(2, Gather));
+  table->Register(HloOpcode::kScatter, WithMinOperands(3, Scatter));
 }
 
 }  // namespace shape_ops

@@ -43,11 +43,10 @@ absl::StatusOr<Literal> Slice(EvalContext&, const HloInstruction& instruction, O
     const auto& s = slices[static_cast<int>(d)];
     const int64_t n = in_shape.dimensions(d);
     if (s.start() < 0 || s.limit() < s.start() || s.limit() > n || s.stride() <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("slice [", s.start(), ":", s.limit(), ":",
-                                                     s.stride(), "] is invalid for dimension ", d,
-                                                     " of size ", n));
+      return absl::InvalidArgumentError(absl::StrCat("slice [", s.start(), ":", s.limit(), ":", s.stride(),
+                                                     "] is invalid for dimension ", d, " of size ", n));
     }
-    const int64_t count = (s.limit() - s.start() + s.stride() - 1) / s.stride();
+    const int64_t count = s.limit() == s.start() ? 0 : (s.limit() - s.start() - 1) / s.stride() + 1;
     if (count != out_shape.dimensions(d)) {
       return absl::InvalidArgumentError(absl::StrCat("slice of dimension ", d, " has ", count,
                                                      " elements but the result has ",
@@ -64,14 +63,12 @@ absl::StatusOr<Literal> Slice(EvalContext&, const HloInstruction& instruction, O
 // Start indices of dynamic-slice/dynamic-update-slice: one integer scalar per dimension
 // (or, in the old form, a single rank-1 vector), each clamped so that a window of
 // `sizes` fits in `dims`.
-absl::StatusOr<std::vector<int64_t>> ClampedStarts(Operands index_operands,
-                                                   absl::Span<const int64_t> dims,
+absl::StatusOr<std::vector<int64_t>> ClampedStarts(Operands index_operands, absl::Span<const int64_t> dims,
                                                    absl::Span<const int64_t> sizes) {
   const int64_t rank = static_cast<int64_t>(dims.size());
   std::vector<int64_t> starts;
   for (const Literal* index : index_operands) {
-    if (!index->shape().IsArray() ||
-        !primitive_util::IsIntegralType(index->shape().element_type())) {
+    if (!index->shape().IsArray() || !primitive_util::IsIntegralType(index->shape().element_type())) {
       return absl::InvalidArgumentError(
           absl::StrCat("start indices must be integers, got ", index->shape().ToString()));
     }
@@ -84,8 +81,8 @@ absl::StatusOr<std::vector<int64_t>> ClampedStarts(Operands index_operands,
     for (int64_t i = 0; i < rank; ++i) starts.push_back(ReadIndex(vector, i));
   } else {
     if (static_cast<int64_t>(index_operands.size()) != rank) {
-      return absl::InvalidArgumentError(absl::StrCat("expected ", rank, " start indices, got ",
-                                                     index_operands.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected ", rank, " start indices, got ", index_operands.size()));
     }
     for (const Literal* index : index_operands) {
       if (index->shape().rank() != 0) {
@@ -96,16 +93,15 @@ absl::StatusOr<std::vector<int64_t>> ClampedStarts(Operands index_operands,
   }
   for (int64_t d = 0; d < rank; ++d) {
     if (sizes[d] < 0 || sizes[d] > dims[d]) {
-      return absl::InvalidArgumentError(absl::StrCat("window size ", sizes[d], " of dimension ", d,
-                                                     " exceeds its size ", dims[d]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("window size ", sizes[d], " of dimension ", d, " exceeds its size ", dims[d]));
     }
     starts[d] = std::min(std::max<int64_t>(starts[d], 0), dims[d] - sizes[d]);
   }
   return starts;
 }
 
-absl::StatusOr<Literal> DynamicSlice(EvalContext&, const HloInstruction& instruction,
-                                     Operands operands) {
+absl::StatusOr<Literal> DynamicSlice(EvalContext&, const HloInstruction& instruction, Operands operands) {
   ASSIGN_OR_RETURN(RowMajor operand, RowMajor::Of(*operands[0]));
   const Shape& in_shape = operand.shape();
   const Shape& out_shape = instruction.shape();
@@ -144,8 +140,7 @@ absl::StatusOr<Literal> DynamicUpdateSlice(EvalContext&, const HloInstruction& i
   const Shape& shape = operand.shape();
   RETURN_IF_ERROR(CheckElementType(shape, instruction.shape()));
   RETURN_IF_ERROR(CheckElementType(update.shape(), instruction.shape()));
-  if (update.shape().rank() != shape.rank() ||
-      !ShapeUtil::SameDimensions(shape, instruction.shape())) {
+  if (update.shape().rank() != shape.rank() || !ShapeUtil::SameDimensions(shape, instruction.shape())) {
     return absl::InvalidArgumentError("update and result must have the operand's rank and shape");
   }
   ASSIGN_OR_RETURN(std::vector<int64_t> starts,
@@ -187,13 +182,12 @@ absl::StatusOr<Literal> Pad(EvalContext&, const HloInstruction& instruction, Ope
     if (interior < 0) return absl::InvalidArgumentError("interior padding must not be negative");
     // Bounded first so that the padded size below cannot overflow.
     constexpr int64_t kLimit = int64_t{1} << 60;
-    if (p.edge_padding_low() < -kLimit || p.edge_padding_low() > kLimit ||
-        p.edge_padding_high() < -kLimit || p.edge_padding_high() > kLimit ||
-        interior > kLimit / std::max<int64_t>(n, 1)) {
+    if (p.edge_padding_low() < -kLimit || p.edge_padding_low() > kLimit || p.edge_padding_high() < -kLimit ||
+        p.edge_padding_high() > kLimit || interior > kLimit / std::max<int64_t>(n, 1)) {
       return absl::InvalidArgumentError("padding amounts are too large");
     }
-    const int64_t expected = p.edge_padding_low() + p.edge_padding_high() + n +
-                             std::max<int64_t>(n - 1, 0) * interior;
+    const int64_t expected =
+        p.edge_padding_low() + p.edge_padding_high() + n + std::max<int64_t>(n - 1, 0) * interior;
     if (expected != out_shape.dimensions(d)) {
       return absl::InvalidArgumentError(absl::StrCat("padded dimension ", d, " has size ", expected,
                                                      " but the result has ", out_shape.dimensions(d)));
@@ -243,8 +237,8 @@ absl::StatusOr<Literal> Concatenate(EvalContext&, const HloInstruction& instruct
     }
     for (int64_t d = 0; d < shape.rank(); ++d) {
       if (d != dim && shape.dimensions(d) != out_shape.dimensions(d)) {
-        return absl::InvalidArgumentError(absl::StrCat("operand ", shape.ToString(),
-                                                       " does not match result ", out_shape.ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("operand ", shape.ToString(), " does not match result ", out_shape.ToString()));
       }
     }
     if (offset + shape.dimensions(dim) > out_shape.dimensions(dim)) {
@@ -267,11 +261,11 @@ absl::StatusOr<Literal> Concatenate(EvalContext&, const HloInstruction& instruct
 }  // namespace
 
 void RegisterShapeIndexingHandlers(HandlerTable* table) {
-  table->Register(HloOpcode::kSlice, Slice);
-  table->Register(HloOpcode::kDynamicSlice, DynamicSlice);
-  table->Register(HloOpcode::kDynamicUpdateSlice, DynamicUpdateSlice);
-  table->Register(HloOpcode::kPad, Pad);
-  table->Register(HloOpcode::kConcatenate, Concatenate);
+  table->Register(HloOpcode::kSlice, WithMinOperands(1, Slice));
+  table->Register(HloOpcode::kDynamicSlice, WithMinOperands(1, DynamicSlice));
+  table->Register(HloOpcode::kDynamicUpdateSlice, WithMinOperands(2, DynamicUpdateSlice));
+  table->Register(HloOpcode::kPad, WithMinOperands(2, Pad));
+  table->Register(HloOpcode::kConcatenate, WithMinOperands(1, Concatenate));
 }
 
 }  // namespace shape_ops

@@ -27,19 +27,26 @@ Literal Grid4x5() {
 }
 
 TEST(InterpreterShapeIndexingTest, SliceWithStrides) {
-  EXPECT_TRUE(LiteralEqual(L("s32[2,2] {{5, 8}, {15, 18}}"),
-                           RunHlo(Unary("s32[4,5]", "s32[2,2]", "slice(p), slice={[1:4:2], [0:5:3]}"),
-                                  {Grid4x5()})));
-  EXPECT_TRUE(LiteralEqual(L("s32[2,2] {{5, 8}, {15, 18}}"),
-                           RunHlo(Unary("s32[4,5]{0,1}", "s32[2,2]{0,1}", "slice(p), slice={[1:4:2], [0:5:3]}"),
-                                  {WithLayout(Grid4x5(), {0, 1})})));
-  EXPECT_TRUE(LiteralEqual(L("s32[0,5] {}"),
-                           RunHlo(Unary("s32[4,5]", "s32[0,5]", "slice(p), slice={[2:2], [0:5]}"), {Grid4x5()})));
-  EXPECT_TRUE(LiteralEqual(L("c64[1] {(3, -4)}"),
-                           RunHlo(Unary("c64[3]", "c64[1]", "slice(p), slice={[2:3]}"),
-                                  {L("c64[3] {(1, 2), (0, 0), (3, -4)}")})));
-  EXPECT_TRUE(LiteralEqual(L("f32[] nan"), RunHlo(Unary("f32[]", "f32[]", "slice(p), slice={}"), {L("f32[] nan")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[2,2] {{5, 8}, {15, 18}}"),
+                   RunHlo(Unary("s32[4,5]", "s32[2,2]", "slice(p), slice={[1:4:2], [0:5:3]}"), {Grid4x5()})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[2,2] {{5, 8}, {15, 18}}"),
+                   RunHlo(Unary("s32[4,5]{0,1}", "s32[2,2]{0,1}", "slice(p), slice={[1:4:2], [0:5:3]}"),
+                          {WithLayout(Grid4x5(), {0, 1})})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[0,5] {}"),
+                   RunHlo(Unary("s32[4,5]", "s32[0,5]", "slice(p), slice={[2:2], [0:5]}"), {Grid4x5()})));
+  EXPECT_TRUE(LiteralEqual(L("c64[1] {(3, -4)}"), RunHlo(Unary("c64[3]", "c64[1]", "slice(p), slice={[2:3]}"),
+                                                         {L("c64[3] {(1, 2), (0, 0), (3, -4)}")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("f32[] nan"), RunHlo(Unary("f32[]", "f32[]", "slice(p), slice={}"), {L("f32[] nan")})));
   EXPECT_FALSE(RunHlo(Unary("s32[4,5]", "s32[2,5]", "slice(p), slice={[3:5], [0:5]}"), {Grid4x5()}).ok());
+  // A stride past the end takes the first element only.
+  EXPECT_TRUE(LiteralEqual(L("s32[1,1] {{6}}"),
+                           RunHlo(Unary("s32[4,5]", "s32[1,1]",
+                                        "slice(p), slice={[1:4:1000000], [1:5:1000000]}"),
+                                  {Grid4x5()})));
 }
 
 std::string DynamicSliceModule(const std::string& operand, const std::string& index_type,
@@ -60,22 +67,22 @@ TEST(InterpreterShapeIndexingTest, DynamicSliceClampsStarts) {
   EXPECT_TRUE(LiteralEqual(L("s32[3] {2, 3, 4}"), RunHlo(hlo, {in.Clone(), L("s32[] 3")})));
   EXPECT_TRUE(LiteralEqual(L("s32[3] {0, 1, 2}"), RunHlo(hlo, {in.Clone(), L("s32[] -5")})));
   EXPECT_TRUE(LiteralEqual(L("s32[3] {2, 3, 4}"), RunHlo(hlo, {in.Clone(), L("s32[] 2147483647")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[3] {2, 3, 4}"),
-                           RunHlo(DynamicSliceModule("s32[5]", "u8", "s32[3]", "3", 1), {in.Clone(), L("u8[] 255")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[3] {2, 3, 4}"),
-                           RunHlo(DynamicSliceModule("s32[5]", "u64", "s32[3]", "3", 1),
-                                  {in.Clone(), L("u64[] 18446744073709551615")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[3] {0, 1, 2}"),
-                           RunHlo(DynamicSliceModule("s32[5]", "s64", "s32[3]", "3", 1),
-                                  {in.Clone(), L("s64[] -9223372036854775808")})));
+  EXPECT_TRUE(LiteralEqual(L("s32[3] {2, 3, 4}"), RunHlo(DynamicSliceModule("s32[5]", "u8", "s32[3]", "3", 1),
+                                                         {in.Clone(), L("u8[] 255")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[3] {2, 3, 4}"), RunHlo(DynamicSliceModule("s32[5]", "u64", "s32[3]", "3", 1),
+                                                 {in.Clone(), L("u64[] 18446744073709551615")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[3] {0, 1, 2}"), RunHlo(DynamicSliceModule("s32[5]", "s64", "s32[3]", "3", 1),
+                                                 {in.Clone(), L("s64[] -9223372036854775808")})));
   // 2-D, column-major operand, one start clamped.
   EXPECT_TRUE(LiteralEqual(L("s32[2,2] {{13, 14}, {18, 19}}"),
                            RunHlo(DynamicSliceModule("s32[4,5]{0,1}", "s32", "s32[2,2]", "2,2", 2),
                                   {WithLayout(Grid4x5(), {0, 1}), L("s32[] 2"), L("s32[] 7")})));
   EXPECT_TRUE(LiteralEqual(L("bf16[0] {}"), RunHlo(DynamicSliceModule("bf16[2]", "s32", "bf16[0]", "0", 1),
                                                    {L("bf16[2] {1, 2}"), L("s32[] 9")})));
-  EXPECT_TRUE(LiteralEqual(L("pred[] true"), RunHlo(DynamicSliceModule("pred[]", "s32", "pred[]", "", 0),
-                                                    {L("pred[] true")})));
+  EXPECT_TRUE(LiteralEqual(L("pred[] true"),
+                           RunHlo(DynamicSliceModule("pred[]", "s32", "pred[]", "", 0), {L("pred[] true")})));
 }
 
 TEST(InterpreterShapeIndexingTest, DynamicUpdateSliceClampsStarts) {
@@ -87,9 +94,12 @@ ENTRY main {
   ROOT r = s32[4] dynamic-update-slice(p, u, i)
 })";
   const Literal in = L("s32[4] {1, 2, 3, 4}");
-  EXPECT_TRUE(LiteralEqual(L("s32[4] {1, 8, 9, 4}"), RunHlo(hlo, {in.Clone(), L("s32[2] {8, 9}"), L("s32[] 1")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[4] {1, 2, 8, 9}"), RunHlo(hlo, {in.Clone(), L("s32[2] {8, 9}"), L("s32[] 3")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[4] {8, 9, 3, 4}"), RunHlo(hlo, {in.Clone(), L("s32[2] {8, 9}"), L("s32[] -1")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[4] {1, 8, 9, 4}"), RunHlo(hlo, {in.Clone(), L("s32[2] {8, 9}"), L("s32[] 1")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[4] {1, 2, 8, 9}"), RunHlo(hlo, {in.Clone(), L("s32[2] {8, 9}"), L("s32[] 3")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[4] {8, 9, 3, 4}"), RunHlo(hlo, {in.Clone(), L("s32[2] {8, 9}"), L("s32[] -1")})));
   const char* hlo2d = R"(HloModule m
 ENTRY main {
   p = f32[3,3]{0,1} parameter(0)
@@ -98,10 +108,10 @@ ENTRY main {
   j = u32[] parameter(3)
   ROOT r = f32[3,3]{0,1} dynamic-update-slice(p, u, i, j)
 })";
-  EXPECT_TRUE(LiteralEqual(
-      L("f32[3,3] {{1, 2, 3}, {4, 5, -0}, {7, 8, nan}}"),
-      RunHlo(hlo2d, {WithLayout(L("f32[3,3] {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}"), {0, 1}),
-                     L("f32[2,1] {{-0}, {nan}}"), L("u32[] 4000000000"), L("u32[] 2")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("f32[3,3] {{1, 2, 3}, {4, 5, -0}, {7, 8, nan}}"),
+                   RunHlo(hlo2d, {WithLayout(L("f32[3,3] {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}"), {0, 1}),
+                                  L("f32[2,1] {{-0}, {nan}}"), L("u32[] 4000000000"), L("u32[] 2")})));
   const char* hlo_pred = R"(HloModule m
 ENTRY main {
   p = pred[2,2] parameter(0)
@@ -123,30 +133,31 @@ std::string PadModule(const std::string& in, const std::string& out, const std::
 
 TEST(InterpreterShapeIndexingTest, PadEdgeAndInterior) {
   const Literal in = L("f32[3] {1, 2, 3}");
-  EXPECT_TRUE(LiteralEqual(L("f32[8] {0, 1, 0, 2, 0, 3, 0, 0}"),
-                           RunHlo(PadModule("f32[3]", "f32[8]", "1_2_1", "f32"), {in.Clone(), L("f32[] 0")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("f32[8] {0, 1, 0, 2, 0, 3, 0, 0}"),
+                   RunHlo(PadModule("f32[3]", "f32[8]", "1_2_1", "f32"), {in.Clone(), L("f32[] 0")})));
   // Negative edges cut the interior-padded operand: {1,p,2,p,3} without its ends.
-  EXPECT_TRUE(LiteralEqual(L("f32[3] {-0, 2, -0}"),
-                           RunHlo(PadModule("f32[3]", "f32[3]", "-1_-1_1", "f32"), {in.Clone(), L("f32[] -0")})));
-  EXPECT_TRUE(LiteralEqual(L("f32[2] {3, inf}"),
-                           RunHlo(PadModule("f32[3]", "f32[2]", "-2_1", "f32"), {in.Clone(), L("f32[] inf")})));
-  EXPECT_TRUE(LiteralEqual(L("f32[1] {nan}"),
-                           RunHlo(PadModule("f32[3]", "f32[1]", "-3_1", "f32"), {in.Clone(), L("f32[] nan")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[7] {2, 9, 9, 3, 9, 9, 4}"),
-                           RunHlo(PadModule("s32[4]", "s32[7]", "-3_0_2", "s32"),
-                                  {L("s32[4] {1, 2, 3, 4}"), L("s32[] 9")})));
+  EXPECT_TRUE(LiteralEqual(L("f32[3] {-0, 2, -0}"), RunHlo(PadModule("f32[3]", "f32[3]", "-1_-1_1", "f32"),
+                                                           {in.Clone(), L("f32[] -0")})));
+  EXPECT_TRUE(LiteralEqual(L("f32[2] {3, inf}"), RunHlo(PadModule("f32[3]", "f32[2]", "-2_1", "f32"),
+                                                        {in.Clone(), L("f32[] inf")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[1] {nan}"), RunHlo(PadModule("f32[3]", "f32[1]", "-3_1", "f32"), {in.Clone(), L("f32[] nan")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("s32[7] {2, 9, 9, 3, 9, 9, 4}"),
+      RunHlo(PadModule("s32[4]", "s32[7]", "-3_0_2", "s32"), {L("s32[4] {1, 2, 3, 4}"), L("s32[] 9")})));
   EXPECT_TRUE(LiteralEqual(L("u8[3] {7, 7, 7}"),
                            RunHlo(PadModule("u8[0]", "u8[3]", "2_1_3", "u8"), {L("u8[0] {}"), L("u8[] 7")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[0] {}"),
-                           RunHlo(PadModule("s32[2]", "s32[0]", "-1_-1", "s32"), {L("s32[2] {1, 2}"), L("s32[] 5")})));
+  EXPECT_TRUE(LiteralEqual(L("s32[0] {}"), RunHlo(PadModule("s32[2]", "s32[0]", "-1_-1", "s32"),
+                                                  {L("s32[2] {1, 2}"), L("s32[] 5")})));
   EXPECT_TRUE(LiteralEqual(L("c64[4] {(1, 2), (0, -1), (0, -1), (3, 4)}"),
                            RunHlo(PadModule("c64[2]", "c64[4]", "0_0_2", "c64"),
                                   {L("c64[2] {(1, 2), (3, 4)}"), L("c64[] (0, -1)")})));
   // 2-D with layouts: rows get 1 low and 1 interior, columns lose one at the high end.
-  EXPECT_TRUE(LiteralEqual(
-      L("bf16[4,2] {{5, 5}, {1, 2}, {5, 5}, {4, 5}}"),
-      RunHlo(PadModule("bf16[2,3]{0,1}", "bf16[4,2]{0,1}", "1_0_1x0_-1", "bf16"),
-             {WithLayout(L("bf16[2,3] {{1, 2, 3}, {4, 5, 6}}"), {0, 1}), L("bf16[] 5")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("bf16[4,2] {{5, 5}, {1, 2}, {5, 5}, {4, 5}}"),
+                   RunHlo(PadModule("bf16[2,3]{0,1}", "bf16[4,2]{0,1}", "1_0_1x0_-1", "bf16"),
+                          {WithLayout(L("bf16[2,3] {{1, 2, 3}, {4, 5, 6}}"), {0, 1}), L("bf16[] 5")})));
   EXPECT_FALSE(RunHlo(PadModule("s32[2]", "s32[5]", "1_1", "s32"), {L("s32[2] {1, 2}"), L("s32[] 0")}).ok());
 }
 

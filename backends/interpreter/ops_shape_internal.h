@@ -70,6 +70,10 @@ int64_t ReadIndex(const Literal& indices, int64_t i);
 // Checks that the operand is an array (not a tuple or token).
 absl::Status CheckArray(const Literal& literal, const char* what);
 
+// `handler` behind a check that at least `min_operands` operands were passed (variadic
+// opcodes can arrive with too few from hand-built modules).
+OpHandler WithMinOperands(size_t min_operands, OpHandler handler);
+
 // The other files of the family.
 void RegisterShapeIndexingHandlers(HandlerTable* table);  // slice, dynamic-*, pad, concatenate
 void RegisterGatherScatterHandlers(HandlerTable* table);  // gather, scatter

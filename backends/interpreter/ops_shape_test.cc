@@ -20,38 +20,35 @@ Literal WithLayout(const Literal& literal, std::vector<int64_t> minor_to_major) 
 }
 
 std::string Unary(const std::string& in, const std::string& out, const std::string& op) {
-  return "HloModule m\nENTRY main {\n  p = " + in + " parameter(0)\n  ROOT r = " + out + " " + op +
-         "\n}";
+  return "HloModule m\nENTRY main {\n  p = " + in + " parameter(0)\n  ROOT r = " + out + " " + op + "\n}";
 }
 
 TEST(InterpreterShapeTest, BroadcastMapsOperandDims) {
-  EXPECT_TRUE(LiteralEqual(L("f32[2,3] {{1, 2, 3}, {1, 2, 3}}"),
-                           RunHlo(Unary("f32[3]", "f32[2,3]", "broadcast(p), dimensions={1}"),
-                                  {L("f32[3] {1, 2, 3}")})));
-  EXPECT_TRUE(LiteralEqual(L("f32[3,2] {{1, 1}, {-0, -0}, {nan, nan}}"),
-                           RunHlo(Unary("f32[3]", "f32[3,2]", "broadcast(p), dimensions={0}"),
-                                  {L("f32[3] {1, -0, nan}")})));
-  EXPECT_TRUE(LiteralEqual(L("pred[2,2] {{true, true}, {true, true}}"),
-                           RunHlo(Unary("pred[]", "pred[2,2]", "broadcast(p), dimensions={}"),
-                                  {L("pred[] true")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[0,3] {}"),
-                           RunHlo(Unary("s32[]", "s32[0,3]", "broadcast(p), dimensions={}"),
-                                  {L("s32[] 7")})));
-  EXPECT_TRUE(LiteralEqual(L("c64[2,2] {{(1, -1), (2, 3)}, {(1, -1), (2, 3)}}"),
-                           RunHlo(Unary("c64[2]", "c64[2,2]", "broadcast(p), dimensions={1}"),
-                                  {L("c64[2] {(1, -1), (2, 3)}")})));
-  EXPECT_TRUE(LiteralEqual(L("bf16[2,1] {{0.1001}, {0.1001}}"),
-                           RunHlo(Unary("bf16[]", "bf16[2,1]", "broadcast(p), dimensions={}"),
-                                  {L("bf16[] 0.1")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[2,3] {{1, 2, 3}, {1, 2, 3}}"),
+      RunHlo(Unary("f32[3]", "f32[2,3]", "broadcast(p), dimensions={1}"), {L("f32[3] {1, 2, 3}")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[3,2] {{1, 1}, {-0, -0}, {nan, nan}}"),
+      RunHlo(Unary("f32[3]", "f32[3,2]", "broadcast(p), dimensions={0}"), {L("f32[3] {1, -0, nan}")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("pred[2,2] {{true, true}, {true, true}}"),
+                   RunHlo(Unary("pred[]", "pred[2,2]", "broadcast(p), dimensions={}"), {L("pred[] true")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("s32[0,3] {}"), RunHlo(Unary("s32[]", "s32[0,3]", "broadcast(p), dimensions={}"), {L("s32[] 7")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("c64[2,2] {{(1, -1), (2, 3)}, {(1, -1), (2, 3)}}"),
+      RunHlo(Unary("c64[2]", "c64[2,2]", "broadcast(p), dimensions={1}"), {L("c64[2] {(1, -1), (2, 3)}")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("bf16[2,1] {{0.1001}, {0.1001}}"),
+                   RunHlo(Unary("bf16[]", "bf16[2,1]", "broadcast(p), dimensions={}"), {L("bf16[] 0.1")})));
 }
 
 TEST(InterpreterShapeTest, BroadcastRank5AndLayouts) {
   // out[a,0,b,c,0] = in[a,c]
-  EXPECT_TRUE(LiteralEqual(
-      L("u8[2,1,2,3,1] { { { { {1}, {2}, {3} }, { {1}, {2}, {3} } } },"
-        " { { { {4}, {5}, {6} }, { {4}, {5}, {6} } } } }"),
-      RunHlo(Unary("u8[2,3]", "u8[2,1,2,3,1]", "broadcast(p), dimensions={0,3}"),
-             {L("u8[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
+  EXPECT_TRUE(LiteralEqual(L("u8[2,1,2,3,1] { { { { {1}, {2}, {3} }, { {1}, {2}, {3} } } },"
+                             " { { { {4}, {5}, {6} }, { {4}, {5}, {6} } } } }"),
+                           RunHlo(Unary("u8[2,3]", "u8[2,1,2,3,1]", "broadcast(p), dimensions={0,3}"),
+                                  {L("u8[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
   // Column-major input and a transposed result layout.
   const char* hlo = R"(HloModule m
 ENTRY main {
@@ -72,9 +69,9 @@ TEST(InterpreterShapeTest, ReshapeIsRowMajor) {
                            RunHlo(Unary("c64[1,1]", "c64[]", "reshape(p)"), {L("c64[1,1] {{(1, 2)}}")})));
   EXPECT_TRUE(LiteralEqual(L("s32[3,0] {{}, {}, {}}"),
                            RunHlo(Unary("s32[0,3]", "s32[3,0]", "reshape(p)"), {L("s32[0,3] {}")})));
-  EXPECT_TRUE(LiteralEqual(L("pred[1,1,1,2,1] {{{{{true}, {false}}}}}"),
-                           RunHlo(Unary("pred[2]", "pred[1,1,1,2,1]", "reshape(p)"),
-                                  {L("pred[2] {true, false}")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("pred[1,1,1,2,1] {{{{{true}, {false}}}}}"),
+                   RunHlo(Unary("pred[2]", "pred[1,1,1,2,1]", "reshape(p)"), {L("pred[2] {true, false}")})));
 }
 
 TEST(InterpreterShapeTest, TransposePermutes) {
@@ -82,34 +79,34 @@ TEST(InterpreterShapeTest, TransposePermutes) {
                            RunHlo(Unary("s32[2,3]", "s32[3,2]", "transpose(p), dimensions={1,0}"),
                                   {L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
   // out[i,j,k] = in[j,k,i]
+  EXPECT_TRUE(
+      LiteralEqual(L("bf16[3,2,1] {{{1}, {4}}, {{2}, {5}}, {{3}, {6}}}"),
+                   RunHlo(Unary("bf16[2,1,3]", "bf16[3,2,1]{0,1,2}", "transpose(p), dimensions={2,0,1}"),
+                          {WithLayout(L("bf16[2,1,3] {{{1, 2, 3}}, {{4, 5, 6}}}"), {1, 0, 2})})));
+  EXPECT_TRUE(LiteralEqual(L("f32[] -0"),
+                           RunHlo(Unary("f32[]", "f32[]", "transpose(p), dimensions={}"), {L("f32[] -0")})));
   EXPECT_TRUE(LiteralEqual(
-      L("bf16[3,2,1] {{{1}, {4}}, {{2}, {5}}, {{3}, {6}}}"),
-      RunHlo(Unary("bf16[2,1,3]", "bf16[3,2,1]{0,1,2}", "transpose(p), dimensions={2,0,1}"),
-             {WithLayout(L("bf16[2,1,3] {{{1, 2, 3}}, {{4, 5, 6}}}"), {1, 0, 2})})));
-  EXPECT_TRUE(LiteralEqual(L("f32[] -0"), RunHlo(Unary("f32[]", "f32[]", "transpose(p), dimensions={}"),
-                                                 {L("f32[] -0")})));
-  EXPECT_TRUE(LiteralEqual(L("u8[0,2] {}"),
-                           RunHlo(Unary("u8[2,0]", "u8[0,2]", "transpose(p), dimensions={1,0}"),
-                                  {L("u8[2,0] {{}, {}}")})));
+      L("u8[0,2] {}"),
+      RunHlo(Unary("u8[2,0]", "u8[0,2]", "transpose(p), dimensions={1,0}"), {L("u8[2,0] {{}, {}}")})));
 }
 
 TEST(InterpreterShapeTest, BitcastUsesPhysicalOrder) {
   // Same layouts: a reshape.
-  EXPECT_TRUE(LiteralEqual(L("f32[3,2] {{1, 2}, {3, 4}, {5, 6}}"),
-                           RunHlo(Unary("f32[2,3]{1,0}", "f32[3,2]{1,0}", "bitcast(p)"),
-                                  {L("f32[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[3,2] {{1, 2}, {3, 4}, {5, 6}}"),
+      RunHlo(Unary("f32[2,3]{1,0}", "f32[3,2]{1,0}", "bitcast(p)"), {L("f32[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
   // A column-major operand is read in its physical (column) order.
-  EXPECT_TRUE(LiteralEqual(L("f32[6] {1, 4, 2, 5, 3, 6}"),
-                           RunHlo(Unary("f32[2,3]{0,1}", "f32[6]{0}", "bitcast(p)"),
-                                  {L("f32[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[6] {1, 4, 2, 5, 3, 6}"),
+      RunHlo(Unary("f32[2,3]{0,1}", "f32[6]{0}", "bitcast(p)"), {L("f32[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
   // A column-major result is written in its physical order.
-  EXPECT_TRUE(LiteralEqual(L("f32[3,2] {{1, 4}, {2, 5}, {3, 6}}"),
-                           RunHlo(Unary("f32[6]", "f32[3,2]{0,1}", "bitcast(p)"),
-                                  {L("f32[6] {1, 2, 3, 4, 5, 6}")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("f32[3,2] {{1, 4}, {2, 5}, {3, 6}}"),
+                   RunHlo(Unary("f32[6]", "f32[3,2]{0,1}", "bitcast(p)"), {L("f32[6] {1, 2, 3, 4, 5, 6}")})));
   // Transpose as a bitcast: {1,0} [2,3] and {0,1} [3,2] share the buffer.
-  EXPECT_TRUE(LiteralEqual(L("s32[3,2] {{1, 4}, {2, 5}, {3, 6}}"),
-                           RunHlo(Unary("s32[2,3]{1,0}", "s32[3,2]{0,1}", "bitcast(p)"),
-                                  {L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("s32[3,2] {{1, 4}, {2, 5}, {3, 6}}"),
+      RunHlo(Unary("s32[2,3]{1,0}", "s32[3,2]{0,1}", "bitcast(p)"), {L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}")})));
   // Same-width element types reinterpret the bits.
   EXPECT_TRUE(LiteralEqual(L("s32[2] {1065353216, -2147483648}"),
                            RunHlo(Unary("f32[2]", "s32[2]", "bitcast(p)"), {L("f32[2] {1, -0}")})));
@@ -117,8 +114,9 @@ TEST(InterpreterShapeTest, BitcastUsesPhysicalOrder) {
 
 TEST(InterpreterShapeTest, ReverseDims) {
   const Literal in = L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}");
-  EXPECT_TRUE(LiteralEqual(L("s32[2,3] {{3, 2, 1}, {6, 5, 4}}"),
-                           RunHlo(Unary("s32[2,3]", "s32[2,3]", "reverse(p), dimensions={1}"), {in.Clone()})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[2,3] {{3, 2, 1}, {6, 5, 4}}"),
+                   RunHlo(Unary("s32[2,3]", "s32[2,3]", "reverse(p), dimensions={1}"), {in.Clone()})));
   EXPECT_TRUE(LiteralEqual(L("s32[2,3] {{6, 5, 4}, {3, 2, 1}}"),
                            RunHlo(Unary("s32[2,3]{0,1}", "s32[2,3]{0,1}", "reverse(p), dimensions={0,1}"),
                                   {WithLayout(in, {0, 1})})));
@@ -134,14 +132,16 @@ TEST(InterpreterShapeTest, ReverseDims) {
 
 std::string IotaModule(const std::string& shape, int dim, const std::string& slice = "") {
   std::string text = "HloModule m\nENTRY main {\n  ";
-  if (slice.empty()) return text + "ROOT i = " + shape + " iota(), iota_dimension=" + std::to_string(dim) + "\n}";
-  return text + "i = " + shape + " iota(), iota_dimension=" + std::to_string(dim) + "\n  ROOT s = " + slice + "\n}";
+  if (slice.empty())
+    return text + "ROOT i = " + shape + " iota(), iota_dimension=" + std::to_string(dim) + "\n}";
+  return text + "i = " + shape + " iota(), iota_dimension=" + std::to_string(dim) + "\n  ROOT s = " + slice +
+         "\n}";
 }
 
 TEST(InterpreterShapeTest, IotaAcrossTypes) {
   EXPECT_TRUE(LiteralEqual(L("s32[2,3] {{0, 1, 2}, {0, 1, 2}}"), RunHlo(IotaModule("s32[2,3]", 1), {})));
-  EXPECT_TRUE(LiteralEqual(L("f32[3,2] {{0, 0}, {1, 1}, {2, 2}}"),
-                           RunHlo(IotaModule("f32[3,2]{0,1}", 0), {})));
+  EXPECT_TRUE(
+      LiteralEqual(L("f32[3,2] {{0, 0}, {1, 1}, {2, 2}}"), RunHlo(IotaModule("f32[3,2]{0,1}", 0), {})));
   EXPECT_FALSE(RunHlo(IotaModule("pred[3]", 0), {}).ok());  // XLA has no pred iota
   EXPECT_TRUE(LiteralEqual(L("c64[3] {(0, 0), (1, 0), (2, 0)}"), RunHlo(IotaModule("c64[3]", 0), {})));
   EXPECT_TRUE(LiteralEqual(L("s64[0,4] {}"), RunHlo(IotaModule("s64[0,4]", 1), {})));
@@ -155,10 +155,12 @@ TEST(InterpreterShapeTest, IotaAcrossTypes) {
 }
 
 TEST(InterpreterShapeTest, DimensionSizes) {
-  EXPECT_TRUE(LiteralEqual(L("s32[] 5"), RunHlo(Unary("f32[3,5]", "s32[]", "get-dimension-size(p), dimensions={1}"),
-                                                {L("f32[3,5] {{1,2,3,4,5},{1,2,3,4,5},{1,2,3,4,5}}")})));
-  EXPECT_TRUE(LiteralEqual(L("s32[] 0"), RunHlo(Unary("f32[0]", "s32[]", "get-dimension-size(p), dimensions={0}"),
-                                                {L("f32[0] {}")})));
+  EXPECT_TRUE(
+      LiteralEqual(L("s32[] 5"), RunHlo(Unary("f32[3,5]", "s32[]", "get-dimension-size(p), dimensions={1}"),
+                                        {L("f32[3,5] {{1,2,3,4,5},{1,2,3,4,5},{1,2,3,4,5}}")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("s32[] 0"),
+      RunHlo(Unary("f32[0]", "s32[]", "get-dimension-size(p), dimensions={0}"), {L("f32[0] {}")})));
   const char* hlo = R"(HloModule m
 ENTRY main {
   p = s32[3] parameter(0)

@@ -77,8 +77,7 @@ absl::StatusOr<RowMajor> RowMajor::Of(const Literal& literal) {
   RowMajor view;
   view.source_ = &literal;
   if (!IsRowMajor(literal.shape())) {
-    ASSIGN_OR_RETURN(Literal copy,
-                     literal.Relayout(ShapeUtil::MakeDescendingLayout(literal.shape().rank())));
+    ASSIGN_OR_RETURN(Literal copy, literal.Relayout(ShapeUtil::MakeDescendingLayout(literal.shape().rank())));
     view.owned_ = std::move(copy);
   }
   return view;
@@ -86,15 +85,13 @@ absl::StatusOr<RowMajor> RowMajor::Of(const Literal& literal) {
 
 absl::StatusOr<Literal> CreateRowMajor(const Shape& shape) {
   if (!shape.IsArray()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("expected an array result shape, got ", shape.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat("expected an array result shape, got ", shape.ToString()));
   }
   Shape row_major = shape;
   row_major.clear_layout();
   for (int64_t i = 0; i < row_major.rank(); ++i) {
     if (row_major.is_unbounded_dynamic_dimension(i)) {
-      return absl::UnimplementedError(
-          absl::StrCat("unbounded dynamic result shape ", shape.ToString()));
+      return absl::UnimplementedError(absl::StrCat("unbounded dynamic result shape ", shape.ToString()));
     }
   }
   return Literal::Create(row_major);
@@ -112,23 +109,35 @@ std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims) {
 
 void StridedCopy(int element_bytes, const uint8_t* src, uint8_t* dst, const CopyPlan& plan) {
   switch (element_bytes) {
-    case 1: return StridedCopyFixed<1>(src, dst, plan);
-    case 2: return StridedCopyFixed<2>(src, dst, plan);
-    case 4: return StridedCopyFixed<4>(src, dst, plan);
-    case 8: return StridedCopyFixed<8>(src, dst, plan);
-    case 16: return StridedCopyFixed<16>(src, dst, plan);
-    default: return;  // no array type has another width
+    case 1:
+      return StridedCopyFixed<1>(src, dst, plan);
+    case 2:
+      return StridedCopyFixed<2>(src, dst, plan);
+    case 4:
+      return StridedCopyFixed<4>(src, dst, plan);
+    case 8:
+      return StridedCopyFixed<8>(src, dst, plan);
+    case 16:
+      return StridedCopyFixed<16>(src, dst, plan);
+    default:
+      return;  // no array type has another width
   }
 }
 
 void FillElements(int element_bytes, const uint8_t* value, uint8_t* dst, int64_t count) {
   switch (element_bytes) {
-    case 1: return FillFixed<1>(value, dst, count);
-    case 2: return FillFixed<2>(value, dst, count);
-    case 4: return FillFixed<4>(value, dst, count);
-    case 8: return FillFixed<8>(value, dst, count);
-    case 16: return FillFixed<16>(value, dst, count);
-    default: return;
+    case 1:
+      return FillFixed<1>(value, dst, count);
+    case 2:
+      return FillFixed<2>(value, dst, count);
+    case 4:
+      return FillFixed<4>(value, dst, count);
+    case 8:
+      return FillFixed<8>(value, dst, count);
+    case 16:
+      return FillFixed<16>(value, dst, count);
+    default:
+      return;
   }
 }
 
@@ -139,6 +148,17 @@ int64_t ReadIndex(const Literal& indices, int64_t i) {
     return static_cast<int64_t>(value > kMax ? kMax : value);
   }
   return indices.GetAsInt64(i);
+}
+
+OpHandler WithMinOperands(size_t min_operands, OpHandler handler) {
+  return [min_operands, handler = std::move(handler)](EvalContext& ctx, const HloInstruction& instruction,
+                                                      Operands operands) -> absl::StatusOr<Literal> {
+    if (operands.size() < min_operands) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected at least ", min_operands, " operands, got ", operands.size()));
+    }
+    return handler(ctx, instruction, operands);
+  };
 }
 
 absl::Status CheckArray(const Literal& literal, const char* what) {
