@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -32,6 +34,9 @@ namespace interpreter {
 namespace {
 
 using Operands = absl::Span<const Literal* const>;
+
+// Elements generated per step: bounds the scratch memory.
+constexpr int64_t kChunk = 4096;
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -65,6 +70,10 @@ absl::StatusOr<Literal> RngBitGenerator(EvalContext&, const HloInstruction& inst
   }
   const Shape& shape = instruction.shape();
   const bool with_state = shape.IsTuple();
+  if (with_state && shape.tuple_shapes_size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the result must be (state, bits), got ", shape.ToString()));
+  }
   const Shape& bits_shape = with_state ? shape.tuple_shapes(1) : shape;
   const PrimitiveType type = bits_shape.element_type();
   if (!bits_shape.IsArray() || !primitive_util::IsIntegralType(type)) {
@@ -78,17 +87,20 @@ absl::StatusOr<Literal> RngBitGenerator(EvalContext&, const HloInstruction& inst
   const std::vector<int64_t>& dims = bits_shape.dimensions();
   const int64_t count = ShapeUtil::ElementsIn(bits_shape);
   const uint64_t key = state.GetAsUint64(0);
-  std::vector<uint64_t> words;
   ASSIGN_OR_RETURN(Literal new_state, Literal::Create(ShapeUtil::MakeShape(U64, {state_size})));
   new_state.SetFromUint64(0, key);
+  // Fills words for elements [begin, begin + out.size()).
+  std::function<void(int64_t, absl::Span<uint64_t>)> generate;
   if (algorithm == RNG_THREE_FRY) {
     if (state_size != 2) {
       return absl::InvalidArgumentError(
           absl::StrCat("three-fry needs a u64[2] state, got ", state_shape.ToString()));
     }
-    uint64_t counter = 0;
-    words = rng::ThreeFryBits(key, state.GetAsUint64(1), dims, bit_width, &counter);
-    new_state.SetFromUint64(1, counter);
+    const uint64_t counter = state.GetAsUint64(1);
+    generate = [&, counter](int64_t begin, absl::Span<uint64_t> out) {
+      rng::ThreeFryBits(key, counter, dims, bit_width, begin, out);
+    };
+    new_state.SetFromUint64(1, rng::ThreeFryNewCounter(counter, dims, bit_width));
   } else if (algorithm == RNG_PHILOX) {
     if (state_size != 2 && state_size != 3) {
       return absl::InvalidArgumentError(
@@ -98,8 +110,11 @@ absl::StatusOr<Literal> RngBitGenerator(EvalContext&, const HloInstruction& inst
     // which only the low word is written back.
     const uint64_t low = state.GetAsUint64(1);
     const uint64_t high = state.GetAsUint64(state_size == 3 ? 2 : 0);
+    generate = [&, low, high](int64_t begin, absl::Span<uint64_t> out) {
+      rng::PhiloxBits(key, low, high, bit_width, begin, out);
+    };
     uint64_t new_low = 0, new_high = 0;
-    words = rng::PhiloxBits(key, low, high, count, bit_width, &new_low, &new_high);
+    rng::PhiloxNewCounter(low, high, count, bit_width, &new_low, &new_high);
     new_state.SetFromUint64(1, new_low);
     if (state_size == 3) new_state.SetFromUint64(2, new_high);
   } else {
@@ -107,17 +122,24 @@ absl::StatusOr<Literal> RngBitGenerator(EvalContext&, const HloInstruction& inst
         absl::StrCat("rng algorithm ", RandomAlgorithm_Name(algorithm), " is not supported"));
   }
   ASSIGN_OR_RETURN(Literal bits, Literal::Create(ShapeUtil::MakeShape(type, dims)));
-  // Narrower types keep the low bits of each 32-bit word (XLA converts u32 -> uN).
-  if (type == U32 || type == S32) {
-    void* data = bits.untyped_data();
-    for (int64_t i = 0; i < count; ++i) {
-      const uint32_t w = static_cast<uint32_t>(words[i]);
-      std::memcpy(static_cast<char*>(data) + 4 * i, &w, 4);
+  // In chunks, so memory stays that of the result. Narrower types keep the low bits of
+  // each 32-bit word (XLA converts u32 -> uN).
+  std::vector<uint64_t> words(static_cast<size_t>(std::min<int64_t>(count, kChunk)));
+  char* data = static_cast<char*>(bits.untyped_data());
+  for (int64_t begin = 0; begin < count; begin += kChunk) {
+    const int64_t n = std::min<int64_t>(kChunk, count - begin);
+    absl::Span<uint64_t> chunk(words.data(), static_cast<size_t>(n));
+    generate(begin, chunk);
+    if (type == U32 || type == S32) {
+      for (int64_t k = 0; k < n; ++k) {
+        const uint32_t w = static_cast<uint32_t>(chunk[k]);
+        std::memcpy(data + 4 * (begin + k), &w, 4);
+      }
+    } else if (type == U64 || type == S64) {
+      std::memcpy(data + 8 * begin, chunk.data(), 8 * n);
+    } else {
+      for (int64_t k = 0; k < n; ++k) bits.SetFromUint64(begin + k, chunk[k]);
     }
-  } else if (type == U64 || type == S64) {
-    if (count > 0) std::memcpy(bits.untyped_data(), words.data(), 8 * count);
-  } else {
-    for (int64_t i = 0; i < count; ++i) bits.SetFromUint64(i, words[i]);
   }
   if (!with_state) return bits;
   std::vector<Literal> elements;
@@ -128,89 +150,87 @@ absl::StatusOr<Literal> RngBitGenerator(EvalContext&, const HloInstruction& inst
 
 // ---- rng ----
 
-// Writes per-element values computed in float (or double) into `result`, rounding once.
+// Stores a value computed in float (or double) into element i, rounding once.
 template <typename F>
-void StoreFloats(Literal* result, const std::vector<F>& values) {
-  const PrimitiveType type = result->shape().element_type();
+inline void StoreFloat(Literal* result, PrimitiveType type, int64_t i, F value) {
   if (type == F32 && std::is_same<F, float>::value) {
-    auto data = result->data<float>();
-    for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<float>(values[i]);
+    result->data<float>()[i] = static_cast<float>(value);
   } else if (type == F64 && std::is_same<F, double>::value) {
-    auto data = result->data<double>();
-    for (size_t i = 0; i < values.size(); ++i) data[i] = static_cast<double>(values[i]);
+    result->data<double>()[i] = static_cast<double>(value);
   } else {
-    for (size_t i = 0; i < values.size(); ++i) {
-      result->SetFromDouble(static_cast<int64_t>(i), static_cast<double>(values[i]));
-    }
+    result->SetFromDouble(i, static_cast<double>(value));
   }
 }
 
 // prng.cc's ConvertRandomBitsToUniformFloatingPoint for [0, 1): the top mantissa-width
-// bits of each word, scaled.
+// bits of each Philox word, scaled; elements [begin, begin + out.size()).
 template <typename F>
-std::vector<F> UnitUniform(uint64_t key, int64_t count) {
-  const int width = sizeof(F) * 8;
-  const int mantissa = std::is_same<F, float>::value ? 23 : 52;
-  uint64_t low, high;
-  std::vector<uint64_t> words = rng::PhiloxBits(key, 0, 0, count, width, &low, &high);
-  std::vector<F> values(words.size());
-  const F scale = static_cast<F>(std::ldexp(1.0, -mantissa));
-  for (size_t i = 0; i < words.size(); ++i) {
-    values[i] = static_cast<F>(words[i] >> (width - mantissa)) * scale;
+void UnitUniform(uint64_t key, int64_t begin, absl::Span<F> out, std::vector<uint64_t>* words) {
+  constexpr int kWidth = sizeof(F) * 8;
+  constexpr int kMantissa = std::is_same<F, float>::value ? 23 : 52;
+  words->resize(out.size());
+  rng::PhiloxBits(key, 0, 0, kWidth, begin, absl::MakeSpan(*words));
+  const F scale = static_cast<F>(std::ldexp(1.0, -kMantissa));
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k] = static_cast<F>((*words)[k] >> (kWidth - kMantissa)) * scale;
   }
-  return values;
 }
 
 template <typename F>
-std::vector<F> UniformFloats(uint64_t key, int64_t count, F a, F b) {
-  std::vector<F> values = UnitUniform<F>(key, count);
+void FillUniform(Literal* result, uint64_t key, F a, F b) {
+  const PrimitiveType type = result->shape().element_type();
+  const int64_t count = result->element_count();
   const F range = b - a;
-  for (F& v : values) {
-    const F scaled = v * range;  // two roundings, as XLA's separate multiply and add
-    v = scaled + a;
+  std::vector<uint64_t> words;
+  std::vector<F> unit(static_cast<size_t>(std::min<int64_t>(count, kChunk)));
+  for (int64_t begin = 0; begin < count; begin += kChunk) {
+    const int64_t n = std::min<int64_t>(kChunk, count - begin);
+    absl::Span<F> chunk(unit.data(), static_cast<size_t>(n));
+    UnitUniform<F>(key, begin, chunk, &words);
+    for (int64_t k = 0; k < n; ++k) {
+      const F scaled = chunk[k] * range;  // two roundings, as XLA's multiply then add
+      StoreFloat<F>(result, type, begin + k, scaled + a);
+    }
   }
-  return values;
 }
 
-// prng.cc's NormalFloatingPointDistribution: uniform pairs over the shape split in
-// halves, Box-Muller, then mu + sigma * z.
+// prng.cc's NormalFloatingPointDistribution: uniform values over the shape split in
+// halves ([.., half_extent, 2, ..] in row-major order), Box-Muller on each pair, then
+// mu + sigma * z.
 template <typename F>
-std::vector<F> NormalFloats(uint64_t key, absl::Span<const int64_t> dims, F mu, F sigma) {
-  const rng::HalfSplit split = rng::SplitIntoHalves(dims);
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  // The uniform values fill the [.., half_extent, 2, ..] shape in row-major order.
-  std::vector<F> uniform = UnitUniform<F>(key, 2 * split.half_count());
-  std::vector<F> values(static_cast<size_t>(count));
+void FillNormal(Literal* result, uint64_t key, F mu, F sigma) {
+  const PrimitiveType type = result->shape().element_type();
+  const rng::HalfSplit split = rng::SplitIntoHalves(result->shape().dimensions());
+  const int64_t count = result->element_count();
   const F two_pi = static_cast<F>(2.0 * M_PI);
+  std::vector<uint64_t> words;
+  F x[1];
   for (int64_t i = 0; i < count; ++i) {
     int64_t half;
     int which;
     split.Locate(i, &half, &which);
     const int64_t in = half % split.inner;
     const int64_t pair = half / split.inner;  // (outer, s / 2)
-    const F x0 = uniform[(pair * 2 + 0) * split.inner + in];
-    const F x1 = uniform[(pair * 2 + 1) * split.inner + in];
+    UnitUniform<F>(key, (pair * 2 + 0) * split.inner + in, absl::MakeSpan(x, 1), &words);
+    const F x0 = x[0];
+    UnitUniform<F>(key, (pair * 2 + 1) * split.inner + in, absl::MakeSpan(x, 1), &words);
+    const F x1 = x[0];
     const F u1 = std::max(x0, static_cast<F>(1.0e-7f));
     const F v1 = two_pi * x1;
     const F u2 = std::sqrt(static_cast<F>(-2) * std::log(u1));
     const F z = (which == 0 ? std::sin(v1) : std::cos(v1)) * u2;
     const F scaled = sigma * z;
-    values[i] = mu + scaled;
+    StoreFloat<F>(result, type, i, mu + scaled);
   }
-  return values;
 }
 
 template <typename F>
-absl::Status FillFloat(Literal* result, RandomDistribution distribution, uint64_t key, double a,
-                       double b) {
-  const std::vector<int64_t>& dims = result->shape().dimensions();
-  const int64_t count = result->element_count();
-  std::vector<F> values = distribution == RNG_NORMAL
-                              ? NormalFloats<F>(key, dims, static_cast<F>(a), static_cast<F>(b))
-                              : UniformFloats<F>(key, count, static_cast<F>(a), static_cast<F>(b));
-  StoreFloats(result, values);
-  return absl::OkStatus();
+void FillFloat(Literal* result, RandomDistribution distribution, uint64_t key, double a, double b) {
+  if (distribution == RNG_NORMAL) {
+    FillNormal<F>(result, key, static_cast<F>(a), static_cast<F>(b));
+  } else {
+    FillUniform<F>(result, key, static_cast<F>(a), static_cast<F>(b));
+  }
 }
 
 // prng.cc's ConvertRandomBitsToUniformInt: a + (bits mod (b - a)) computed in the
@@ -218,15 +238,18 @@ absl::Status FillFloat(Literal* result, RandomDistribution distribution, uint64_
 template <typename U>
 void FillInt(Literal* result, uint64_t key, uint64_t a_bits, uint64_t b_bits) {
   const int64_t count = result->element_count();
-  uint64_t low, high;
-  std::vector<uint64_t> words = rng::PhiloxBits(key, 0, 0, count, sizeof(U) * 8, &low, &high);
   const U a = static_cast<U>(a_bits);
   const U range = static_cast<U>(static_cast<U>(b_bits) - a);
-  for (int64_t i = 0; i < count; ++i) {
-    const U bits = static_cast<U>(words[i]);
-    const U dist = range == 0 ? bits : static_cast<U>(bits % range);
-    const U half = static_cast<U>(dist >> 1);
-    result->SetFromUint64(i, static_cast<U>(a + half + static_cast<U>(dist - half)));
+  std::vector<uint64_t> words(static_cast<size_t>(std::min<int64_t>(count, kChunk)));
+  for (int64_t begin = 0; begin < count; begin += kChunk) {
+    const int64_t n = std::min<int64_t>(kChunk, count - begin);
+    rng::PhiloxBits(key, 0, 0, sizeof(U) * 8, begin, absl::MakeSpan(words.data(), n));
+    for (int64_t k = 0; k < n; ++k) {
+      const U bits = static_cast<U>(words[k]);
+      const U dist = range == 0 ? bits : static_cast<U>(bits % range);
+      const U half = static_cast<U>(dist >> 1);
+      result->SetFromUint64(begin + k, static_cast<U>(a + half + static_cast<U>(dist - half)));
+    }
   }
 }
 
@@ -247,9 +270,9 @@ absl::StatusOr<Literal> Rng(EvalContext& ctx, const HloInstruction& instruction,
     const double a = operands[0]->GetAsDouble(0);
     const double b = operands[1]->GetAsDouble(0);
     if (type == F64) {
-      RETURN_IF_ERROR(FillFloat<double>(&result, distribution, key, a, b));
+      FillFloat<double>(&result, distribution, key, a, b);
     } else {
-      RETURN_IF_ERROR(FillFloat<float>(&result, distribution, key, a, b));
+      FillFloat<float>(&result, distribution, key, a, b);
     }
     return result;
   }

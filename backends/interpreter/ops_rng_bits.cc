@@ -78,59 +78,78 @@ HalfSplit SplitIntoHalves(absl::Span<const int64_t> dims) {
   return split;
 }
 
-std::vector<uint64_t> ThreeFryBits(uint64_t key, uint64_t counter, absl::Span<const int64_t> dims,
-                                   int bit_width, uint64_t* new_counter) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  std::vector<uint64_t> values(static_cast<size_t>(count));
+void ThreeFryBits(uint64_t key, uint64_t counter, absl::Span<const int64_t> dims, int bit_width,
+                  int64_t begin, absl::Span<uint64_t> out) {
   const std::array<uint32_t, 2> key32 = {Low32(key), High32(key)};
+  const int64_t n = static_cast<int64_t>(out.size());
   if (bit_width == 64) {
     // One block per element: its counter is state + the row-major index; the two words
     // form the value, first word low.
-    for (int64_t i = 0; i < count; ++i) {
-      const uint64_t c = counter + static_cast<uint64_t>(i);
-      const auto out = Threefry2x32({Low32(c), High32(c)}, key32);
-      values[i] = Join(out[0], out[1]);
+    for (int64_t k = 0; k < n; ++k) {
+      const uint64_t c = counter + static_cast<uint64_t>(begin + k);
+      const auto words = Threefry2x32({Low32(c), High32(c)}, key32);
+      out[k] = Join(words[0], words[1]);
     }
-    *new_counter = counter + static_cast<uint64_t>(count);
-    return values;
+    return;
   }
   // 32 bits and narrower: one block per pair of elements (see HalfSplit); the counter is
   // state + the row-major index in the half shape.
   const HalfSplit split = SplitIntoHalves(dims);
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t k = 0; k < n; ++k) {
     int64_t half;
     int which;
-    split.Locate(i, &half, &which);
+    split.Locate(begin + k, &half, &which);
     const uint64_t c = counter + static_cast<uint64_t>(half);
-    values[i] = Threefry2x32({Low32(c), High32(c)}, key32)[which];
+    out[k] = Threefry2x32({Low32(c), High32(c)}, key32)[which];
   }
-  *new_counter = counter + static_cast<uint64_t>(split.half_count());
-  return values;
 }
 
-std::vector<uint64_t> PhiloxBits(uint64_t key, uint64_t counter_low, uint64_t counter_high,
-                                 int64_t count, int bit_width, uint64_t* new_low,
-                                 uint64_t* new_high) {
-  std::vector<uint64_t> values(static_cast<size_t>(count));
-  const std::array<uint32_t, 2> key32 = {Low32(key), High32(key)};
-  // Block j uses counter + j (128-bit add) and yields 4 words; 32-bit elements take them
-  // in order (element 4j + k is word k), 64-bit elements take word pairs (0,1), (2,3).
+uint64_t ThreeFryNewCounter(uint64_t counter, absl::Span<const int64_t> dims, int bit_width) {
+  if (bit_width == 64) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    return counter + static_cast<uint64_t>(count);
+  }
+  return counter + static_cast<uint64_t>(SplitIntoHalves(dims).half_count());
+}
+
+namespace {
+
+// Block j of Philox: counter + j as a 128-bit add.
+std::array<uint32_t, 4> PhiloxBlock(uint64_t key, uint64_t low, uint64_t high, int64_t j) {
+  const uint64_t l = low + static_cast<uint64_t>(j);
+  const uint64_t h = high + (l < low ? 1 : 0);
+  return Philox4x32({Low32(l), High32(l), Low32(h), High32(h)}, {Low32(key), High32(key)});
+}
+
+}  // namespace
+
+void PhiloxBits(uint64_t key, uint64_t counter_low, uint64_t counter_high, int bit_width,
+                int64_t begin, absl::Span<uint64_t> out) {
+  // Each block yields 4 words; 32-bit elements take them in order (element 4j + k is word
+  // k), 64-bit elements take word pairs (0,1), (2,3), first word low.
+  const int per_block = bit_width == 64 ? 2 : 4;
+  const int64_t n = static_cast<int64_t>(out.size());
+  int64_t current = -1;
+  std::array<uint32_t, 4> words{};
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t i = begin + k;
+    const int64_t j = i / per_block;
+    if (j != current) {
+      words = PhiloxBlock(key, counter_low, counter_high, j);
+      current = j;
+    }
+    const int w = static_cast<int>(i % per_block);
+    out[k] = per_block == 4 ? words[w] : Join(words[2 * w], words[2 * w + 1]);
+  }
+}
+
+void PhiloxNewCounter(uint64_t counter_low, uint64_t counter_high, int64_t count, int bit_width,
+                      uint64_t* new_low, uint64_t* new_high) {
   const int per_block = bit_width == 64 ? 2 : 4;
   const int64_t blocks = (count + per_block - 1) / per_block;
-  for (int64_t j = 0; j < blocks; ++j) {
-    const uint64_t low = counter_low + static_cast<uint64_t>(j);
-    const uint64_t high = counter_high + (low < counter_low ? 1 : 0);
-    const auto out = Philox4x32({Low32(low), High32(low), Low32(high), High32(high)}, key32);
-    for (int k = 0; k < per_block; ++k) {
-      const int64_t i = j * per_block + k;
-      if (i >= count) break;
-      values[i] = per_block == 4 ? out[k] : Join(out[2 * k], out[2 * k + 1]);
-    }
-  }
   *new_low = counter_low + static_cast<uint64_t>(blocks);
   *new_high = counter_high + (*new_low < counter_low ? 1 : 0);
-  return values;
 }
 
 }  // namespace rng

@@ -13,7 +13,6 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
 
 #include "absl/types/span.h"
 
@@ -46,20 +45,24 @@ struct HalfSplit {
 };
 HalfSplit SplitIntoHalves(absl::Span<const int64_t> dims);
 
-// rng-bit-generator with RNG_THREE_FRY: key = state[0], counter = state[1]. Returns one
-// value per element (row-major): a 32-bit word for bit widths <= 32 (narrower types keep
-// its low bits), a 64-bit word for 64. Sets *new_counter to the counter XLA writes back
-// into state[1].
-std::vector<uint64_t> ThreeFryBits(uint64_t key, uint64_t counter, absl::Span<const int64_t> dims,
-                                   int bit_width, uint64_t* new_counter);
+// rng-bit-generator with RNG_THREE_FRY: key = state[0], counter = state[1]. Writes to
+// out[k] the value of element begin + k (row-major) of an array of `dims`: a 32-bit word
+// for bit widths <= 32 (narrower types keep its low bits), a 64-bit word for 64. Elements
+// are independent, so callers may generate in chunks.
+void ThreeFryBits(uint64_t key, uint64_t counter, absl::Span<const int64_t> dims, int bit_width,
+                  int64_t begin, absl::Span<uint64_t> out);
+// The counter XLA writes back into state[1] after ThreeFryBits over all of `dims`.
+uint64_t ThreeFryNewCounter(uint64_t counter, absl::Span<const int64_t> dims, int bit_width);
 
 // rng-bit-generator with RNG_PHILOX (and RNG_DEFAULT, which XLA's CPU and GPU compilers
 // expand as Philox): a 128-bit counter (low, high) incremented once per 4 words; same
-// result convention as ThreeFryBits. For a u64[3] state, key = state[0], counter =
+// output convention as ThreeFryBits. For a u64[3] state, key = state[0], counter =
 // (state[1], state[2]); for a u64[2] state XLA takes counter = (state[1], state[0]).
-std::vector<uint64_t> PhiloxBits(uint64_t key, uint64_t counter_low, uint64_t counter_high,
-                                 int64_t count, int bit_width, uint64_t* new_low,
-                                 uint64_t* new_high);
+void PhiloxBits(uint64_t key, uint64_t counter_low, uint64_t counter_high, int bit_width,
+                int64_t begin, absl::Span<uint64_t> out);
+// The counter after PhiloxBits over `count` elements.
+void PhiloxNewCounter(uint64_t counter_low, uint64_t counter_high, int64_t count, int bit_width,
+                      uint64_t* new_low, uint64_t* new_high);
 
 }  // namespace rng
 }  // namespace interpreter

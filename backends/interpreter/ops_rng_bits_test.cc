@@ -208,6 +208,20 @@ TEST(RngBitGeneratorTest, NarrowAndSignedTypes) {
       col));
 }
 
+// Past the generator's internal chunk size (4096 elements) the layout continues.
+TEST(RngBitGeneratorTest, LargeArrays) {
+  const uint64_t key = 99;
+  auto philox = RunHlo(BitGenHlo("u64[3]", "u32[5000]", "rng_philox"), {U64s({key, 0, 0}, {3})});
+  ASSERT_TRUE(philox.ok()) << philox.status().message();
+  EXPECT_EQ(philox->tuple_element(0), U64s({key, 1250, 0}, {3}));
+  EXPECT_EQ(philox->tuple_element(1).GetAsUint64(4097), Philox4x32({1024, 0, 0, 0}, {99, 0})[1]);
+  EXPECT_EQ(philox->tuple_element(1).GetAsUint64(4999), Philox4x32({1249, 0, 0, 0}, {99, 0})[3]);
+  auto threefry = RunHlo(BitGenHlo("u64[2]", "u32[5000]", "rng_three_fry"), {U64s({key, 10}, {2})});
+  ASSERT_TRUE(threefry.ok()) << threefry.status().message();
+  EXPECT_EQ(threefry->tuple_element(0), U64s({key, 2510}, {2}));
+  EXPECT_EQ(threefry->tuple_element(1).GetAsUint64(4097), Threefry2x32({10 + 2048, 0}, {99, 0})[1]);
+}
+
 TEST(RngBitGeneratorTest, Errors) {
   auto threefry3 = RunHlo(BitGenHlo("u64[3]", "u32[2]", "rng_three_fry"), {U64s({1, 2, 3}, {3})});
   ASSERT_FALSE(threefry3.ok());
