@@ -165,6 +165,7 @@ absl::StatusOr<Literal> CollectiveStart(EvalContext&, const HloInstruction& inst
 // -done: the start value when it already is the result, else its element 1.
 absl::StatusOr<Literal> CollectiveDone(EvalContext&, const HloInstruction& instruction,
                                        Operands operands) {
+  if (operands.size() != 1) return absl::InvalidArgumentError("expects one operand");
   const Literal& start = *operands[0];
   if (ShapeUtil::Compatible(start.shape(), instruction.shape())) return start.Clone();
   if (start.IsTuple() && start.tuple_element_count() >= 2) return start.tuple_element(1).Clone();
@@ -308,6 +309,7 @@ absl::StatusOr<Literal> Infeed(EvalContext& ctx, const HloInstruction& instructi
 }
 
 absl::StatusOr<Literal> Outfeed(EvalContext& ctx, const HloInstruction&, Operands operands) {
+  if (operands.size() != 2) return absl::InvalidArgumentError("expects (value, token)");
   ctx.device->PushOutfeed(operands[0]->Clone());
   return Literal::Create(Shape::MakeToken());
 }
