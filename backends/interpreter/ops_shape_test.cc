@@ -173,6 +173,35 @@ ENTRY main {
   EXPECT_EQ(result->GetAsInt64(1), 2);
 }
 
+TEST(InterpreterShapeTest, NarrowTypesMoveUnchanged) {
+  EXPECT_TRUE(LiteralEqual(L("s4[2,2] {{-8, 7}, {-1, 0}}"),
+                           RunHlo(Unary("s4[2,2]", "s4[2,2]", "transpose(p), dimensions={1,0}"),
+                                  {L("s4[2,2] {{-8, -1}, {7, 0}}")})));
+  EXPECT_TRUE(LiteralEqual(L("f8e5m2[2,2] {{-inf, 0.5}, {-inf, 0.5}}"),
+                           RunHlo(Unary("f8e5m2[2]", "f8e5m2[2,2]", "broadcast(p), dimensions={1}"),
+                                  {L("f8e5m2[2] {-inf, 0.5}")})));
+  EXPECT_TRUE(LiteralEqual(L("u1[3] {1, 0, 1}"), RunHlo(Unary("u1[3]", "u1[3]", "reverse(p), dimensions={0}"),
+                                                       {L("u1[3] {1, 0, 1}")})));
+}
+
+TEST(InterpreterShapeTest, DynamicReshapeAtBounds) {
+  const char* hlo = R"(HloModule m
+ENTRY main {
+  p = s32[2,3] parameter(0)
+  a = s32[] parameter(1)
+  b = s32[] parameter(2)
+  ROOT r = s32[<=3,<=2] dynamic-reshape(p, a, b)
+})";
+  const Literal in = L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}");
+  auto result = RunHlo(hlo, {in.Clone(), L("s32[] 3"), L("s32[] 2")});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->GetAsInt64(2), 3);
+  EXPECT_EQ(result->GetAsInt64(5), 6);
+  // Sizes below the bounds need dynamic literals, which the interpreter does not model.
+  EXPECT_EQ(RunHlo(hlo, {in.Clone(), L("s32[] 1"), L("s32[] 2")}).status().code(),
+            absl::StatusCode::kUnimplemented);
+}
+
 TEST(InterpreterShapeTest, BadAttributesAreErrors) {
   auto r = RunHlo(Unary("s32[2,3]", "s32[3,2]", "transpose(p), dimensions={0,0}"),
                   {L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}")});
