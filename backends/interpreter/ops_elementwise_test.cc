@@ -209,6 +209,30 @@ TEST(ElementwiseBinaryTest, WrappingArithmetic) {
   EXPECT_TRUE(LiteralNear(L("c64[1] {(0.44, 0.08)}"), Binary("divide", L("c64[1] {(1, 2)}"), L("c64[1] {(3, 4)}")), 1e-6));
 }
 
+TEST(ElementwiseBinaryTest, ZeroSizeHighRankAndLayouts) {
+  auto empty = Literal::Create(ShapeUtil::MakeShape(F32, {2, 0, 3}));
+  ASSERT_TRUE(empty.ok());
+  auto r = RunHlo(OpHlo("add", {"f32[2,0,3]", "f32[2,0,3]"}, "f32[2,0,3]"), {empty->Clone(), empty->Clone()});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->element_count(), 0);
+  EXPECT_EQ(r->shape().dimensions(), std::vector<int64_t>({2, 0, 3}));
+  // Rank 5 with a permuted layout on one side.
+  const Literal a = L("s32[1,2,1,2,1] {{{{{1},{2}}},{{{3},{4}}}}}");
+  auto a_perm = a.Relayout(Layout({0, 1, 2, 3, 4}));
+  ASSERT_TRUE(a_perm.ok());
+  EXPECT_TRUE(LiteralEqual(L("s32[1,2,1,2,1] {{{{{-9},{-18}}},{{{-27},{-36}}}}}"),
+                           RunHlo(OpHlo("subtract", {"s32[1,2,1,2,1]{0,1,2,3,4}", "s32[1,2,1,2,1]"},
+                                        "s32[1,2,1,2,1]{2,4,0,1,3}"),
+                                  {a_perm->Clone(), L("s32[1,2,1,2,1] {{{{{10},{20}}},{{{30},{40}}}}}")})));
+  EXPECT_TRUE(LiteralEqual(L("u64[2] {0, 18446744073709551615}"),
+                           Binary("multiply", L("u64[2] {4294967296, 18446744073709551615}"), L("u64[2] {4294967296, 1}"))));
+  auto col = L("f64[2,2] {{1, nan}, {3, 4}}").Relayout(Layout({0, 1}));
+  ASSERT_TRUE(col.ok());
+  EXPECT_TRUE(LiteralEqual(L("pred[2,2] {{true, false}, {false, true}}"),
+                           RunHlo(OpHlo("compare", {"f64[2,2]{0,1}", "f64[2,2]"}, "pred[2,2]{0,1}", ", direction=LE"),
+                                  {col->Clone(), L("f64[2,2] {{1, 1}, {2, 4}}")})));
+}
+
 TEST(ElementwiseBinaryTest, Shifts) {
   EXPECT_TRUE(LiteralEqual(L("s32[5] {1, -2147483648, 0, 0, 0}"),
                            Binary("shift-left", L("s32[5] {1, 1, 1, 1, 1}"), L("s32[5] {0, 31, 32, -1, 100}"))));
