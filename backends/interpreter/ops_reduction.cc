@@ -156,13 +156,19 @@ absl::StatusOr<ScalarCaller> ScalarCaller::Create(EvalContext& ctx, const HloCom
   caller.results_.assign(num_results, nullptr);
   caller.TryPlan();
   bool verify = false;
-  caller.native_ = FindNativeScalarFn(*computation, &caller.native_lhs_, &caller.native_rhs_, &verify);
+  NativeScalarFn alternative = nullptr;
+  caller.native_ =
+      FindNativeScalarFn(*computation, &caller.native_lhs_, &caller.native_rhs_, &verify, &alternative);
   if (caller.native_ != nullptr && (caller.param_types_[caller.native_lhs_] != caller.param_types_[caller.native_rhs_] ||
                                     num_results != 1)) {
     caller.native_ = nullptr;
   }
   if (caller.native_ != nullptr && verify) {
     absl::StatusOr<bool> same = caller.NativeMatchesHandlers();
+    if ((!same.ok() || !*same) && alternative != nullptr) {
+      caller.native_ = alternative;
+      same = caller.NativeMatchesHandlers();
+    }
     if (!same.ok() || !*same) caller.native_ = nullptr;
   }
   return caller;

@@ -2,9 +2,9 @@
 // that a 1M-element reduce or sort does not call the evaluator a million times:
 //   root = op(parameter i, parameter j) with op one of
 //     add, multiply, and, or, xor, maximum, minimum on S8..S64 / U8..U64 (wrapping),
-//     and, or on PRED, add and multiply on F32 / F64 (IEEE, as the elementwise handlers),
-//     maximum and minimum on F32 / F64 (checked against the elementwise handler on
-//     NaNs, signed zeros and infinities before use),
+//     and, or on PRED, add, multiply, maximum and minimum on F32 / F64 (checked against
+//     the elementwise handlers on NaNs, signed zeros and infinities before use: which
+//     NaN wins is not fixed by C++),
 //     compare on integers (default signedness), PRED, F16 / BF16 / F32 / F64 (FLOAT or
 //     TOTALORDER).
 // Everything else (narrow floats, explicit signedness, complex...) goes through the
@@ -55,9 +55,11 @@ void IntegerBinary(const uint8_t* a, const uint8_t* b, uint8_t* out) {
   Write<T>(out, r);
 }
 
-template <typename T, Op op>
+// Which NaN a + b returns when both are NaN is up to the compiler (it may commute the
+// operands), so both orders exist and the one matching the handlers is used.
+template <typename T, Op op, bool swap>
 void FloatBinary(const uint8_t* a, const uint8_t* b, uint8_t* out) {
-  const T x = Read<T>(a), y = Read<T>(b);
+  const T x = Read<T>(swap ? b : a), y = Read<T>(swap ? a : b);
   Write<T>(out, op == Op::kAdd ? x + y : x * y);
 }
 
@@ -205,16 +207,16 @@ NativeScalarFn IntegerFn(PrimitiveType type) {
   }
 }
 
-NativeScalarFn ArithmeticFn(HloOpcode opcode, PrimitiveType type) {
+NativeScalarFn ArithmeticFn(HloOpcode opcode, PrimitiveType type, bool swap) {
   const bool is_int = primitive_util::IsIntegralType(type);
   switch (opcode) {
     case HloOpcode::kAdd:
-      if (type == F32) return FloatBinary<float, Op::kAdd>;
-      if (type == F64) return FloatBinary<double, Op::kAdd>;
+      if (type == F32) return swap ? FloatBinary<float, Op::kAdd, true> : FloatBinary<float, Op::kAdd, false>;
+      if (type == F64) return swap ? FloatBinary<double, Op::kAdd, true> : FloatBinary<double, Op::kAdd, false>;
       return IntegerFn<Op::kAdd>(type);
     case HloOpcode::kMultiply:
-      if (type == F32) return FloatBinary<float, Op::kMul>;
-      if (type == F64) return FloatBinary<double, Op::kMul>;
+      if (type == F32) return swap ? FloatBinary<float, Op::kMul, true> : FloatBinary<float, Op::kMul, false>;
+      if (type == F64) return swap ? FloatBinary<double, Op::kMul, true> : FloatBinary<double, Op::kMul, false>;
       return IntegerFn<Op::kMul>(type);
     case HloOpcode::kAnd:
       if (type == PRED) return PredBinary<Op::kAnd>;
@@ -240,8 +242,9 @@ NativeScalarFn ArithmeticFn(HloOpcode opcode, PrimitiveType type) {
 }  // namespace
 
 NativeScalarFn FindNativeScalarFn(const HloComputation& computation, int64_t* lhs_param, int64_t* rhs_param,
-                                  bool* verify) {
+                                  bool* verify, NativeScalarFn* alternative) {
   *verify = false;
+  *alternative = nullptr;
   const HloInstruction* root = computation.root_instruction();
   if (root == nullptr || root->operand_count() != 2 || !root->called_computations().empty()) return nullptr;
   const HloInstruction* lhs = root->operand(0);
@@ -269,9 +272,9 @@ NativeScalarFn FindNativeScalarFn(const HloComputation& computation, int64_t* lh
     fn = CompareFn(type, *direction, comparison);
   } else {
     if (shape.element_type() != type) return nullptr;
-    fn = ArithmeticFn(root->opcode(), type);
-    *verify = (root->opcode() == HloOpcode::kMaximum || root->opcode() == HloOpcode::kMinimum) &&
-              primitive_util::IsFloatingPointType(type);
+    fn = ArithmeticFn(root->opcode(), type, false);
+    *verify = primitive_util::IsFloatingPointType(type);
+    if (*verify) *alternative = ArithmeticFn(root->opcode(), type, true);
   }
   if (fn == nullptr) return nullptr;
   *lhs_param = lhs->parameter_number();

@@ -252,5 +252,84 @@ ENTRY main {
   EXPECT_TRUE(LiteralEqual(L("f32[2] {-0, -0}"), RunHlo(empty, {L("f32[2] {1, 2}"), L("f32[0] {}")})));
 }
 
+
+// A comparator compare(p0, p1) (run natively) and compare(copy(p0), p1) (through the
+// elementwise handler) must give the same permutation, even where LT with NaNs is no
+// strict weak order.
+void ExpectSortPathsAgree(const std::string& type, const std::string& direction, const std::string& cmp_type,
+                          const std::string& values, int n) {
+  const std::string t = cmp_type.empty() ? "" : ", type=" + cmp_type;
+  const std::string shape = type + "[" + std::to_string(n) + "]";
+  const std::string hlo = "HloModule m\nnative {\n  a = " + type + "[] parameter(0)\n  b = " + type +
+                          "[] parameter(1)\n  ia = s32[] parameter(2)\n  ib = s32[] parameter(3)\n  ROOT c = pred[] "
+                          "compare(a, b), direction=" + direction + t + "\n}\ngeneral {\n  a = " + type +
+                          "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  ia = s32[] parameter(2)\n  ib = s32[] "
+                          "parameter(3)\n  x = " + type + "[] copy(a)\n  ROOT c = pred[] compare(x, b), direction=" +
+                          direction + t + "\n}\nENTRY main {\n  v = " + shape + " parameter(0)\n  i = s32[" +
+                          std::to_string(n) + "] iota(), iota_dimension=0\n  s1 = (" + shape + ", s32[" +
+                          std::to_string(n) + "]) sort(v, i), dimensions={0}, to_apply=native\n  s2 = (" + shape +
+                          ", s32[" + std::to_string(n) + "]) sort(v, i), dimensions={0}, to_apply=general\n  g1 = s32[" +
+                          std::to_string(n) + "] get-tuple-element(s1), index=1\n  g2 = s32[" + std::to_string(n) +
+                          "] get-tuple-element(s2), index=1\n  ROOT t = (s32[" + std::to_string(n) + "], s32[" +
+                          std::to_string(n) + "]) tuple(g1, g2)\n}\n";
+  auto result = RunHlo(hlo, {L(shape + " " + values)});
+  ASSERT_TRUE(result.ok()) << type << " " << direction << ": " << result.status().message();
+  EXPECT_EQ(result->tuple_element(0), result->tuple_element(1))
+      << type << " " << direction << " " << cmp_type << "\n  native  " << result->tuple_element(0).ToString()
+      << "\n  general " << result->tuple_element(1).ToString();
+}
+
+TEST(InterpreterSortTest, NativeAndGeneralComparatorsAgree) {
+  const std::string floats = "{nan, -0, 0, -inf, inf, 1.5, -nan, 3, 3, 1e-30, -0, nan, 0, -1e-30, -inf, 2}";
+  for (const std::string type : {"f32", "f64", "bf16", "f16"}) {
+    for (const std::string direction : {"LT", "GT", "LE", "GE", "EQ", "NE"}) {
+      ExpectSortPathsAgree(type, direction, "", floats, 16);
+      ExpectSortPathsAgree(type, direction, "TOTALORDER", floats, 16);
+    }
+  }
+  for (const std::string direction : {"LT", "GT", "LE", "GE", "NE"}) {
+    ExpectSortPathsAgree("s32", direction, "", "{5, -2147483648, 2147483647, 0, -1, 5, 3}", 7);
+    ExpectSortPathsAgree("u32", direction, "", "{5, 4294967295, 0, 1, 5, 3}", 6);
+    ExpectSortPathsAgree("s8", direction, "", "{5, -128, 127, 0, -1, 5}", 6);
+    ExpectSortPathsAgree("u64", direction, "", "{5, 18446744073709551615, 0, 1, 5}", 5);
+    ExpectSortPathsAgree("s64", direction, "", "{5, -9223372036854775808, 9223372036854775807, -1, 5}", 5);
+    ExpectSortPathsAgree("pred", direction, "", "{true, false, true, false}", 4);
+  }
+}
+
+TEST(InterpreterSelectAndScatterTest, NonDefaultLayouts) {
+  const char* hlo = R"(HloModule m
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  operand = f32[4,6]{0,1} constant({{7, 2, 5, 3, 10, 2}, {3, 8, 9, 3, 4, 2}, {1, 5, 7, 5, 6, 1}, {0, 6, 2, 10, 2, 4}})
+  source = f32[2,2]{0,1} constant({{2, 6}, {3, 1}})
+  zero = f32[] constant(0)
+  ROOT r = f32[4,6]{0,1} select-and-scatter(operand, source, zero), window={size=2x3 stride=2x3}, select=ge, scatter=add
+})";
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[4,6] {{0, 0, 0, 0, 6, 0}, {0, 0, 2, 0, 0, 0}, {0, 0, 3, 0, 0, 0}, {0, 0, 0, 1, 0, 0}}"), RunHlo(hlo, {})));
+}
+
+TEST(InterpreterTopKTest, LayoutAndHighRank) {
+  const char* hlo = R"(HloModule m
+ENTRY main {
+  x = s32[2,2,3]{1,0,2} constant({{{1, 9, 5}, {4, 2, 8}}, {{7, 3, 6}, {0, 11, 10}}})
+  ROOT t = (s32[2,2,2], s32[2,2,2]) topk(x), k=2, largest=true
+})";
+  auto result = RunHlo(hlo, {});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->tuple_element(0), L("s32[2,2,2] {{{9, 5}, {8, 4}}, {{7, 6}, {11, 10}}}"));
+  EXPECT_EQ(result->tuple_element(1), L("s32[2,2,2] {{{1, 2}, {2, 0}}, {{0, 2}, {1, 2}}}"));
+}
+
 }  // namespace
 }  // namespace xla

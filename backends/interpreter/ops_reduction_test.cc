@@ -302,5 +302,105 @@ ENTRY main {
   EXPECT_EQ(result->tuple_element(1), L("f32[1,2] {{-1, -1}}"));
 }
 
+namespace more {
+
+using testing::L;
+using testing::LiteralEqual;
+using testing::RunHlo;
+
+// The same reducer written as op(p0, p1) (run natively where possible) and as
+// op(copy(p0), p1) (always through the elementwise handlers) must agree bit for bit.
+void ExpectPathsAgree(const std::string& type, const std::string& op, const std::string& values, int n,
+                      const std::string& init) {
+  const std::string hlo = "HloModule m\nnative {\n  a = " + type + "[] parameter(0)\n  b = " + type +
+                          "[] parameter(1)\n  ROOT o = " + type + "[] " + op + "(a, b)\n}\ngeneral {\n  a = " + type +
+                          "[] parameter(0)\n  b = " + type + "[] parameter(1)\n  c = " + type +
+                          "[] copy(a)\n  ROOT o = " + type + "[] " + op + "(c, b)\n}\nENTRY main {\n  x = " + type +
+                          "[" + std::to_string(n) + "] parameter(0)\n  i = " + type + "[] constant(" + init +
+                          ")\n  w1 = " + type + "[" + std::to_string(n - 1) +
+                          "] reduce-window(x, i), window={size=2}, to_apply=native\n  w2 = " + type + "[" +
+                          std::to_string(n - 1) + "] reduce-window(x, i), window={size=2}, to_apply=general\n  ROOT t = (" +
+                          type + "[" + std::to_string(n - 1) + "], " + type + "[" + std::to_string(n - 1) +
+                          "]) tuple(w1, w2)\n}\n";
+  auto result = RunHlo(hlo, {L(type + "[" + std::to_string(n) + "] " + values)});
+  ASSERT_TRUE(result.ok()) << op << " " << type << ": " << result.status().message();
+  EXPECT_EQ(result->tuple_element(0), result->tuple_element(1))
+      << op << " " << type << "\n  native  " << result->tuple_element(0).ToString() << "\n  general "
+      << result->tuple_element(1).ToString();
+}
+
+TEST(InterpreterReduceWindowTest, NativeAndGeneralReducersAgree) {
+  const std::string floats = "{nan, -0, 0, -inf, inf, 1.5, -nan, 3.4e38, 3.4e38, 1e-45, -0, nan, 0, -1e-45, -inf}";
+  for (const std::string type : {"f32", "f64"}) {
+    for (const std::string op : {"add", "multiply", "maximum", "minimum"}) {
+      ExpectPathsAgree(type, op, floats, 15, "0");
+      ExpectPathsAgree(type, op, floats, 15, "-0");
+      ExpectPathsAgree(type, op, floats, 15, "nan");
+    }
+  }
+  const std::string ints = "{0, 1, -1, 127, -128, 5, -7, 100, -100, 3, 0}";
+  const std::string uints = "{0, 1, 255, 128, 127, 5, 7, 100, 200, 3, 0}";
+  for (const std::string op : {"add", "multiply", "maximum", "minimum", "and", "or", "xor"}) {
+    ExpectPathsAgree("s8", op, ints, 11, "0");
+    ExpectPathsAgree("s8", op, ints, 11, "-1");
+    ExpectPathsAgree("u8", op, uints, 11, "1");
+    ExpectPathsAgree("s16", op, "{32767, 1, -32768, -1, 2, 300, -300}", 7, "3");
+    ExpectPathsAgree("u16", op, "{65535, 1, 0, 2, 300, 40000}", 6, "65535");
+    ExpectPathsAgree("s32", op, "{2147483647, 1, -2147483648, -1, 65536, 65536}", 6, "2");
+    ExpectPathsAgree("u32", op, "{4294967295, 2, 0, 65536, 65536}", 5, "7");
+    ExpectPathsAgree("s64", op, "{9223372036854775807, 1, -9223372036854775808, -1, 4294967296, 4294967296}", 6,
+                     "0");
+    ExpectPathsAgree("u64", op, "{18446744073709551615, 1, 0, 4294967296, 4294967296}", 5, "3");
+  }
+  for (const std::string op : {"and", "or"}) {
+    ExpectPathsAgree("pred", op, "{true, false, true, true, false, false}", 6, "true");
+    ExpectPathsAgree("pred", op, "{true, false, true, true, false, false}", 6, "false");
+  }
+}
+
+TEST(InterpreterReduceTest, NarrowAndWideTypes) {
+  // f16: 2048 + 1 + 1 is 2048 stepwise in f16 but 2050 summed in double.
+  EXPECT_TRUE(LiteralEqual(L("f16[] 2050"), RunHlo(ReduceModule("f16", "add(a, b)", "f16[3]", "f16[]", "0", "0"),
+                                                   {L("f16[3] {2048, 1, 1}")})));
+  // f16 overflow to inf after the exact sum.
+  EXPECT_TRUE(LiteralEqual(L("f16[] inf"), RunHlo(ReduceModule("f16", "add(a, b)", "f16[2]", "f16[]", "0", "0"),
+                                                  {L("f16[2] {65504, 65504}")})));
+  EXPECT_TRUE(LiteralEqual(L("u8[2] {255, 9}"), RunHlo(ReduceModule("u8", "maximum(a, b)", "u8[2,3]", "u8[2]", "1", "0"),
+                                                       {L("u8[2,3] {{1, 255, 3}, {9, 8, 7}}")})));
+  EXPECT_TRUE(LiteralEqual(L("s64[] -9223372036854775808"),
+                           RunHlo(ReduceModule("s64", "minimum(a, b)", "s64[3]", "s64[]", "0", "0"),
+                                  {L("s64[3] {5, -9223372036854775808, 9223372036854775807}")})));
+  EXPECT_TRUE(LiteralEqual(L("c128[] (1, -1)"), RunHlo(ReduceModule("c128", "add(a, b)", "c128[2]", "c128[]", "0", "(0, 0)"),
+                                                       {L("c128[2] {(0.5, -2), (0.5, 1)}")})));
+  // Types without native code: the reducer runs through the handlers.
+  EXPECT_TRUE(LiteralEqual(L("f8e4m3fn[] 2"),
+                           RunHlo(ReduceModule("f8e4m3fn", "copy(b)", "f8e4m3fn[3]", "f8e4m3fn[]", "0", "0"),
+                                  {L("f8e4m3fn[3] {1, -448, 2}")})));
+  EXPECT_TRUE(LiteralEqual(L("u4[] 15"), RunHlo(ReduceModule("u4", "maximum(a, b)", "u4[3]", "u4[]", "0", "0"),
+                                                {L("u4[3] {3, 15, 0}")})));
+  // bf16 maximum keeps NaN.
+  auto nan = RunHlo(ReduceModule("bf16", "maximum(a, b)", "bf16[3]", "bf16[]", "0", "-inf"), {L("bf16[3] {1, nan, 2}")});
+  ASSERT_TRUE(nan.ok()) << nan.status().message();
+  EXPECT_TRUE(std::isnan(nan->GetAsDouble(0)));
+}
+
+TEST(InterpreterReduceWindowTest, HighRankPooling) {
+  // NHWC 1x3x3x2, 2x2 windows, stride 1: sums per channel.
+  const char* hlo = R"(HloModule m
+r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT o = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[1,3,3,2] parameter(0)
+  i = f32[] constant(0)
+  ROOT y = f32[1,2,2,2] reduce-window(x, i), window={size=1x2x2x1}, to_apply=r
+})";
+  const Literal x = L("f32[1,3,3,2] {{{{1, 10}, {2, 20}, {3, 30}}, {{4, 40}, {5, 50}, {6, 60}}, {{7, 70}, {8, 80}, {9, 90}}}}");
+  EXPECT_TRUE(LiteralEqual(L("f32[1,2,2,2] {{{{12, 120}, {16, 160}}, {{24, 240}, {28, 280}}}}"), RunHlo(hlo, {x.Clone()})));
+}
+
+}  // namespace more
 }  // namespace
 }  // namespace xla

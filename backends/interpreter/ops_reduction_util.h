@@ -56,10 +56,11 @@ using NativeScalarFn = void (*)(const uint8_t* lhs, const uint8_t* rhs, uint8_t*
 // For `computation` = op(parameter lhs, parameter rhs) with an op whose result is fully
 // determined and cheap to compute natively (ops_reduction_native.cc), the function and
 // the parameter numbers; nullptr otherwise. *verify says the function must first be
-// checked against the handlers (ops whose NaN / signed-zero rules the elementwise family
-// owns).
+// checked against the handlers (float ops, whose NaN / signed-zero results the
+// elementwise family owns); *alternative (may be null) is the same op with the operands
+// commuted, to try when the first does not match.
 NativeScalarFn FindNativeScalarFn(const HloComputation& computation, int64_t* lhs_param, int64_t* rhs_param,
-                                  bool* verify);
+                                  bool* verify, NativeScalarFn* alternative);
 
 // Calls a computation that takes scalar parameters and returns a scalar or a tuple of
 // scalars. The argument literals live here and are reused across calls.
