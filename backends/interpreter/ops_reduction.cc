@@ -273,6 +273,14 @@ absl::Status ScalarCaller::Call() {
   }
   const Literal* root = &result_value_;
   if (planned_) {
+    // Handlers in the plan may run reductions of their own; bound the nesting as the
+    // evaluator bounds its calls.
+    static thread_local int depth = 0;
+    if (depth >= 200) return absl::ResourceExhaustedError("scalar computations nest too deeply");
+    ++depth;
+    struct DepthGuard {
+      ~DepthGuard() { --depth; }
+    } guard;
     for (const Step& step : steps_) {
       absl::StatusOr<Literal> value = (*step.handler)(*ctx_, *step.instruction, step.operands);
       if (!value.ok()) {

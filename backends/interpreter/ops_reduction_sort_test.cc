@@ -331,5 +331,31 @@ ENTRY main {
   EXPECT_EQ(result->tuple_element(1), L("s32[2,2,2] {{{1, 2}, {2, 0}}, {{0, 2}, {1, 2}}}"));
 }
 
+TEST(InterpreterSelectAndScatterTest, ArgumentOrderOfSelectAndScatter) {
+  // select(selected, candidate) = GT: on ties the candidate replaces the selection, so the
+  // last of equal maxima wins; scatter(source, current) = source: the last source
+  // scattered to an element stays.
+  const char* hlo = R"(HloModule m
+gt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GT
+}
+first {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT c = s32[] copy(a)
+}
+ENTRY main {
+  operand = s32[5] parameter(0)
+  source = s32[4] parameter(1)
+  init = s32[] constant(-1)
+  ROOT r = s32[5] select-and-scatter(operand, source, init), window={size=2}, select=gt, scatter=first
+})";
+  // Windows [0,1] [1,2] [2,3] [3,4] over {3, 3, 1, 4, 4}: selections 1, 1, 3, 4.
+  EXPECT_TRUE(LiteralEqual(L("s32[5] {-1, 20, -1, 30, 40}"),
+                           RunHlo(hlo, {L("s32[5] {3, 3, 1, 4, 4}"), L("s32[4] {10, 20, 30, 40}")})));
+}
+
 }  // namespace
 }  // namespace xla

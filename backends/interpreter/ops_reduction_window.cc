@@ -55,48 +55,51 @@ absl::Status CheckWindowOutput(const std::vector<WindowDim>& window, const Shape
 }
 
 // Calls f(operand_index) for every window position at `origin` that lands on an operand
-// element, window positions in row-major order (XLA's IterateThroughWindow).
+// element, window positions in row-major order (XLA's IterateThroughWindow). The valid
+// positions of each dimension are listed first, so padding and holes cost nothing in
+// the product loop.
 class WindowIterator {
  public:
   WindowIterator(const std::vector<WindowDim>& window, absl::Span<const int64_t> operand_dims)
       : window_(window), operand_dims_(operand_dims.begin(), operand_dims.end()) {
-    for (const WindowDim& w : window) sizes_.push_back(w.size);
-    window_index_.resize(window.size());
+    valid_.resize(window.size());
+    counts_.resize(window.size());
+    counter_.resize(window.size());
     base_index_.resize(window.size());
-    count_ = 1;
-    for (int64_t s : sizes_) count_ *= s;
   }
 
   template <typename F>
   absl::Status ForEach(absl::Span<const int64_t> origin, F&& f) {
-    if (count_ == 0) return absl::OkStatus();
-    std::fill(window_index_.begin(), window_index_.end(), 0);
     const size_t rank = window_.size();
-    do {
-      bool inside = true;
-      for (size_t d = 0; d < rank && inside; ++d) {
-        const WindowDim& w = window_[d];
-        int64_t pos = origin[d] * w.stride + window_index_[d] * w.window_dilation - w.padding_low;
-        if (pos % w.base_dilation != 0) {
-          inside = false;
-          break;
-        }
-        pos /= w.base_dilation;
-        inside = pos >= 0 && pos < operand_dims_[d];
-        base_index_[d] = pos;
+    for (size_t d = 0; d < rank; ++d) {
+      const WindowDim& w = window_[d];
+      valid_[d].clear();
+      const int64_t start = origin[d] * w.stride - w.padding_low;
+      for (int64_t k = 0; k < w.size; ++k) {
+        const int64_t pos = start + k * w.window_dilation;
+        if (pos % w.base_dilation != 0) continue;
+        const int64_t base = pos / w.base_dilation;
+        if (base >= 0 && base < operand_dims_[d]) valid_[d].push_back(base);
       }
-      if (inside) RETURN_IF_ERROR(f(absl::Span<const int64_t>(base_index_)));
-    } while (NextIndex(sizes_, absl::MakeSpan(window_index_)));
+      if (valid_[d].empty()) return absl::OkStatus();
+      counts_[d] = static_cast<int64_t>(valid_[d].size());
+      counter_[d] = 0;
+      base_index_[d] = valid_[d][0];
+    }
+    do {
+      for (size_t d = 0; d < rank; ++d) base_index_[d] = valid_[d][counter_[d]];
+      RETURN_IF_ERROR(f(absl::Span<const int64_t>(base_index_)));
+    } while (NextIndex(counts_, absl::MakeSpan(counter_)));
     return absl::OkStatus();
   }
 
  private:
   const std::vector<WindowDim>& window_;
   std::vector<int64_t> operand_dims_;
-  std::vector<int64_t> sizes_;
-  std::vector<int64_t> window_index_;
+  std::vector<std::vector<int64_t>> valid_;  // per dimension: operand positions in window order
+  std::vector<int64_t> counts_;
+  std::vector<int64_t> counter_;
   std::vector<int64_t> base_index_;
-  int64_t count_;
 };
 
 absl::StatusOr<Literal> ReduceWindow(EvalContext& ctx, const HloInstruction& instruction, Operands operands) {
