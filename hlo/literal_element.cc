@@ -196,8 +196,12 @@ void StoreFloat(PrimitiveType type, uint8_t* p, double v) {
       StoreAs<double>(p, v);
       return;
     case F16:
+      // XLA (Eigen's half/bfloat16 from double, used by its evaluator, literals and parser)
+      // rounds to f32 first; do the same so values agree to the bit.
+      StoreAs<uint16_t>(p, FloatToHalf(static_cast<float>(v)));
+      return;
     case BF16:
-      StoreAs<uint16_t>(p, static_cast<uint16_t>(EncodeFloat(NarrowKind(type), v)));
+      StoreAs<uint16_t>(p, FloatToBfloat16(static_cast<float>(v)));
       return;
     case C64:
     case C128:
@@ -274,6 +278,12 @@ void ConvertElement(PrimitiveType src_type, const uint8_t* src, PrimitiveType ds
   switch (dst_type) {
     case F32:
       StoreAs<float>(dst, is_unsigned ? static_cast<float>(bits) : static_cast<float>(sv));
+      return;
+    case F16:  // integer -> f32 -> f16, as XLA's Eigen conversion does
+      StoreAs<uint16_t>(dst, FloatToHalf(is_unsigned ? static_cast<float>(bits) : static_cast<float>(sv)));
+      return;
+    case BF16:
+      StoreAs<uint16_t>(dst, FloatToBfloat16(is_unsigned ? static_cast<float>(bits) : static_cast<float>(sv)));
       return;
     case C64:
       StoreAs<float>(dst, is_unsigned ? static_cast<float>(bits) : static_cast<float>(sv));

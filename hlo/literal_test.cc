@@ -297,10 +297,14 @@ TEST(LiteralTest, ConvertIntToIntAndFloat) {
 }
 
 TEST(LiteralTest, ConvertFloats) {
-  // f64 -> f16 rounds once: 1 + 2^-11 + 2^-40 is just above the tie, so it rounds up
-  // (double rounding through f32 would give 1).
+  // f64 -> f16/bf16 goes through f32 as in XLA (Eigen's half(double) casts to float first):
+  // 1 + 2^-11 + 2^-40 becomes the f32 tie 1 + 2^-11, which rounds to even: 1.
   Literal d = Literal::CreateR0<double>(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40));
-  EXPECT_EQ(Conv(d, F16).GetAsDouble(0), 1.0 + std::ldexp(1.0, -10));
+  EXPECT_EQ(Conv(d, F16).GetAsDouble(0), 1.0);
+  Literal e = Literal::CreateR0<double>(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40));
+  EXPECT_EQ(Conv(e, BF16).GetAsDouble(0), 1.0);
+  // Integers likewise: 2^24 + 1 is 2^24 in f32, and bf16 keeps it.
+  EXPECT_EQ(Conv(Literal::CreateR0<int32_t>((1 << 24) + 1), BF16).GetAsDouble(0), 16777216.0);
   EXPECT_EQ(Conv(Literal::CreateR0<float>(-0.0f), F16).ToStringWithoutShape(), "-0");
   EXPECT_EQ(Conv(Literal::CreateR0<float>(1e6f), F16).ToStringWithoutShape(), "inf");
   EXPECT_EQ(Conv(Literal::CreateR0<float>(1e6f), F8E4M3FN).ToStringWithoutShape(), "nan");

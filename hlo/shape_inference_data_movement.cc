@@ -111,7 +111,9 @@ absl::StatusOr<Shape> InferSlice(const OpContext& ctx) {
       return Error(ctx, "start ", r.start(), " is greater than limit ", r.limit(),
                    " in dimension ", i);
     }
-    int64_t size = (r.limit() - r.start() + r.stride() - 1) / r.stride();
+    // ceil((limit - start) / stride) without overflow for huge strides.
+    const int64_t extent = r.limit() - r.start();
+    int64_t size = extent / r.stride() + (extent % r.stride() != 0 ? 1 : 0);
     dims.push_back(size);
     // Slicing a single element out of a dynamic dimension makes it static.
     dyn.push_back(size != 1 && operand.is_dynamic_dimension(i));

@@ -125,6 +125,10 @@ TEST(DataMovementTest, Slice) {
   EXPECT_EQ(Infer(HloOpcode::kSlice, {S(F32, {10, 8})}, SliceAttrs({{2, 9, 3}, {0, 8, 1}})),
             "f32[3,8]");
   EXPECT_EQ(Infer(HloOpcode::kSlice, {S(F32, {10})}, SliceAttrs({{4, 4, 1}})), "f32[0]");
+  // A huge stride takes one element (no overflow in the size computation).
+  EXPECT_EQ(Infer(HloOpcode::kSlice, {S(S32, {4, 5})},
+                  SliceAttrs({{1, 4, INT64_MAX}, {0, 5, INT64_MAX}})),
+            "s32[1,1]");
   EXPECT_THAT(Infer(HloOpcode::kSlice, {S(F32, {10})}, SliceAttrs({{0, 11, 1}})),
               IsError("exceeds"));
   EXPECT_THAT(Infer(HloOpcode::kSlice, {S(F32, {10})}, SliceAttrs({{5, 4, 1}})),

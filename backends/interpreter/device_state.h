@@ -30,9 +30,6 @@ class DeviceState {
 
   // XLA's rng-get-and-update-state: returns the current state and advances it by delta.
   uint64_t GetAndUpdateRngState(int64_t delta);
-  // Seed for rng ops of the current execution.
-  uint64_t rng_seed() const { return rng_seed_; }
-  void set_rng_seed(uint64_t seed) { rng_seed_ = seed; }
 
  private:
   const int ordinal_;
@@ -41,7 +38,6 @@ class DeviceState {
   std::deque<Literal> infeed_;
   std::deque<Literal> outfeed_;
   uint64_t rng_state_ = 0x7012395ull;
-  uint64_t rng_seed_ = 42;
 };
 
 }  // namespace interpreter

@@ -65,7 +65,15 @@ const HandlerTable& GlobalHandlerTable();
 
 class Evaluator {
  public:
-  explicit Evaluator(DeviceState* device) : device_(device) {}
+  static constexpr uint64_t kDefaultRngSeed = 42;
+  // One Evaluator serves one execution; `rng_seed` of 0 means kDefaultRngSeed.
+  explicit Evaluator(DeviceState* device, uint64_t rng_seed = 0)
+      : device_(device), rng_seed_(rng_seed != 0 ? rng_seed : kDefaultRngSeed) {}
+
+  uint64_t rng_seed() const { return rng_seed_; }
+  // 0, 1, 2...: how many rng draws this execution made before. An rng inside a loop uses
+  // it so that every iteration gets fresh values while whole runs stay reproducible.
+  uint64_t NextRngDraw() { return rng_draws_++; }
 
   // Evaluates `computation` on `arguments` (one per parameter, in parameter order).
   absl::StatusOr<Literal> Evaluate(const HloComputation& computation,
@@ -73,6 +81,8 @@ class Evaluator {
 
  private:
   DeviceState* device_;
+  const uint64_t rng_seed_;
+  uint64_t rng_draws_ = 0;
   int depth_ = 0;  // nesting of called computations, bounded to stop runaway recursion
 };
 

@@ -67,8 +67,7 @@ class InterpreterExecutable : public backend::Executable {
       }
       values.push_back(&buffer->value());
     }
-    if (options.rng_seed != 0) device_->set_rng_seed(options.rng_seed);
-    Evaluator evaluator(device_);
+    Evaluator evaluator(device_, options.rng_seed);
     ASSIGN_OR_RETURN(Literal result, evaluator.Evaluate(entry, values));
     return std::shared_ptr<Buffer>(std::make_shared<LiteralBuffer>(std::move(result), device_->ordinal()));
   }

@@ -6,12 +6,12 @@
 //
 // rng's bits are backend-defined in XLA. Ours: the values XLA's RngExpander would compute
 // (Philox bits, prng.cc's uniform/normal conversions) with
-//   key   = SplitMix64(seed ^ SplitMix64(FNV-1a-64(instruction name)))
+//   key   = SplitMix64(seed ^ SplitMix64(FNV-1a-64(instruction name))) ^ draw_mix
 //   state = (0, 0)
-// where seed is the device's rng seed (ExecuteOptions::rng_seed, else 42). So an rng gives
-// the same values on every run with the same seed, and two rng instructions of a module
-// differ. An rng evaluated several times in one run (in a while body) repeats its values:
-// the handler has no per-execution counter to draw from. F16, BF16 and the F8/F4 types are
+// where seed is the execution's rng seed (ExecuteOptions::rng_seed, else 42) and draw_mix
+// is 0 for the execution's first rng draw and SplitMix64(n) for its n-th. So an rng gives
+// the same values on every run with the same seed, two rng instructions of a module
+// differ, and an rng inside a while body gets fresh values on every iteration. F16, BF16 and the F8/F4 types are
 // computed in F32 and rounded once, as XLA does for F16/BF16; the narrow integer types,
 // which XLA rejects, are computed in 32 bits (the result lies in [a, b) either way).
 #include <algorithm>
@@ -259,8 +259,9 @@ absl::StatusOr<Literal> Rng(EvalContext& ctx, const HloInstruction& instruction,
   if (!shape.IsArray()) return absl::InvalidArgumentError("rng must produce an array");
   const PrimitiveType type = shape.element_type();
   const RandomDistribution distribution = instruction.attrs().distribution();
-  const uint64_t key =
-      SplitMix64(ctx.device->rng_seed() ^ SplitMix64(Fnv1a64(instruction.name())));
+  const uint64_t draw = ctx.evaluator->NextRngDraw();
+  const uint64_t key = SplitMix64(ctx.evaluator->rng_seed() ^ SplitMix64(Fnv1a64(instruction.name()))) ^
+                       (draw == 0 ? 0 : SplitMix64(draw));
   ASSIGN_OR_RETURN(Literal result, Literal::Create(ShapeUtil::MakeShape(type, shape.dimensions())));
   if (distribution != RNG_UNIFORM && distribution != RNG_NORMAL) {
     return absl::InvalidArgumentError(absl::StrCat("unsupported distribution ",
