@@ -161,6 +161,45 @@ ENTRY main {
   EXPECT_NE(first[0].tuple_element(0), first[0].tuple_element(1));  // two instructions
 }
 
+TEST(InterpreterRngTest, RngInsideALoopDrawsFreshValuesEachIteration) {
+  // Two iterations each draw one f32[8]; the loop keeps the first and the second draw.
+  const char* hlo = R"(HloModule m
+cond {
+  s = (s32[], f32[8], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+body {
+  s = (s32[], f32[8], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[8] rng(lo, hi), distribution=rng_uniform
+  first = f32[8] get-tuple-element(s), index=1
+  zero = s32[] constant(0)
+  is_first = pred[] compare(i, zero), direction=EQ
+  is_first_v = pred[8] broadcast(is_first), dimensions={}
+  keep_first = f32[8] select(is_first_v, r, first)
+  ROOT t = (s32[], f32[8], f32[8]) tuple(next, keep_first, r)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  e = f32[8] constant({0, 0, 0, 0, 0, 0, 0, 0})
+  init = (s32[], f32[8], f32[8]) tuple(z, e, e)
+  ROOT w = (s32[], f32[8], f32[8]) while(init), condition=cond, body=body
+})";
+  auto a = RunHlo(hlo, {});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_NE(a->tuple_element(1), a->tuple_element(2));
+  // Whole runs stay reproducible.
+  auto b = RunHlo(hlo, {});
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*a, *b);
+}
+
 TEST(InterpreterRngTest, RejectsUnsupportedTypes) {
   EXPECT_FALSE(RunHlo(RngHlo("pred", "[4]", "false", "true", "rng_uniform"), {}).ok());
   EXPECT_FALSE(RunHlo(RngHlo("s32", "[4]", "0", "1", "rng_normal"), {}).ok());
