@@ -357,5 +357,30 @@ ENTRY main {
                            RunHlo(hlo, {L("s32[5] {3, 3, 1, 4, 4}"), L("s32[4] {10, 20, 30, 40}")})));
 }
 
+TEST(InterpreterSortTest, MalformedInstructionsAreErrors) {
+  const char* cases[] = {
+      "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), "
+      "direction=LT\n}\nENTRY main {\n  x = f32[3] parameter(0)\n  ROOT s = f32[3] sort(x), dimensions={1}, "
+      "to_apply=cmp\n}\n",
+      "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), "
+      "direction=LT\n}\nENTRY main {\n  x = f32[3] parameter(0)\n  ROOT s = (f32[3], f32[3]) sort(x), dimensions={0}, "
+      "to_apply=cmp\n}\n",
+      "HloModule m\nENTRY main {\n  x = f32[3] parameter(0)\n  ROOT t = (f32[4], s32[4]) topk(x), k=4, largest=true\n}\n",
+      "HloModule m\nENTRY main {\n  x = f32[3] parameter(0)\n  ROOT t = (f32[2], s32[2]) topk(x), k=-1, largest=true\n}\n",
+      "HloModule m\nENTRY main {\n  x = f32[3] parameter(0)\n  ROOT t = (f32[2], s32[3]) topk(x), k=2, largest=true\n}\n",
+      "HloModule m\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), "
+      "direction=GE\n}\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+      "ENTRY main {\n  x = f32[3] parameter(0)\n  src = f32[3] constant({1, 2, 3})\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[3] select-and-scatter(x, src, z), window={size=2}, select=ge, scatter=add\n}\n",
+      "HloModule m\nge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n"
+      "ENTRY main {\n  x = f32[3] parameter(0)\n  src = f32[2] constant({1, 2})\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[3] select-and-scatter(x, src, z), window={size=2}, select=ge, scatter=ge\n}\n",
+  };
+  for (const char* hlo : cases) {
+    auto result = RunHlo(hlo, {L("f32[3] {3, 1, 2}")});
+    EXPECT_FALSE(result.ok()) << hlo;
+  }
+}
+
 }  // namespace
 }  // namespace xla

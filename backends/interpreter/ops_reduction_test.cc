@@ -401,6 +401,46 @@ ENTRY main {
   EXPECT_TRUE(LiteralEqual(L("f32[1,2,2,2] {{{{12, 120}, {16, 160}}, {{24, 240}, {28, 280}}}}"), RunHlo(hlo, {x.Clone()})));
 }
 
+TEST(InterpreterReduceTest, ReducerWithArraysRunsThroughTheEvaluator) {
+  // The reducer itself broadcasts and reduces: acc + 2*x, via a nested reduce.
+  const char* hlo = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+twice {
+  acc = f32[] parameter(0)
+  x = f32[] parameter(1)
+  xs = f32[2] broadcast(x), dimensions={}
+  ROOT r = f32[] reduce(xs, acc), dimensions={0}, to_apply=add
+}
+ENTRY main {
+  v = f32[3] parameter(0)
+  i = f32[] constant(0.5)
+  ROOT y = f32[] reduce(v, i), dimensions={0}, to_apply=twice
+})";
+  EXPECT_TRUE(LiteralEqual(L("f32[] 12.5"), RunHlo(hlo, {L("f32[3] {1, 2, 3}")})));
+}
+
+TEST(InterpreterReduceTest, MalformedInstructionsAreErrors) {
+  // Unverified modules reach the handlers: every inconsistency is an error, never a crash.
+  const std::string add = "HloModule m\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT o = f32[] add(a, b)\n}\n";
+  const char* bodies[] = {
+      "ENTRY main {\n  x = f32[2,3] parameter(0)\n  i = f32[] constant(0)\n  ROOT y = f32[2] reduce(x, i), dimensions={5}, to_apply=r\n}\n",
+      "ENTRY main {\n  x = f32[2,3] parameter(0)\n  i = f32[] constant(0)\n  ROOT y = f32[2] reduce(x, i), dimensions={1,1}, to_apply=r\n}\n",
+      "ENTRY main {\n  x = f32[2,3] parameter(0)\n  i = f32[] constant(0)\n  ROOT y = f32[3] reduce(x, i), dimensions={1}, to_apply=r\n}\n",
+      "ENTRY main {\n  x = f32[2,3] parameter(0)\n  i = f32[2] constant({0, 0})\n  ROOT y = f32[2] reduce(x, i), dimensions={1}, to_apply=r\n}\n",
+      "ENTRY main {\n  x = f32[2,3] parameter(0)\n  i = f32[] constant(0)\n  ROOT y = f32[2,2] reduce-window(x, i), window={size=1x1}, to_apply=r\n}\n",
+      "ENTRY main {\n  x = f32[2,3] parameter(0)\n  i = f32[] constant(0)\n  ROOT y = f32[2,3] reduce-window(x, i), window={size=1}, to_apply=r\n}\n",
+      "ENTRY main {\n  x = f32[2,3] parameter(0)\n  i = f32[] constant(0)\n  ROOT y = f32[2,3] reduce-window(x, i), window={size=1x1 stride=0x1}, to_apply=r\n}\n",
+  };
+  for (const char* body : bodies) {
+    auto result = RunHlo(add + body, {L("f32[2,3] {{1, 2, 3}, {4, 5, 6}}")});
+    EXPECT_FALSE(result.ok()) << body;
+  }
+}
+
 }  // namespace more
 }  // namespace
 }  // namespace xla
