@@ -362,14 +362,6 @@ bool IsScalarAdd(const HloComputation& computation) {
          ShapeUtil::IsScalar(lhs->shape()) && ShapeUtil::IsScalar(rhs->shape());
 }
 
-// Writes a double to a floating-point element as XLA's Literal::SetFromDouble does:
-// F16 and BF16 go through float (Eigen's conversions), other types round once.
-void StoreDouble(Literal& literal, int64_t linear_index, double value) {
-  const PrimitiveType type = literal.shape().element_type();
-  if (type == F16 || type == BF16) value = static_cast<float>(value);
-  literal.SetFromDouble(linear_index, value);
-}
-
 absl::StatusOr<Literal> Reduce(EvalContext& ctx, const HloInstruction& instruction, Operands operands) {
   if (operands.size() < 2 || operands.size() % 2 != 0) {
     return absl::InvalidArgumentError("reduce takes N inputs followed by N init values");
@@ -480,7 +472,8 @@ absl::StatusOr<Literal> Reduce(EvalContext& ctx, const HloInstruction& instructi
           sum += LoadAsDouble(in_views[0].At(offset), in_views[0].type);
         } while (NextIndex(red_sizes, absl::MakeSpan(red_index)));
       }
-      StoreDouble(outputs[0], o, sum);
+      // Rounds as XLA's SetFromDouble (F16/BF16 through float, like Eigen).
+      outputs[0].SetFromDouble(o, sum);
     } else {
       for (int64_t i = 0; i < n; ++i) caller.SetArg(i, init_views[i].data, init_views[i].type);
       if (red_count > 0) {
