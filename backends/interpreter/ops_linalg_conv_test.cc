@@ -141,6 +141,32 @@ TEST(InterpreterConvTest, EmptyBatch) {
   EXPECT_EQ(r->element_count(), 0);
 }
 
+TEST(InterpreterConvTest, EveryElementType) {
+  for (const char* type : {"s4", "s8", "s16", "s32", "s64", "u4", "u8", "u16", "u32", "u64", "f16", "bf16", "f32",
+                           "f64", "f8e4m3fn", "f8e5m2", "c64", "c128"}) {
+    const std::string t = type;
+    auto hlo = ConvModule(t + "[1,1,2]", t + "[1,1,2]", t + "[1,1,1]", "window={size=2}, dim_labels=bf0_oi0->bf0");
+    const bool complex = t[0] == 'c';
+    const std::string v = complex ? "[1,1,2] {{{(1, 0), (2, 0)}}}" : "[1,1,2] {{{1, 2}}}";
+    auto r = RunHlo(hlo, {L(t + v), L(t + v)});
+    ASSERT_TRUE(r.ok()) << t << ": " << r.status();
+    EXPECT_EQ(r->GetAsDouble(0), 5) << t;
+  }
+}
+
+TEST(InterpreterConvTest, HighRankThreeSpatialDims) {
+  // 2x2x2 input of ones, 2x2x2 kernel of ones, one output element: 8.
+  auto hlo = ConvModule("f32[1,2,2,2,1]", "f32[2,2,2,1,1]", "f32[1,1,1,1,1]",
+                        "window={size=2x2x2}, dim_labels=b012f_012io->b012f");
+  Literal x = *Literal::Create(Shape(F32, {1, 2, 2, 2, 1}));
+  Literal k = *Literal::Create(Shape(F32, {2, 2, 2, 1, 1}));
+  for (int i = 0; i < 8; ++i) {
+    x.SetFromDouble(i, i + 1);
+    k.SetFromDouble(i, 1);
+  }
+  EXPECT_TRUE(LiteralEqual(L("f32[1,1,1,1,1] {{{{{36}}}}}"), RunHlo(hlo, {std::move(x), std::move(k)})));
+}
+
 TEST(InterpreterConvTest, NonDefaultLayouts) {
   const char* hlo = R"(HloModule m
 ENTRY main {

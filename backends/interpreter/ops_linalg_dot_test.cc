@@ -1,4 +1,6 @@
 // dot through the Backend interface: expected values computed by hand.
+#include <limits>
+
 #include "backends/testing/hlo_test_util.h"
 #include "gtest/gtest.h"
 
@@ -172,6 +174,37 @@ TEST(InterpreterDotTest, BadDimensionNumbersAreErrors) {
   EXPECT_FALSE(r.ok());
   auto hlo2 = DotModule("f32[2]", "f32[2]", "f32[]", "lhs_contracting_dims={3}, rhs_contracting_dims={0}");
   EXPECT_FALSE(RunHlo(hlo2, {L("f32[2] {1, 2}"), L("f32[2] {1, 2}")}).ok());
+}
+
+TEST(InterpreterDotTest, EveryElementType) {
+  for (const char* type : {"s4", "s8", "s16", "s32", "s64", "u4", "u8", "u16", "u32", "u64", "f16", "bf16", "f32",
+                           "f64", "f8e4m3fn", "f8e5m2", "c64", "c128"}) {
+    const std::string t = type;
+    auto hlo = DotModule(t + "[2]", t + "[2]", t + "[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+    const bool complex = t[0] == 'c';
+    auto r = RunHlo(hlo, {L(t + (complex ? "[2] {(1, 0), (2, 0)}" : "[2] {1, 2}")),
+                          L(t + (complex ? "[2] {(1, 0), (2, 0)}" : "[2] {1, 2}"))});
+    ASSERT_TRUE(r.ok()) << t << ": " << r.status();
+    EXPECT_EQ(r->shape().element_type(), L(t + (complex ? "[] (0, 0)" : "[] 0")).shape().element_type()) << t;
+    EXPECT_EQ(r->GetAsDouble(0), 5) << t;
+  }
+  auto pred = DotModule("pred[2]", "pred[2]", "pred[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  EXPECT_TRUE(LiteralEqual(L("pred[] true"), RunHlo(pred, {L("pred[2] {true, false}"), L("pred[2] {true, true}")})));
+  EXPECT_TRUE(LiteralEqual(L("pred[] false"), RunHlo(pred, {L("pred[2] {true, false}"), L("pred[2] {false, true}")})));
+}
+
+TEST(InterpreterDotTest, ScalarsAndDenormals) {
+  auto hlo = DotModule("f32[]", "f32[]", "f32[]", "lhs_contracting_dims={}, rhs_contracting_dims={}");
+  EXPECT_TRUE(LiteralEqual(L("f32[] -6"), RunHlo(hlo, {L("f32[] 2"), L("f32[] -3")})));
+  // The smallest f32 denormal survives: products are exact in double.
+  auto vec = DotModule("f32[2]", "f32[2]", "f32[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  auto r = RunHlo(vec, {L("f32[2] {1.4e-45, 1.4e-45}"), L("f32[2] {1, 2}")});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->GetAsDouble(0), 3 * static_cast<double>(std::numeric_limits<float>::denorm_min()));
+  // Integer extremes: INT64_MIN * -1 wraps to INT64_MIN.
+  auto s64 = DotModule("s64[1]", "s64[1]", "s64[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}");
+  EXPECT_TRUE(LiteralEqual(L("s64[] -9223372036854775808"),
+                           RunHlo(s64, {L("s64[1] {-9223372036854775808}"), L("s64[1] {-1}")})));
 }
 
 TEST(InterpreterDotTest, LargeMatmulMatchesIdentity) {
