@@ -342,17 +342,7 @@ std::vector<int64_t> StorageStrides(const Shape& shape) {
   return strides;
 }
 
-bool IsRowMajorStorage(const Shape& shape) {
-  if (!shape.has_layout()) return true;
-  const auto& m2m = shape.layout().minor_to_major();
-  const int64_t rank = shape.rank();
-  if (static_cast<int64_t>(m2m.size()) != rank) return true;
-  // Dimensions of size 1 do not affect the order, but keep the check simple.
-  for (int64_t i = 0; i < rank; ++i) {
-    if (m2m[i] != rank - 1 - i) return false;
-  }
-  return true;
-}
+bool IsRowMajorStorage(const Shape& shape) { return ShapeUtil::HasDescendingLayout(shape); }
 
 absl::StatusOr<int64_t> CheckedTotalBytes(const Shape& shape) {
   if (shape.IsTuple()) {

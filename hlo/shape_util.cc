@@ -464,4 +464,16 @@ bool ShapeUtil::HasLayoutEverywhere(const Shape& shape) {
   return all;
 }
 
+bool ShapeUtil::HasDescendingLayout(const Shape& shape) {
+  if (!shape.has_layout()) return true;
+  const std::vector<int64_t>& m2m = shape.layout().minor_to_major();
+  const int64_t rank = shape.rank();
+  if (m2m.empty()) return true;
+  if (static_cast<int64_t>(m2m.size()) != rank) return false;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (m2m[i] != rank - 1 - i) return false;
+  }
+  return true;
+}
+
 }  // namespace xla

@@ -86,6 +86,9 @@ class ShapeUtil {
   static void SetDefaultLayoutsIfMissing(Shape* shape);
   static void ClearLayouts(Shape* shape);
   static bool HasLayoutEverywhere(const Shape& shape);
+  // True when an array's storage order is its logical row-major order: no layout, or
+  // minor_to_major = {rank-1, ..., 0}. Tiling and element size are not considered.
+  static bool HasDescendingLayout(const Shape& shape);
 
   // "f32[2,3]" without layout (alias of shape.ToString()).
   static std::string HumanString(const Shape& shape) { return shape.ToString(false); }

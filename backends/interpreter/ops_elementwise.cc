@@ -14,17 +14,6 @@ namespace interpreter {
 namespace elementwise {
 namespace {
 
-bool HasDefaultLayout(const Shape& shape) {
-  if (!shape.has_layout()) return true;
-  const auto& m2m = shape.layout().minor_to_major();
-  const int64_t rank = shape.rank();
-  if (static_cast<int64_t>(m2m.size()) != rank) return true;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (m2m[i] != rank - 1 - i) return false;
-  }
-  return true;
-}
-
 template <typename S>
 S LoadRaw(const uint8_t* base, int64_t i) {
   S v;
@@ -82,7 +71,7 @@ absl::StatusOr<const Literal*> RowMajor(const Literal& in, Literal* storage) {
     return absl::InvalidArgumentError(
         absl::StrCat("expected an array, got ", in.shape().ToString()));
   }
-  if (HasDefaultLayout(in.shape())) return &in;
+  if (ShapeUtil::HasDescendingLayout(in.shape())) return &in;
   ASSIGN_OR_RETURN(*storage, in.Relayout(ShapeUtil::MakeDescendingLayout(in.shape().rank())));
   return storage;
 }

@@ -9,6 +9,7 @@
 #include "backends/interpreter/ops_linalg_internal.h"
 #include "hlo/float_types.h"
 #include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
 namespace xla {
@@ -17,18 +18,7 @@ namespace linalg {
 namespace {
 
 // True when storage order equals logical row-major order, so data<T>() can be read directly.
-bool RowMajorStorage(const Literal& literal) {
-  const Shape& shape = literal.shape();
-  if (!shape.has_layout()) return true;
-  const auto& m2m = shape.layout().minor_to_major();
-  if (m2m.empty()) return true;
-  const int64_t rank = shape.rank();
-  if (static_cast<int64_t>(m2m.size()) != rank) return false;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (m2m[i] != rank - 1 - i) return false;
-  }
-  return true;
-}
+bool RowMajorStorage(const Literal& literal) { return ShapeUtil::HasDescendingLayout(literal.shape()); }
 
 template <typename T, typename U, typename F>
 bool ReadTyped(const Literal& literal, std::vector<U>* out, F convert) {

@@ -61,16 +61,7 @@ void FillFixed(const uint8_t* value, uint8_t* dst, int64_t count) {
 
 }  // namespace
 
-bool IsRowMajor(const Shape& shape) {
-  if (!shape.has_layout()) return true;
-  const auto& m2m = shape.layout().minor_to_major();
-  const int64_t rank = shape.rank();
-  if (static_cast<int64_t>(m2m.size()) != rank) return true;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (m2m[i] != rank - 1 - i) return false;
-  }
-  return true;
-}
+bool IsRowMajor(const Shape& shape) { return ShapeUtil::HasDescendingLayout(shape); }
 
 absl::StatusOr<RowMajor> RowMajor::Of(const Literal& literal) {
   RETURN_IF_ERROR(CheckArray(literal, "operand"));

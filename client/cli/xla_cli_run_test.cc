@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#define XLA_CLI_TEST_PREFIX "xla_cli_run_test_"
+#include "client/cli/cli_test_util.h"
 #include "client/cli/npy.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -18,34 +20,11 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout + stderr
-};
-
-Result RunCli(const std::string& args) {
-  std::string command = std::string(XLA_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  Result result{-1, ""};
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir != nullptr ? dir : "/tmp") + "/xla_cli_run_test_" + name;
-}
-
-std::string WriteFile(const std::string& name, const std::string& content) {
-  std::string path = TempPath(name);
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
-}
+using xla_cli_test::ReadFile;
+using xla_cli_test::Result;
+using xla_cli_test::RunCli;
+using xla_cli_test::TempPath;
+using xla_cli_test::WriteFile;
 
 xla::Literal L(const std::string& text) { return xla::Literal::Parse(text).value(); }
 
