@@ -3,7 +3,7 @@
 # apt-get; otherwise it prints the exact command to run.
 set -e
 PKGS="build-essential cmake ninja-build ccache pkg-config git \
-libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev \
+libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libspdlog-dev \
 libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
 python3-grpcio python3-protobuf python3-numpy python3-pytest bazel-bootstrap"
 missing=""
