@@ -1,0 +1,118 @@
+#ifndef XLA_SERVER_SERVICE_CORE_H_
+#define XLA_SERVER_SERVICE_CORE_H_
+
+// The transport-free xla-server: sessions with leases, a per-session handle table of
+// refcounted device buffers, a compile cache shared by all sessions, and execution. The
+// gRPC layer (server/grpc_*.cc) and the in-process client call it directly; tests too.
+//
+// Thread-safety: every method of ServiceCore may be called concurrently from any thread.
+// Lifetime: a ServiceCore owns its backends, sessions and background reaper thread; the
+// destructor stops the reaper and frees every session. Callers must not call methods
+// concurrently with (or after) destruction. Literals returned by BeginDownload are
+// immutable and shared: they stay valid after the session dies.
+//
+// Errors: INVALID_ARGUMENT (malformed HLO, with "LINE:COL: " for text; bad shapes, naming
+// the parameter), NOT_FOUND (unknown / expired session, unknown handle or one of another
+// session, unknown upload id), RESOURCE_EXHAUSTED (max_module_bytes, max_literal_bytes,
+// per-session memory quota), FAILED_PRECONDITION (wrong device, protocol version outside
+// [1,1], reuse of a donated buffer), DEADLINE_EXCEEDED (outfeed timeout).
+//
+// Handles: int64, unique per server and never reused; valid only within their session.
+// Any call naming a session renews its lease.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "hlo/literal.h"
+#include "proto/xla_service.pb.h"
+
+namespace xla {
+namespace server {
+
+inline constexpr int kMinProtocolVersion = 1;
+inline constexpr int kMaxProtocolVersion = 1;
+
+struct ServiceOptions {
+  // Each platform's devices are appended to the server's device list (server-wide ordinal =
+  // index in that list).
+  std::vector<std::string> platforms = {"interpreter"};
+  int64_t default_lease_ms = 60000;           // session lease renewed by KeepAlive / any call
+  int64_t max_session_memory_bytes = 0;       // 0 = unlimited; else RESOURCE_EXHAUSTED past it
+  int64_t max_module_bytes = 256 << 20;
+  int64_t max_literal_bytes = int64_t{4} << 30;
+  int compile_threads = 2, execute_threads = 2;
+  int64_t cache_entries = 256;                // compiled executables kept (LRU)
+};
+
+class ServiceCore {
+ public:
+  static absl::StatusOr<std::unique_ptr<ServiceCore>> Create(const ServiceOptions& options);
+  ~ServiceCore();
+  ServiceCore(const ServiceCore&) = delete;
+  ServiceCore& operator=(const ServiceCore&) = delete;
+
+  // One method per unary RPC of XlaService.
+  absl::StatusOr<GetVersionResponse> GetVersion(const GetVersionRequest& request);
+  absl::StatusOr<OpenSessionResponse> OpenSession(const OpenSessionRequest& request);
+  absl::StatusOr<CloseSessionResponse> CloseSession(const CloseSessionRequest& request);
+  absl::StatusOr<KeepAliveResponse> KeepAlive(const KeepAliveRequest& request);
+  absl::StatusOr<ListDevicesResponse> ListDevices(const ListDevicesRequest& request);
+  absl::StatusOr<GetDeviceHandlesResponse> GetDeviceHandles(const GetDeviceHandlesRequest& request);
+  absl::StatusOr<CompileResponse> Compile(const CompileRequest& request);
+  absl::StatusOr<ExecuteResponse> Execute(const ExecuteRequest& request);
+  absl::StatusOr<ExecuteAndTransferResponse> ExecuteAndTransfer(
+      const ExecuteAndTransferRequest& request);
+  absl::StatusOr<ExecuteParallelResponse> ExecuteParallel(const ExecuteParallelRequest& request);
+  absl::StatusOr<TransferToInfeedResponse> TransferToInfeed(const TransferToInfeedRequest& request);
+  absl::StatusOr<TransferFromOutfeedResponse> TransferFromOutfeed(
+      const TransferFromOutfeedRequest& request);
+  absl::StatusOr<GetShapeResponse> GetShape(const GetShapeRequest& request);
+  absl::StatusOr<GetComputationShapeResponse> GetComputationShape(
+      const GetComputationShapeRequest& request);
+  absl::StatusOr<DeconstructTupleResponse> DeconstructTuple(const DeconstructTupleRequest& request);
+  absl::StatusOr<UnregisterResponse> Unregister(const UnregisterRequest& request);
+  absl::StatusOr<ResetDeviceResponse> ResetDevice(const ResetDeviceRequest& request);
+  absl::StatusOr<GetStatusResponse> GetStatus(const GetStatusRequest& request);
+
+  // TransferToServer (client stream): the first chunk opens an upload (session_id,
+  // device_ordinal, shape) and its data is appended too; AppendUpload adds data; FinishUpload
+  // checks the size, transfers to the device and registers the handle. Bytes count against
+  // the session's memory as they arrive; past the quota or max_literal_bytes the upload is
+  // aborted with RESOURCE_EXHAUSTED. Any error from Append/Finish frees the upload (the id
+  // becomes unknown). AbortUpload (client vanished mid-stream) frees everything; unknown
+  // ids are ignored. An upload id is used by one stream at a time.
+  absl::StatusOr<int64_t> BeginUpload(const TransferChunk& first_chunk);
+  absl::Status AppendUpload(int64_t upload_id, absl::string_view data);
+  absl::StatusOr<TransferToServerResponse> FinishUpload(int64_t upload_id);
+  void AbortUpload(int64_t upload_id);
+
+  // TransferToClient (server stream): the value to send (immutable, shared); the transport
+  // chunks it with ForEachChunk.
+  absl::StatusOr<std::shared_ptr<const Literal>> BeginDownload(const TransferToClientRequest& request);
+
+  // Splits a literal into TransferChunk messages of ~chunk_bytes (shape in the first chunk,
+  // then every array leaf's dense storage bytes depth-first). Always emits at least one chunk.
+  // Stops early if fn returns false.
+  static void ForEachChunk(const Literal& literal, size_t chunk_bytes,
+                           const std::function<bool(TransferChunk&&)>& fn);
+  // Inverse, for clients: rebuilds a literal from chunks (validates sizes; never
+  // over-allocates: the byte size implied by the shape is checked before allocating).
+  static absl::StatusOr<Literal> LiteralFromChunks(const std::vector<TransferChunk>& chunks);
+
+  struct Impl;  // service_core*.cc internals
+
+ private:
+  explicit ServiceCore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace server
+}  // namespace xla
+
+#endif  // XLA_SERVER_SERVICE_CORE_H_
