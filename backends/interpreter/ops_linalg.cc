@@ -243,6 +243,7 @@ void RegisterLinalgHandlers(HandlerTable* table) {
   linalg::RegisterFftHandlers(table);
   linalg::RegisterSolveHandlers(table);
   linalg::RegisterBatchNormHandlers(table);
+  linalg::RegisterRaggedAndScaledDotHandlers(table);
 }
 
 }  // namespace interpreter

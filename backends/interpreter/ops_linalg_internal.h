@@ -88,6 +88,7 @@ void RegisterConvolutionHandlers(HandlerTable* table);
 void RegisterFftHandlers(HandlerTable* table);
 void RegisterSolveHandlers(HandlerTable* table);
 void RegisterBatchNormHandlers(HandlerTable* table);
+void RegisterRaggedAndScaledDotHandlers(HandlerTable* table);  // ops_linalg_ragged.cc
 
 }  // namespace linalg
 }  // namespace interpreter
