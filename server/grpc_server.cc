@@ -172,6 +172,8 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerConfig& c
   int selected_port = 0;
   builder.AddListeningPort(config.listen, credentials, &selected_port);
   builder.RegisterService(service.get());
+  // Two servers must not silently share a port (gRPC enables SO_REUSEPORT by default).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Bounded concurrency for the synchronous API: at most rpc_threads RPCs run at once.
   grpc::ResourceQuota quota("xla-server");
   quota.SetMaxThreads(std::max(config.rpc_threads, 2) + 2);

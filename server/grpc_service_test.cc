@@ -1,0 +1,207 @@
+// The gRPC layer end to end: a server on 127.0.0.1:0, the generated stub, real streams.
+
+#include <cstring>
+#include <numeric>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "server/grpc_service.h"
+#include "server/grpc_test_util.h"
+
+namespace xla::server {
+namespace {
+
+using testing::Context;
+using testing::Download;
+using testing::LocalConfig;
+using testing::MakeStub;
+using testing::OpenSession;
+using testing::Upload;
+
+class GrpcServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto server = StartServer(LocalConfig());
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    ASSERT_GT(server_->port(), 0);
+    stub_ = MakeStub(server_->address());
+  }
+  void TearDown() override {
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  }
+
+  std::unique_ptr<RunningServer> server_;
+  std::unique_ptr<XlaService::Stub> stub_;
+};
+
+TEST_F(GrpcServiceTest, GetVersionListsProtocolAndPlatforms) {
+  GetVersionResponse response;
+  grpc::Status status = stub_->GetVersion(Context().get(), GetVersionRequest(), &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_LE(response.min_protocol_version(), kMaxProtocolVersion);
+  EXPECT_GE(response.max_protocol_version(), kMinProtocolVersion);
+  EXPECT_THAT(response.platforms(), ::testing::Contains("interpreter"));
+}
+
+TEST_F(GrpcServiceTest, CompileUploadExecuteDownloadRoundTrip) {
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub_, &session).ok());
+  ASSERT_FALSE(session.empty());
+
+  CompileRequest compile;
+  compile.set_session_id(session);
+  compile.set_hlo_text(R"(HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  ROOT r = f32[4] add(a, b)
+})");
+  CompileResponse compiled;
+  grpc::Status status = stub_->Compile(Context().get(), compile, &compiled);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  int64_t a = 0, b = 0;
+  ASSERT_TRUE(Upload(*stub_, session, Literal::CreateR1<float>({1, 2, 3, 4}), &a).ok());
+  ASSERT_TRUE(Upload(*stub_, session, Literal::CreateR1<float>({10, 20, 30, 40}), &b).ok());
+
+  ExecuteRequest execute;
+  execute.set_session_id(session);
+  execute.set_execution_handle(compiled.execution_handle());
+  execute.add_arguments(a);
+  execute.add_arguments(b);
+  ExecuteResponse executed;
+  status = stub_->Execute(Context().get(), execute, &executed);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  Literal result;
+  status = Download(*stub_, session, executed.result_handle(), &result);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  auto values = result.data<float>();
+  EXPECT_EQ(std::vector<float>(values.begin(), values.end()), (std::vector<float>{11, 22, 33, 44}));
+
+  // The same program through ExecuteAndTransfer (literals inline).
+  ExecuteAndTransferRequest inline_request;
+  inline_request.set_session_id(session);
+  inline_request.set_execution_handle(compiled.execution_handle());
+  *inline_request.add_arguments() = Literal::CreateR1<float>({1, 1, 1, 1}).ToProto();
+  *inline_request.add_arguments() = Literal::CreateR1<float>({2, 2, 2, 2}).ToProto();
+  ExecuteAndTransferResponse inline_response;
+  status = stub_->ExecuteAndTransfer(Context().get(), inline_request, &inline_response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  auto inline_result = Literal::FromProto(inline_response.result());
+  ASSERT_TRUE(inline_result.ok()) << inline_result.status();
+  EXPECT_EQ(inline_result->GetAsDouble(int64_t{3}), 3.0);
+
+  CloseSessionRequest close;
+  close.set_session_id(session);
+  CloseSessionResponse closed;
+  EXPECT_TRUE(stub_->CloseSession(Context().get(), close, &closed).ok());
+}
+
+TEST_F(GrpcServiceTest, StreamsSeveralMiBBothWaysByteExact) {
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub_, &session).ok());
+  // 3 MiB + a ragged tail so the last chunk is partial.
+  const int64_t count = (3 << 20) / 4 + 1234;
+  std::vector<int32_t> values(count);
+  for (int64_t i = 0; i < count; ++i) values[i] = static_cast<int32_t>(i * 2654435761u);
+  Literal literal = Literal::CreateR1<int32_t>(values);
+
+  int64_t handle = 0;
+  grpc::Status status = Upload(*stub_, session, literal, &handle, /*chunk_bytes=*/256 << 10);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  Literal back;
+  size_t chunks = 0;
+  status = Download(*stub_, session, handle, &back, &chunks);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_GE(chunks, 3u);  // ~1 MiB chunks, never one huge message
+  ASSERT_EQ(back.size_bytes(), literal.size_bytes());
+  EXPECT_EQ(std::memcmp(back.untyped_data(), literal.untyped_data(), literal.size_bytes()), 0);
+}
+
+TEST_F(GrpcServiceTest, UnknownSessionAndHandleAreNotFound) {
+  GetShapeRequest request;
+  request.set_session_id("no-such-session");
+  request.set_handle(42);
+  GetShapeResponse response;
+  EXPECT_EQ(stub_->GetShape(Context().get(), request, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub_, &session).ok());
+  request.set_session_id(session);
+  request.set_handle(987654321);
+  EXPECT_EQ(stub_->GetShape(Context().get(), request, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+
+  Literal ignored;
+  EXPECT_EQ(Download(*stub_, session, 987654321, &ignored).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(GrpcServiceTest, BadHloIsInvalidArgumentWithLineAndColumn) {
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub_, &session).ok());
+  CompileRequest compile;
+  compile.set_session_id(session);
+  compile.set_hlo_text("HloModule m\nENTRY main {\n  a = f32[4] parameter(0)\n  ROOT r = f32[4] frobnicate(a)\n}\n");
+  CompileResponse response;
+  grpc::Status status = stub_->Compile(Context().get(), compile, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(std::regex_search(status.error_message(), std::regex("[0-9]+:[0-9]+")))
+      << status.error_message();
+}
+
+TEST_F(GrpcServiceTest, UploadWithoutShapeOrToUnknownSessionFailsCleanly) {
+  // An empty stream is rejected, not crashed on.
+  {
+    auto context = Context();
+    TransferToServerResponse response;
+    auto writer = stub_->TransferToServer(context.get(), &response);
+    writer->WritesDone();
+    EXPECT_EQ(writer->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  }
+  int64_t handle = 0;
+  EXPECT_EQ(Upload(*stub_, "no-such-session", Literal::CreateR1<float>({1}), &handle).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(GrpcServiceTest, CancelledUploadLeavesServerHealthy) {
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub_, &session).ok());
+  {
+    auto context = Context();
+    TransferToServerResponse response;
+    auto writer = stub_->TransferToServer(context.get(), &response);
+    Literal big = Literal::CreateR1<float>(std::vector<float>(1 << 20, 1.0f));
+    bool first = true;
+    int sent = 0;
+    ServiceCore::ForEachChunk(big, 64 << 10, [&](TransferChunk&& chunk) {
+      if (first) chunk.set_session_id(session), first = false;
+      return writer->Write(chunk) && ++sent < 3;
+    });
+    context->TryCancel();
+    EXPECT_FALSE(writer->Finish().ok());
+  }
+  // The session still works.
+  int64_t handle = 0;
+  EXPECT_TRUE(Upload(*stub_, session, Literal::CreateR1<float>({5}), &handle).ok());
+}
+
+TEST(StatusMappingTest, CodesAndMessagesSurvive) {
+  EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok());
+  grpc::Status s = ToGrpcStatus(absl::ResourceExhaustedError("too big"));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(s.error_message(), "too big");
+  EXPECT_EQ(ToGrpcStatus(absl::NotFoundError("x")).error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(ToGrpcStatus(absl::FailedPreconditionError("x")).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(ToGrpcStatus(absl::DeadlineExceededError("x")).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_EQ(FromGrpcStatus(s).code(), absl::StatusCode::kResourceExhausted);
+}
+
+}  // namespace
+}  // namespace xla::server
