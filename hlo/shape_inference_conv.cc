@@ -152,16 +152,16 @@ absl::StatusOr<Shape> InferRaggedDot(const OpContext& ctx) {
 }
 
 absl::StatusOr<Shape> InferScaledDot(const OpContext& ctx) {
-  // scaled-dot(lhs, lhs_scale, rhs, rhs_scale): a dot of the operands, each scaled by a
-  // block-wise scale whose dims divide the operand's.
+  // scaled-dot(lhs, rhs, lhs_scale, rhs_scale) (XLA's operand order): a dot of the
+  // operands, each scaled by a block-wise scale whose dims divide the operand's.
   RETURN_IF_ERROR(ExpectOperandCount(ctx, 4));
   const Shape& lhs = ctx.operand(0);
-  const Shape& rhs = ctx.operand(2);
-  for (int i : {0, 2}) {
+  const Shape& rhs = ctx.operand(1);
+  for (int i : {0, 1}) {
     const Shape& operand = ctx.operand(i);
-    const Shape& scale = ctx.operand(i + 1);
+    const Shape& scale = ctx.operand(i + 2);
     RETURN_IF_ERROR(ExpectArray(ctx, operand, absl::StrCat("operand ", i)));
-    RETURN_IF_ERROR(ExpectArray(ctx, scale, absl::StrCat("operand ", i + 1)));
+    RETURN_IF_ERROR(ExpectArray(ctx, scale, absl::StrCat("operand ", i + 2)));
     if (scale.rank() == 0) continue;
     if (scale.rank() != operand.rank()) {
       return Error(ctx, "scale ", ShapeStr(scale), " must have the rank of its operand ",

@@ -77,12 +77,12 @@ TEST(RaggedDotTest, Modes) {
 TEST(ScaledDotTest, Basic) {
   HloInstructionProto a = DotAttrs({1}, {0});
   EXPECT_EQ(Infer(HloOpcode::kScaledDot,
-                  {S(F8E4M3FN, {4, 64}), S(F8E8M0FNU, {4, 2}), S(F8E4M3FN, {64, 8}),
+                  {S(F8E4M3FN, {4, 64}), S(F8E4M3FN, {64, 8}), S(F8E8M0FNU, {4, 2}),
                    S(F8E8M0FNU, {2, 8})},
                   a),
             "f8e4m3fn[4,8]");
   EXPECT_THAT(Infer(HloOpcode::kScaledDot,
-                    {S(F8E4M3FN, {4, 64}), S(F8E8M0FNU, {4, 3}), S(F8E4M3FN, {64, 8}),
+                    {S(F8E4M3FN, {4, 64}), S(F8E4M3FN, {64, 8}), S(F8E8M0FNU, {4, 3}),
                      S(F8E8M0FNU, {2, 8})},
                     a),
               IsError("divide"));

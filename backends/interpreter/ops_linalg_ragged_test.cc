@@ -245,5 +245,21 @@ TEST(InterpreterScaledDotTest, ScaleThatDoesNotDivideIsAnError) {
   EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("does not divide"));
 }
 
+TEST(InterpreterScaledDotTest, BlockScalesInXlaOperandOrderThroughTheVerifier) {
+  // scaled-dot(lhs, rhs, lhs_scale, rhs_scale); each lhs scale covers 1x2, each rhs scale 2x1.
+  const char* hlo = R"(HloModule m
+ENTRY main {
+  lhs = f32[2,4] parameter(0)
+  rhs = f32[4,2] parameter(1)
+  ls = f32[2,2] parameter(2)
+  rs = f32[2,2] parameter(3)
+  ROOT d = f32[2,2] scaled-dot(lhs, rhs, ls, rs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  EXPECT_TRUE(LiteralEqual(L("f32[2,2] {{14, 14}, {16, 16}}"),
+                           RunHlo(hlo, {L("f32[2,4] {{1, 1, 1, 1}, {2, 2, 2, 2}}"),
+                                        L("f32[4,2] {{1, 1}, {1, 1}, {1, 1}, {1, 1}}"),
+                                        L("f32[2,2] {{1, 2}, {1, 1}}"), L("f32[2,2] {{1, 1}, {3, 3}}")})));
+}
+
 }  // namespace
 }  // namespace xla
