@@ -5,7 +5,10 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -119,6 +122,14 @@ int main(int argc, char** argv) {
       if (has_value) return Fail("--insecure takes no value");
       config.insecure = true;
       continue;
+    }
+    static const char* const kValueFlags[] = {
+        "listen", "platform", "auth-token-file", "tls-cert", "tls-key", "tls-client-ca",
+        "session-lease", "drain-timeout", "max-session-memory", "max-module-bytes",
+        "max-literal-bytes", "compile-threads", "execute-threads", "rpc-threads",
+        "cache-entries", "log-level"};
+    if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags)) {
+      return Fail(absl::StrCat("unknown flag --", name, " (see --help)"));
     }
     if (!has_value) {
       if (i + 1 >= argc) return Fail(absl::StrCat("--", name, " needs a value (see --help)"));
