@@ -1,0 +1,199 @@
+// Compile: parse (HLO text or serialized proto), verify, and compile through a single-flight
+// LRU cache keyed by the canonical printed module, the layouts asked for and the device.
+
+#include "absl/strings/str_cat.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_printer.h"
+#include "hlo/hlo_proto_convert.h"
+#include "hlo/hlo_verifier.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+#include "server/service_core.h"
+#include "server/service_core_internal.h"
+
+namespace xla {
+namespace server {
+
+std::pair<std::shared_ptr<CompileCache::Entry>, bool> CompileCache::Lookup(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {
+    lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+    hits_.fetch_add(1);
+    return {it->second.entry, false};
+  }
+  auto entry = std::make_shared<Entry>();
+  lru_.push_front(key);
+  entries_.emplace(key, Slot{entry, lru_.begin()});
+  // Evict the least recently used finished entries past the capacity (sessions keep their
+  // executables alive through their own references).
+  for (auto pos = std::prev(lru_.end());
+       static_cast<int64_t>(entries_.size()) > capacity_ && pos != lru_.begin();) {
+    auto victim = entries_.find(*pos);
+    auto prev = std::prev(pos);
+    bool done;
+    {
+      std::lock_guard<std::mutex> entry_lock(victim->second.entry->mu);
+      done = victim->second.entry->done;
+    }
+    if (done) {
+      entries_.erase(victim);
+      lru_.erase(pos);
+    }
+    pos = prev;
+  }
+  return {entry, true};
+}
+
+void CompileCache::Complete(const std::string& key, const std::shared_ptr<Entry>& entry,
+                            absl::Status status, std::shared_ptr<const CompiledProgram> program,
+                            double compile_ms) {
+  {
+    std::lock_guard<std::mutex> lock(entry->mu);
+    entry->done = true;
+    entry->status = std::move(status);
+    entry->program = std::move(program);
+    entry->compile_ms = compile_ms;
+  }
+  entry->cv.notify_all();
+  if (!entry->status.ok()) {  // failures are not cached: a later try compiles again
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end() && it->second.entry == entry) {
+      lru_.erase(it->second.lru_pos);
+      entries_.erase(it);
+    }
+  }
+}
+
+void CompileCache::Wait(Entry& entry) {
+  std::unique_lock<std::mutex> lock(entry.mu);
+  entry.cv.wait(lock, [&] { return entry.done; });
+}
+
+int64_t CompileCache::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(entries_.size());
+}
+
+namespace {
+
+absl::Status ApplyLayouts(const CompileRequest& request, HloModule& module, std::string* key) {
+  const HloComputation& entry = *module.entry_computation();
+  if (request.argument_layouts_size() == 0 && !request.has_result_layout()) return absl::OkStatus();
+  ProgramShape layout = entry.ComputeProgramShape();
+  if (request.argument_layouts_size() > 0) {
+    if (request.argument_layouts_size() != entry.num_parameters()) {
+      return absl::InvalidArgumentError(absl::StrCat("argument_layouts has ", request.argument_layouts_size(),
+                                                     " shapes; the computation takes ",
+                                                     entry.num_parameters(), " parameters"));
+    }
+    for (int i = 0; i < request.argument_layouts_size(); ++i) {
+      ASSIGN_OR_RETURN(Shape shape, Shape::FromProto(request.argument_layouts(i)));
+      if (!ShapeUtil::Compatible(shape, layout.parameters()[i])) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "argument_layouts[", i, "] (parameter '", entry.parameter_instruction(i)->name(), "') is ",
+            shape.ToString(), ", the parameter is ", layout.parameters()[i].ToString()));
+      }
+      layout.parameters()[i] = shape;
+    }
+  }
+  if (request.has_result_layout()) {
+    ASSIGN_OR_RETURN(Shape shape, Shape::FromProto(request.result_layout()));
+    if (!ShapeUtil::Compatible(shape, layout.result())) {
+      return absl::InvalidArgumentError(absl::StrCat("result_layout ", shape.ToString(),
+                                                     " does not fit the result ", layout.result().ToString()));
+    }
+    layout.result() = shape;
+  }
+  absl::StrAppend(key, "\nlayout=", layout.ToString(/*print_layout=*/true));
+  module.mutable_config()->entry_computation_layout = std::move(layout);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& request) {
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(request.device_ordinal()));
+  const Clock::time_point start = Clock::now();
+
+  std::unique_ptr<HloModule> module;
+  switch (request.module_case()) {
+    case CompileRequest::kHloText: {
+      if (static_cast<int64_t>(request.hlo_text().size()) > impl_->options.max_module_bytes) {
+        return absl::ResourceExhaustedError(absl::StrCat("module of ", request.hlo_text().size(),
+                                                         " bytes exceeds the limit of ",
+                                                         impl_->options.max_module_bytes));
+      }
+      ASSIGN_OR_RETURN(module, ParseAndReturnUnverifiedModule(request.hlo_text()));
+      break;
+    }
+    case CompileRequest::kHloModuleProto: {
+      if (static_cast<int64_t>(request.hlo_module_proto().size()) > impl_->options.max_module_bytes) {
+        return absl::ResourceExhaustedError(absl::StrCat("module of ", request.hlo_module_proto().size(),
+                                                         " bytes exceeds the limit of ",
+                                                         impl_->options.max_module_bytes));
+      }
+      ASSIGN_OR_RETURN(module, HloModuleFromSerializedProto(request.hlo_module_proto()));
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError("the compile request carries no module");
+  }
+  if (module->entry_computation() == nullptr) {
+    return absl::InvalidArgumentError("the module has no entry computation");
+  }
+  {
+    absl::Status verified = VerifyHloModule(*module);
+    if (!verified.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("invalid module: ", verified.message()));
+    }
+  }
+
+  std::string key = HloModuleToString(*module, HloPrintOptions::ShortParsable());
+  absl::StrAppend(&key, "\ndevice=", request.device_ordinal());
+  RETURN_IF_ERROR(ApplyLayouts(request, *module, &key));
+
+  auto [entry, owner] = impl_->cache.Lookup(key);
+  if (owner) {
+    auto program = std::make_shared<CompiledProgram>();
+    program->device = request.device_ordinal();
+    program->program_shape = module->entry_computation()->ComputeProgramShape();
+    for (HloInstruction* parameter : module->entry_computation()->parameter_instructions()) {
+      program->parameter_names.push_back(parameter->name());
+    }
+    backend::CompileOptions options;
+    options.device_ordinal = device->local_ordinal;
+    impl_->compile_slots.Acquire();
+    auto compiled = device->backend->Compile(std::move(module), options);
+    impl_->compile_slots.Release();
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    if (!compiled.ok()) {
+      impl_->cache.Complete(key, entry, compiled.status(), nullptr, ms);
+    } else {
+      program->executable = std::shared_ptr<backend::Executable>(std::move(compiled).value());
+      impl_->cache.Complete(key, entry, absl::OkStatus(), program, ms);
+    }
+  } else {
+    CompileCache::Wait(*entry);
+  }
+  RETURN_IF_ERROR(entry->status);
+
+  CompileResponse response;
+  const int64_t handle = impl_->NewHandle();
+  {
+    absl::MutexLock lock(&session->mu);
+    if (session->closed) return absl::NotFoundError("the session closed during the compile");
+    session->executables.emplace(handle, entry->program);
+  }
+  response.set_execution_handle(handle);
+  *response.mutable_program_shape() = entry->program->program_shape.ToProto();
+  response.set_cache_hit(!owner);
+  response.set_compile_ms(owner ? entry->compile_ms
+                                : std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  return response;
+}
+
+}  // namespace server
+}  // namespace xla

@@ -1,0 +1,204 @@
+// Execute, ExecuteAndTransfer and ExecuteParallel: argument checks (count, shapes naming the
+// parameter, devices), donation, result registration and XLA's ExecutionProfile.
+
+#include <future>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+#include "server/service_core.h"
+#include "server/service_core_internal.h"
+
+namespace xla {
+namespace server {
+namespace {
+
+absl::Status CheckArgumentCount(const CompiledProgram& program, int64_t count) {
+  const int64_t expected = static_cast<int64_t>(program.program_shape.parameters().size());
+  if (count != expected) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the computation takes ", expected, " arguments, got ", count));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckArgumentShape(const CompiledProgram& program, int64_t i, const Shape& shape) {
+  const Shape& parameter = program.program_shape.parameters()[i];
+  if (!ShapeUtil::Compatible(shape, parameter)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument ", i, " (parameter '", program.parameter_names[i], "') has shape ", shape.ToString(),
+        ", expected ", parameter.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// Counts an execution as in flight and holds an execute slot for its lifetime.
+class ExecutionScope {
+ public:
+  explicit ExecutionScope(ServiceCore::Impl& impl) : impl_(impl) {
+    impl_.executions_in_flight.fetch_add(1);
+    impl_.execute_slots.Acquire();
+  }
+  ~ExecutionScope() {
+    impl_.execute_slots.Release();
+    impl_.executions_in_flight.fetch_sub(1);
+  }
+
+ private:
+  ServiceCore::Impl& impl_;
+};
+
+int64_t ElapsedNs(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteRequest& request) {
+  ASSIGN_OR_RETURN(auto session, FindSession(request.session_id()));
+  ASSIGN_OR_RETURN(auto program, LookupProgram(*session, request.execution_handle()));
+  RETURN_IF_ERROR(CheckArgumentCount(*program, request.arguments_size()));
+  std::vector<std::shared_ptr<GlobalData>> data;
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (int i = 0; i < request.arguments_size(); ++i) {
+    ASSIGN_OR_RETURN(auto argument, LookupData(*session, request.arguments(i)));
+    RETURN_IF_ERROR(CheckArgumentShape(*program, i, argument->shape));
+    if (argument->device != program->device) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "argument ", i, " (handle ", request.arguments(i), ") lives on device ", argument->device,
+          " but the executable was compiled for device ", program->device));
+    }
+    buffers.push_back(argument->buffer);
+    data.push_back(std::move(argument));
+  }
+  backend::ExecuteOptions options;
+  options.rng_seed = request.rng_seed();
+  std::set<int64_t> donated_handles;
+  for (int64_t index : request.donated_arguments()) {
+    if (index < 0 || index >= request.arguments_size()) {
+      return absl::InvalidArgumentError(absl::StrCat("donated argument index ", index,
+                                                     " is out of range [0, ", request.arguments_size(), ")"));
+    }
+    if (!donated_handles.insert(request.arguments(index)).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("handle ", request.arguments(index), " is donated twice"));
+    }
+    options.donated_arguments.push_back(index);
+  }
+  if (!donated_handles.empty()) {
+    // Donation gives the buffers up now: they leave the handle table before running, so no
+    // concurrent call can use them; a handle used twice in one call cannot be donated.
+    for (int i = 0; i < request.arguments_size(); ++i) {
+      if (donated_handles.count(request.arguments(i))) {
+        int uses = 0;
+        for (int64_t h : request.arguments()) uses += h == request.arguments(i);
+        if (uses > 1) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "handle ", request.arguments(i), " is donated but passed ", uses, " times"));
+        }
+      }
+    }
+    absl::MutexLock lock(&session->mu);
+    for (int64_t handle : donated_handles) {
+      auto it = session->data.find(handle);
+      if (it == session->data.end()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("global data handle ", handle, " was donated or released concurrently"));
+      }
+    }
+    for (int64_t handle : donated_handles) {
+      auto it = session->data.find(handle);
+      session->memory_bytes -= it->second->bytes;
+      session->data.erase(it);
+      session->donated.insert(handle);
+    }
+  }
+  const DeviceSlot& device = devices[program->device];
+  (void)device;
+  std::shared_ptr<backend::Buffer> result;
+  const Clock::time_point start = Clock::now();
+  {
+    ExecutionScope scope(*this);
+    ASSIGN_OR_RETURN(result, program->executable->Execute(buffers, options));
+  }
+  const int64_t compute_ns = ElapsedNs(start);
+  buffers.clear();
+  data.clear();
+  ASSIGN_OR_RETURN(int64_t handle, RegisterData(*session, std::move(result),
+                                                program->program_shape.result(), program->device,
+                                                /*check_quota=*/true));
+  ExecuteResponse response;
+  response.set_result_handle(handle);
+  // The executable was compiled (or found in the cache) by Compile: nothing compiled here.
+  response.mutable_profile()->set_compilation_cache_hit(true);
+  response.mutable_profile()->set_compile_time_ms(0);
+  response.mutable_profile()->set_compute_time_ns(compute_ns);
+  response.mutable_profile()->set_compute_and_transfer_time_ns(compute_ns);
+  return response;
+}
+
+absl::StatusOr<ExecuteResponse> ServiceCore::Execute(const ExecuteRequest& request) {
+  return impl_->ExecuteOne(request);
+}
+
+absl::StatusOr<ExecuteParallelResponse> ServiceCore::ExecuteParallel(
+    const ExecuteParallelRequest& request) {
+  if (request.requests_size() == 0) return absl::InvalidArgumentError("no executions requested");
+  std::vector<std::future<absl::StatusOr<ExecuteResponse>>> futures;
+  for (int i = 1; i < request.requests_size(); ++i) {
+    futures.push_back(std::async(std::launch::async,
+                                 [this, &request, i] { return impl_->ExecuteOne(request.requests(i)); }));
+  }
+  std::vector<absl::StatusOr<ExecuteResponse>> results;
+  results.push_back(impl_->ExecuteOne(request.requests(0)));
+  for (auto& future : futures) results.push_back(future.get());
+  ExecuteParallelResponse response;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok()) {
+      return absl::Status(results[i].status().code(),
+                          absl::StrCat("execution ", i, ": ", results[i].status().message()));
+    }
+    *response.add_responses() = std::move(results[i]).value();
+  }
+  return response;
+}
+
+absl::StatusOr<ExecuteAndTransferResponse> ServiceCore::ExecuteAndTransfer(
+    const ExecuteAndTransferRequest& request) {
+  const Clock::time_point start = Clock::now();
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  ASSIGN_OR_RETURN(auto program, impl_->LookupProgram(*session, request.execution_handle()));
+  RETURN_IF_ERROR(CheckArgumentCount(*program, request.arguments_size()));
+  const DeviceSlot& device = impl_->devices[program->device];
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (int i = 0; i < request.arguments_size(); ++i) {
+    ASSIGN_OR_RETURN(Literal literal, Literal::FromProto(request.arguments(i)));
+    RETURN_IF_ERROR(CheckArgumentShape(*program, i, literal.shape()));
+    if (StorageBytes(literal.shape()) > impl_->options.max_literal_bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat("argument ", i, " exceeds the literal size limit of ",
+                                                       impl_->options.max_literal_bytes, " bytes"));
+    }
+    ASSIGN_OR_RETURN(auto buffer, device.backend->TransferToDevice(literal, device.local_ordinal));
+    buffers.push_back(std::move(buffer));
+  }
+  backend::ExecuteOptions options;
+  options.rng_seed = request.rng_seed();
+  std::shared_ptr<backend::Buffer> result;
+  const Clock::time_point compute_start = Clock::now();
+  {
+    ExecutionScope scope(*impl_);
+    ASSIGN_OR_RETURN(result, program->executable->Execute(buffers, options));
+  }
+  const int64_t compute_ns = ElapsedNs(compute_start);
+  buffers.clear();
+  ASSIGN_OR_RETURN(Literal value, device.backend->TransferFromDevice(*result));
+  ExecuteAndTransferResponse response;
+  *response.mutable_result() = value.ToProto();
+  response.mutable_profile()->set_compilation_cache_hit(true);
+  response.mutable_profile()->set_compute_time_ns(compute_ns);
+  response.mutable_profile()->set_compute_and_transfer_time_ns(ElapsedNs(start));
+  return response;
+}
+
+}  // namespace server
+}  // namespace xla

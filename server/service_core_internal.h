@@ -1,0 +1,186 @@
+#ifndef XLA_SERVER_SERVICE_CORE_INTERNAL_H_
+#define XLA_SERVER_SERVICE_CORE_INTERNAL_H_
+
+// Internals of ServiceCore shared by service_core*.cc. Not for other users.
+//
+// Locking order (never take them the other way round): Impl::mu -> Session::mu;
+// CompileCache::mu and Upload::mu are leaves (never held while taking another lock).
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "backends/backend.h"
+#include "hlo/shape.h"
+#include "server/service_core.h"
+
+namespace xla {
+namespace server {
+
+using Clock = std::chrono::steady_clock;
+
+// Bytes of the dense storage of every array leaf (hlo/literal.h: sub-byte types one per byte).
+int64_t StorageBytes(const Shape& shape);
+
+// A compiled executable as the cache and the sessions share it.
+struct CompiledProgram {
+  std::shared_ptr<backend::Executable> executable;
+  int device = 0;  // server-wide ordinal
+  ProgramShape program_shape;
+  std::vector<std::string> parameter_names;
+};
+
+struct GlobalData {
+  std::shared_ptr<backend::Buffer> buffer;
+  Shape shape;
+  int device = 0;  // server-wide ordinal
+  int64_t bytes = 0;
+};
+
+struct Session {
+  std::string id;
+  std::string client_name;
+  int64_t lease_ms = 0;
+
+  absl::Mutex mu;
+  Clock::time_point deadline ABSL_GUARDED_BY(mu);
+  bool closed ABSL_GUARDED_BY(mu) = false;
+  std::map<int64_t, std::shared_ptr<GlobalData>> data ABSL_GUARDED_BY(mu);
+  std::set<int64_t> donated ABSL_GUARDED_BY(mu);  // handles given up by donation
+  std::map<int64_t, std::shared_ptr<const CompiledProgram>> executables ABSL_GUARDED_BY(mu);
+  int64_t memory_bytes ABSL_GUARDED_BY(mu) = 0;
+};
+
+struct DeviceSlot {
+  backend::Backend* backend = nullptr;
+  int local_ordinal = 0;
+  DeviceInfo info;
+};
+
+// Single-flight LRU cache of compiled programs keyed by the canonical module text + options.
+class CompileCache {
+ public:
+  explicit CompileCache(int64_t capacity) : capacity_(capacity) {}
+  struct Entry {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    absl::Status status;
+    std::shared_ptr<const CompiledProgram> program;
+    double compile_ms = 0;
+  };
+  // Returns the entry for `key` and whether this caller must compile it (then it must call
+  // Complete). Otherwise the caller waits with Wait.
+  std::pair<std::shared_ptr<Entry>, bool> Lookup(const std::string& key);
+  void Complete(const std::string& key, const std::shared_ptr<Entry>& entry, absl::Status status,
+                std::shared_ptr<const CompiledProgram> program, double compile_ms);
+  static void Wait(Entry& entry);
+  int64_t size();
+  int64_t hits() { return hits_.load(); }
+
+ private:
+  const int64_t capacity_;
+  std::mutex mu_;
+  std::list<std::string> lru_;  // front = most recent
+  struct Slot {
+    std::shared_ptr<Entry> entry;
+    std::list<std::string>::iterator lru_pos;
+  };
+  std::map<std::string, Slot> entries_;
+  std::atomic<int64_t> hits_{0};
+};
+
+struct Upload {
+  std::mutex mu;
+  std::shared_ptr<Session> session;
+  int device = 0;
+  Literal literal;
+  std::vector<std::pair<char*, int64_t>> leaves;  // dense storage of each array leaf
+  size_t leaf = 0;
+  int64_t leaf_offset = 0;
+  int64_t received = 0;  // bytes counted against the session
+  int64_t expected = 0;
+};
+
+// A counting semaphore bounding concurrent compiles / executions.
+class Semaphore {
+ public:
+  explicit Semaphore(int n) : n_(n < 1 ? 1 : n) {}
+  void Acquire() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return n_ > 0; });
+    --n_;
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++n_;
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_;
+};
+
+struct ServiceCore::Impl {
+  explicit Impl(const ServiceOptions& o)
+      : options(o), cache(o.cache_entries), compile_slots(o.compile_threads),
+        execute_slots(o.execute_threads) {}
+
+  const ServiceOptions options;
+  std::vector<std::unique_ptr<backend::Backend>> backends;
+  std::vector<DeviceSlot> devices;
+  CompileCache cache;
+  Semaphore compile_slots, execute_slots;
+  std::atomic<int64_t> next_handle{1};
+  std::atomic<int64_t> executions_in_flight{0};
+
+  absl::Mutex mu;
+  std::map<std::string, std::shared_ptr<Session>> sessions ABSL_GUARDED_BY(mu);
+  std::map<int64_t, std::shared_ptr<Upload>> uploads ABSL_GUARDED_BY(mu);
+
+  // Reaper.
+  std::mutex reaper_mu;
+  std::condition_variable reaper_cv;
+  bool stopping = false;
+  std::thread reaper;
+
+  int64_t NewHandle() { return next_handle.fetch_add(1); }
+
+  // Finds a live session and renews its lease; NOT_FOUND when unknown or expired.
+  absl::StatusOr<std::shared_ptr<Session>> FindSession(const std::string& id);
+  // Removes a session (closing it) and frees everything it owns, including its uploads.
+  void DropSession(const std::shared_ptr<Session>& session);
+  void ReapExpired();
+  void ReaperLoop();
+
+  absl::StatusOr<const DeviceSlot*> Device(int64_t ordinal) const;
+
+  // Handle table helpers (take session->mu).
+  absl::StatusOr<std::shared_ptr<GlobalData>> LookupData(Session& session, int64_t handle);
+  absl::StatusOr<std::shared_ptr<const CompiledProgram>> LookupProgram(Session& session,
+                                                                       int64_t handle);
+  // Registers a buffer; with `check_quota`, fails RESOURCE_EXHAUSTED past the quota.
+  absl::StatusOr<int64_t> RegisterData(Session& session, std::shared_ptr<backend::Buffer> buffer,
+                                       const Shape& shape, int device, bool check_quota);
+  absl::Status CheckQuota(int64_t used, int64_t extra) const;
+
+  absl::StatusOr<ExecuteResponse> ExecuteOne(const ExecuteRequest& request);
+};
+
+}  // namespace server
+}  // namespace xla
+
+#endif  // XLA_SERVER_SERVICE_CORE_INTERNAL_H_

@@ -1,0 +1,300 @@
+// Transfers: chunked uploads (TransferToServer) and downloads (TransferToClient), the chunk
+// codec shared with clients, and infeed / outfeed.
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+#include "server/service_core.h"
+#include "server/service_core_internal.h"
+
+namespace xla {
+namespace server {
+namespace {
+
+// Dense storage of every array leaf of `literal`, depth-first.
+void CollectLeaves(Literal& literal, std::vector<std::pair<char*, int64_t>>* leaves) {
+  if (literal.IsTuple()) {
+    for (int64_t i = 0; i < literal.tuple_element_count(); ++i) {
+      CollectLeaves(literal.tuple_element(i), leaves);
+    }
+    return;
+  }
+  if (!literal.shape().IsArray() || literal.size_bytes() == 0) return;
+  leaves->emplace_back(static_cast<char*>(literal.untyped_data()), literal.size_bytes());
+}
+
+void CollectLeaves(const Literal& literal, std::vector<std::pair<const char*, int64_t>>* leaves) {
+  if (literal.IsTuple()) {
+    for (int64_t i = 0; i < literal.tuple_element_count(); ++i) {
+      CollectLeaves(literal.tuple_element(i), leaves);
+    }
+    return;
+  }
+  if (!literal.shape().IsArray() || literal.size_bytes() == 0) return;
+  leaves->emplace_back(static_cast<const char*>(literal.untyped_data()), literal.size_bytes());
+}
+
+absl::StatusOr<Shape> ValidatedShape(const ShapeProto& proto) {
+  ASSIGN_OR_RETURN(Shape shape, Shape::FromProto(proto));
+  absl::Status valid = ShapeUtil::ValidateShape(shape);
+  if (!valid.ok()) return absl::InvalidArgumentError(absl::StrCat("invalid shape: ", valid.message()));
+  return shape;
+}
+
+// Copies `data` into the leaves from the cursor on; INVALID_ARGUMENT past the end.
+absl::Status Fill(Upload& upload, absl::string_view data) {
+  if (upload.received + static_cast<int64_t>(data.size()) > upload.expected) {
+    return absl::InvalidArgumentError(absl::StrCat("the upload sends more than the ", upload.expected,
+                                                   " bytes its shape ", upload.literal.shape().ToString(),
+                                                   " holds"));
+  }
+  while (!data.empty()) {
+    auto& [dst, size] = upload.leaves[upload.leaf];
+    const int64_t n = std::min<int64_t>(size - upload.leaf_offset, data.size());
+    std::memcpy(dst + upload.leaf_offset, data.data(), n);
+    data.remove_prefix(n);
+    upload.leaf_offset += n;
+    if (upload.leaf_offset == size) {
+      ++upload.leaf;
+      upload.leaf_offset = 0;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ServiceCore::BeginUpload(const TransferChunk& first_chunk) {
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(first_chunk.session_id()));
+  ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(first_chunk.device_ordinal()));
+  (void)device;
+  if (!first_chunk.has_shape()) return absl::InvalidArgumentError("the first chunk carries no shape");
+  ASSIGN_OR_RETURN(Shape shape, ValidatedShape(first_chunk.shape()));
+  const int64_t expected = StorageBytes(shape);
+  if (expected > impl_->options.max_literal_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("a literal of shape ", shape.ToString(), " (", expected,
+                                                     " bytes) exceeds the limit of ",
+                                                     impl_->options.max_literal_bytes, " bytes"));
+  }
+  {
+    absl::MutexLock lock(&session->mu);
+    RETURN_IF_ERROR(impl_->CheckQuota(session->memory_bytes, expected));
+  }
+  auto upload = std::make_shared<Upload>();
+  upload->session = session;
+  upload->device = first_chunk.device_ordinal();
+  upload->expected = expected;
+  ASSIGN_OR_RETURN(upload->literal, Literal::Create(shape));
+  CollectLeaves(upload->literal, &upload->leaves);
+  const int64_t id = impl_->NewHandle();
+  {
+    absl::MutexLock lock(&impl_->mu);
+    impl_->uploads.emplace(id, upload);
+  }
+  if (!first_chunk.data().empty()) {
+    absl::Status appended = AppendUpload(id, first_chunk.data());
+    if (!appended.ok()) return appended;
+  }
+  return id;
+}
+
+absl::Status ServiceCore::AppendUpload(int64_t upload_id, absl::string_view data) {
+  std::shared_ptr<Upload> upload;
+  {
+    absl::MutexLock lock(&impl_->mu);
+    auto it = impl_->uploads.find(upload_id);
+    if (it == impl_->uploads.end()) return absl::NotFoundError(absl::StrCat("unknown upload ", upload_id));
+    upload = it->second;
+  }
+  absl::Status status;
+  {
+    std::lock_guard<std::mutex> lock(upload->mu);
+    Session& session = *upload->session;
+    {
+      absl::MutexLock session_lock(&session.mu);
+      const Clock::time_point now = Clock::now();
+      if (session.closed || now >= session.deadline) {
+        status = absl::NotFoundError("the upload's session closed or expired");
+      } else {
+        session.deadline = now + std::chrono::milliseconds(session.lease_ms);
+        status = impl_->CheckQuota(session.memory_bytes, data.size());
+        if (status.ok() && upload->received + static_cast<int64_t>(data.size()) > upload->expected) {
+          status = absl::InvalidArgumentError(absl::StrCat(
+              "the upload sends more than the ", upload->expected, " bytes its shape ",
+              upload->literal.shape().ToString(), " holds"));
+        }
+        if (status.ok()) session.memory_bytes += data.size();
+      }
+    }
+    if (status.ok()) {
+      status = Fill(*upload, data);
+      upload->received += data.size();
+    }
+  }
+  if (!status.ok()) AbortUpload(upload_id);
+  return status;
+}
+
+void ServiceCore::AbortUpload(int64_t upload_id) {
+  std::shared_ptr<Upload> upload;
+  {
+    absl::MutexLock lock(&impl_->mu);
+    auto it = impl_->uploads.find(upload_id);
+    if (it == impl_->uploads.end()) return;
+    upload = it->second;
+    impl_->uploads.erase(it);
+  }
+  std::lock_guard<std::mutex> lock(upload->mu);
+  {
+    absl::MutexLock session_lock(&upload->session->mu);
+    if (!upload->session->closed) upload->session->memory_bytes -= upload->received;
+  }
+  upload->received = 0;
+  upload->literal = Literal();
+  upload->leaves.clear();
+}
+
+absl::StatusOr<TransferToServerResponse> ServiceCore::FinishUpload(int64_t upload_id) {
+  std::shared_ptr<Upload> upload;
+  {
+    absl::MutexLock lock(&impl_->mu);
+    auto it = impl_->uploads.find(upload_id);
+    if (it == impl_->uploads.end()) return absl::NotFoundError(absl::StrCat("unknown upload ", upload_id));
+    upload = it->second;
+    impl_->uploads.erase(it);
+  }
+  std::lock_guard<std::mutex> lock(upload->mu);
+  Session& session = *upload->session;
+  auto release = [&] {
+    absl::MutexLock session_lock(&session.mu);
+    if (!session.closed) session.memory_bytes -= upload->received;
+    upload->received = 0;
+  };
+  if (upload->received != upload->expected) {
+    release();
+    return absl::InvalidArgumentError(absl::StrCat("the upload ended after ", upload->received,
+                                                   " bytes; its shape ", upload->literal.shape().ToString(),
+                                                   " holds ", upload->expected));
+  }
+  const DeviceSlot& device = impl_->devices[upload->device];
+  auto buffer = device.backend->TransferToDevice(upload->literal, device.local_ordinal);
+  upload->literal = Literal();
+  if (!buffer.ok()) {
+    release();
+    return buffer.status();
+  }
+  auto data = std::make_shared<GlobalData>();
+  data->buffer = std::move(buffer).value();
+  data->shape = data->buffer->shape();
+  data->device = upload->device;
+  data->bytes = upload->expected;
+  absl::MutexLock session_lock(&session.mu);
+  if (session.closed) return absl::NotFoundError("the upload's session closed");
+  // The bytes were counted as they arrived; they now belong to the handle.
+  const int64_t handle = impl_->NewHandle();
+  session.data.emplace(handle, std::move(data));
+  TransferToServerResponse response;
+  response.set_handle(handle);
+  return response;
+}
+
+absl::StatusOr<std::shared_ptr<const Literal>> ServiceCore::BeginDownload(
+    const TransferToClientRequest& request) {
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  ASSIGN_OR_RETURN(auto data, impl_->LookupData(*session, request.handle()));
+  const DeviceSlot& device = impl_->devices[data->device];
+  ASSIGN_OR_RETURN(Literal literal, device.backend->TransferFromDevice(*data->buffer));
+  return std::shared_ptr<const Literal>(std::make_shared<Literal>(std::move(literal)));
+}
+
+void ServiceCore::ForEachChunk(const Literal& literal, size_t chunk_bytes,
+                               const std::function<bool(TransferChunk&&)>& fn) {
+  if (chunk_bytes == 0) chunk_bytes = 1 << 20;
+  std::vector<std::pair<const char*, int64_t>> leaves;
+  CollectLeaves(literal, &leaves);
+  TransferChunk chunk;
+  *chunk.mutable_shape() = literal.shape().ToProto();
+  bool first = true;
+  for (auto [data, size] : leaves) {
+    while (size > 0) {
+      const size_t room = chunk_bytes - chunk.data().size();
+      const size_t n = std::min<size_t>(room, static_cast<size_t>(size));
+      chunk.mutable_data()->append(data, n);
+      data += n;
+      size -= static_cast<int64_t>(n);
+      if (chunk.data().size() >= chunk_bytes) {
+        if (!fn(std::move(chunk))) return;
+        chunk = TransferChunk();
+        first = false;
+      }
+    }
+  }
+  if (first || !chunk.data().empty()) fn(std::move(chunk));
+}
+
+absl::StatusOr<Literal> ServiceCore::LiteralFromChunks(const std::vector<TransferChunk>& chunks) {
+  if (chunks.empty() || !chunks[0].has_shape()) {
+    return absl::InvalidArgumentError("the first chunk carries no shape");
+  }
+  ASSIGN_OR_RETURN(Shape shape, ValidatedShape(chunks[0].shape()));
+  const int64_t expected = StorageBytes(shape);
+  int64_t total = 0;
+  for (const TransferChunk& chunk : chunks) total += static_cast<int64_t>(chunk.data().size());
+  if (total != expected) {
+    return absl::InvalidArgumentError(absl::StrCat("the chunks hold ", total, " bytes; shape ",
+                                                   shape.ToString(), " needs ", expected));
+  }
+  if (expected > Literal::kMaxBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("literal of ", expected, " bytes is too large"));
+  }
+  ASSIGN_OR_RETURN(Literal literal, Literal::Create(shape));
+  std::vector<std::pair<char*, int64_t>> leaves;
+  CollectLeaves(literal, &leaves);
+  size_t leaf = 0;
+  int64_t offset = 0;
+  for (const TransferChunk& chunk : chunks) {
+    absl::string_view data = chunk.data();
+    while (!data.empty()) {
+      const int64_t n = std::min<int64_t>(leaves[leaf].second - offset, data.size());
+      std::memcpy(leaves[leaf].first + offset, data.data(), n);
+      data.remove_prefix(n);
+      offset += n;
+      if (offset == leaves[leaf].second) {
+        ++leaf;
+        offset = 0;
+      }
+    }
+  }
+  return literal;
+}
+
+absl::StatusOr<TransferToInfeedResponse> ServiceCore::TransferToInfeed(
+    const TransferToInfeedRequest& request) {
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(request.device_ordinal()));
+  ASSIGN_OR_RETURN(Literal literal, Literal::FromProto(request.literal()));
+  if (StorageBytes(literal.shape()) > impl_->options.max_literal_bytes) {
+    return absl::ResourceExhaustedError("the infeed literal exceeds the literal size limit");
+  }
+  RETURN_IF_ERROR(device->backend->TransferToInfeed(device->local_ordinal, literal));
+  return TransferToInfeedResponse();
+}
+
+absl::StatusOr<TransferFromOutfeedResponse> ServiceCore::TransferFromOutfeed(
+    const TransferFromOutfeedRequest& request) {
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(request.device_ordinal()));
+  ASSIGN_OR_RETURN(Shape shape, ValidatedShape(request.shape()));
+  // 0 = the session's lease (a bounded wait: the caller can always retry).
+  const int64_t timeout_ms = request.timeout_ms() > 0 ? request.timeout_ms() : session->lease_ms;
+  ASSIGN_OR_RETURN(Literal literal,
+                   device->backend->TransferFromOutfeed(device->local_ordinal, shape, timeout_ms));
+  TransferFromOutfeedResponse response;
+  *response.mutable_literal() = literal.ToProto();
+  return response;
+}
+
+}  // namespace server
+}  // namespace xla
