@@ -208,6 +208,13 @@ double Milliseconds(std::chrono::steady_clock::duration d) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<Literal>> BuildRunArguments(const RunOptions& options, const HloComputation& entry,
+                                                       const ErrorReporter& fail, int* exit_status) {
+  return BuildArguments(options, entry, fail, exit_status);
+}
+
+absl::Status WriteRunOutputs(const std::string& dir, const Literal& result) { return WriteOutputs(dir, result); }
+
 absl::StatusOr<Literal> RandomLiteral(const Shape& shape, uint64_t seed) {
   Random rng(seed);
   return RandomLiteralImpl(shape, rng);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hlo/hlo_computation.h"
 #include "hlo/hlo_module.h"
 #include "hlo/literal.h"
 
@@ -51,6 +52,13 @@ using ErrorReporter = std::function<int(const std::string& file, const absl::Sta
 // Runs the command; returns the exit status (0 ok, 1 error).
 int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const ErrorReporter& fail,
                      std::ostream& out);
+
+// The pieces `run --server` shares (client/cli/server_commands.cc): the entry's arguments as
+// --arg / --random-args describe them (exit_status set when an error was already reported),
+// and --output-dir's .npy files.
+absl::StatusOr<std::vector<Literal>> BuildRunArguments(const RunOptions& options, const HloComputation& entry,
+                                                       const ErrorReporter& fail, int* exit_status);
+absl::Status WriteRunOutputs(const std::string& dir, const Literal& result);
 
 }  // namespace cli
 }  // namespace xla

@@ -1,9 +1,12 @@
 // xla-cli: command-line access to the HLO core.
 //   xla-cli parse FILE                    parse, verify, print canonical HLO text
 //   xla-cli convert --to=proto|text IN OUT  convert between HLO text and HloModuleProto
-//   xla-cli run FILE [flags]              compile and run in-process (client/cli/run_command.h)
+//   xla-cli run FILE [flags]              compile and run in-process (client/cli/run_command.h),
+//                                         or on xla-server with --server=ADDR
+//   xla-cli devices|status|ping|transfer  talk to a running xla-server (client/cli/server_commands.h)
 // Errors print as FILE:LINE:COL: message (LINE:COL when known) and exit with status 1.
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -17,6 +20,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/cli/run_command.h"
+#ifdef XLA_CLI_SERVER_MODE
+#include "client/cli/server_commands.h"
+#endif
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_printer.h"
 #include "hlo/hlo_proto_convert.h"
@@ -33,6 +39,9 @@ const std::string kUsage = std::string(
     "  xla-cli convert --to=proto|text [--no-verify] IN OUT\n"
     "      Convert between HLO text and binary HloModuleProto ('-' for OUT = stdout).\n") +
     xla::cli::kRunUsage +
+#ifdef XLA_CLI_SERVER_MODE
+    xla::cli::kServerUsage +
+#endif
     "Errors are printed as FILE:LINE:COL: message (FILE: message without a position) with\n"
     "exit status 1; usage errors exit with status 2.\n";
 
@@ -141,6 +150,16 @@ int RunConvert(const Options& options) {
 
 int RunRun(int argc, char** argv) {
   std::vector<std::string> flags(argv + 2, argv + argc);
+#ifdef XLA_CLI_SERVER_MODE
+  bool on_server = false;
+  auto connection = xla::cli::ExtractConnectionFlags(&flags, &on_server);
+  if (!connection.ok()) {
+    std::cerr << "xla-cli run: " << connection.status().message() << "\n" << kUsage;
+    return 2;
+  }
+  const bool platform_given =
+      std::any_of(flags.begin(), flags.end(), [](const std::string& f) { return absl::StartsWith(f, "--platform="); });
+#endif
   auto run_options = xla::cli::ParseRunFlags(flags);
   if (!run_options.ok()) {
     std::cerr << "xla-cli run: " << run_options.status().message() << "\n" << kUsage;
@@ -151,6 +170,11 @@ int RunRun(int argc, char** argv) {
     options.verify = verify;
     return Load(path, options);
   };
+#ifdef XLA_CLI_SERVER_MODE
+  if (on_server) {
+    return xla::cli::RunModuleOnServer(*run_options, platform_given, *connection, load, Fail, std::cout);
+  }
+#endif
   return xla::cli::RunModuleCommand(*run_options, load, Fail, std::cout);
 }
 
@@ -163,6 +187,12 @@ int main(int argc, char** argv) {
   }
   std::string command = argv[1];
   if (command == "run") return RunRun(argc, argv);
+#ifdef XLA_CLI_SERVER_MODE
+  if (xla::cli::IsServerCommand(command)) {
+    return xla::cli::RunServerCommand(command, std::vector<std::string>(argv + 2, argv + argc), std::cout,
+                                      std::cerr);
+  }
+#endif
   Options options;
   for (int i = 2; i < argc; ++i) {
     absl::string_view arg = argv[i];
