@@ -3,6 +3,7 @@
 
 #include "server/service_core.h"
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -20,6 +21,17 @@ int64_t StorageBytes(const Shape& shape) {
   }
   if (!shape.IsArray()) return 0;
   return ShapeUtil::ElementsIn(shape) * primitive_util::ByteWidth(shape.element_type());
+}
+
+std::string Fingerprint(absl::string_view text) {
+  uint64_t fnv = 1469598103934665603ull;  // FNV-1a 64
+  for (unsigned char c : text) {
+    fnv ^= c;
+    fnv *= 1099511628211ull;
+  }
+  const uint64_t seeded = absl::Hash<absl::string_view>{}(text);
+  return absl::StrCat(absl::Hex(fnv, absl::kZeroPad16), absl::Hex(seeded, absl::kZeroPad16),
+                      "/", text.size());
 }
 
 ServiceCore::ServiceCore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

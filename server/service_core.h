@@ -18,7 +18,26 @@
 // [1,1], reuse of a donated buffer), DEADLINE_EXCEEDED (outfeed timeout).
 //
 // Handles: int64, unique per server and never reused; valid only within their session.
-// Any call naming a session renews its lease.
+// Any call naming a session renews its lease; a lease never lapses during a compile,
+// execution or outfeed wait of that session (it restarts when the call ends).
+//
+// Method notes:
+//  - Compile: the cache key is a fingerprint of the module printed canonically, the layouts
+//    asked for and the device; identical concurrent compiles run once; each Compile returns a
+//    new execution handle. Failed compiles are not cached.
+//  - Execute: the ExecutionProfile's compilation_cache_hit / compile_time_ms describe how the
+//    handle's Compile obtained the executable. Donated handles leave the session before the
+//    execution runs (even if it then fails); using one again is FAILED_PRECONDITION.
+//    A result past the memory quota is dropped with RESOURCE_EXHAUSTED.
+//  - DeconstructTuple: element handles are views sharing the tuple's element buffers; they
+//    count against the session's memory like any handle and outlive the tuple's handle.
+//  - Unregister: releases every known handle of the batch; NOT_FOUND lists the unknown ones.
+//  - TransferFromOutfeed: timeout_ms <= 0 waits up to the session's lease.
+//  - ResetDevice: validates the device; devices are shared, so no session's data is touched.
+//  - GetStatus: needs no session; reports only the first 8 hex digits of each session id
+//    (the full id is the session's credential).
+//  - ExecuteParallel: runs the requests on up to execute_threads threads; any failure fails
+//    the call, naming the failed request ("execution I: ...").
 
 #include <cstdint>
 #include <functional>

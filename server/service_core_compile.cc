@@ -115,6 +115,7 @@ absl::Status ApplyLayouts(const CompileRequest& request, HloModule& module, std:
 
 absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& request) {
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  SessionUse use(session);
   ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(request.device_ordinal()));
   const Clock::time_point start = Clock::now();
 
@@ -151,9 +152,14 @@ absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& reque
     }
   }
 
-  std::string key = HloModuleToString(*module, HloPrintOptions::ShortParsable());
-  absl::StrAppend(&key, "\ndevice=", request.device_ordinal());
-  RETURN_IF_ERROR(ApplyLayouts(request, *module, &key));
+  // The key: the canonical text (ShortParsable round-trips, so equal text = equal module),
+  // the layouts asked for and the device; only its fingerprint is kept.
+  std::string text = HloModuleToString(*module, HloPrintOptions::ShortParsable());
+  absl::StrAppend(&text, "\ndevice=", request.device_ordinal());
+  RETURN_IF_ERROR(ApplyLayouts(request, *module, &text));
+  const std::string key = Fingerprint(text);
+  text.clear();
+  text.shrink_to_fit();
 
   auto [entry, owner] = impl_->cache.Lookup(key);
   if (owner) {
@@ -181,17 +187,21 @@ absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& reque
   RETURN_IF_ERROR(entry->status);
 
   CompileResponse response;
+  response.set_cache_hit(!owner);
+  response.set_compile_ms(owner ? entry->compile_ms
+                                : std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  SessionExecutable executable;
+  executable.program = entry->program;
+  executable.cache_hit = !owner;
+  executable.compile_ms = static_cast<int64_t>(response.compile_ms());
   const int64_t handle = impl_->NewHandle();
   {
     absl::MutexLock lock(&session->mu);
     if (session->closed) return absl::NotFoundError("the session closed during the compile");
-    session->executables.emplace(handle, entry->program);
+    session->executables.emplace(handle, std::move(executable));
   }
   response.set_execution_handle(handle);
   *response.mutable_program_shape() = entry->program->program_shape.ToProto();
-  response.set_cache_hit(!owner);
-  response.set_compile_ms(owner ? entry->compile_ms
-                                : std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   return response;
 }
 

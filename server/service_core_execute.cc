@@ -1,7 +1,9 @@
 // Execute, ExecuteAndTransfer and ExecuteParallel: argument checks (count, shapes naming the
 // parameter, devices), donation, result registration and XLA's ExecutionProfile.
 
-#include <future>
+#include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "hlo/shape_util.h"
@@ -48,6 +50,12 @@ class ExecutionScope {
   ServiceCore::Impl& impl_;
 };
 
+// How the handle's Compile obtained the executable (nothing is compiled at execution).
+void SetCompileProfile(const SessionExecutable& executable, ExecutionProfile* profile) {
+  profile->set_compilation_cache_hit(executable.cache_hit);
+  profile->set_compile_time_ms(executable.compile_ms);
+}
+
 int64_t ElapsedNs(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
 }
@@ -56,7 +64,9 @@ int64_t ElapsedNs(Clock::time_point start) {
 
 absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteRequest& request) {
   ASSIGN_OR_RETURN(auto session, FindSession(request.session_id()));
-  ASSIGN_OR_RETURN(auto program, LookupProgram(*session, request.execution_handle()));
+  SessionUse use(session);
+  ASSIGN_OR_RETURN(SessionExecutable executable, LookupProgram(*session, request.execution_handle()));
+  const std::shared_ptr<const CompiledProgram>& program = executable.program;
   RETURN_IF_ERROR(CheckArgumentCount(*program, request.arguments_size()));
   std::vector<std::shared_ptr<GlobalData>> data;
   std::vector<std::shared_ptr<backend::Buffer>> buffers;
@@ -129,9 +139,7 @@ absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteReque
                                                 /*check_quota=*/true));
   ExecuteResponse response;
   response.set_result_handle(handle);
-  // The executable was compiled (or found in the cache) by Compile: nothing compiled here.
-  response.mutable_profile()->set_compilation_cache_hit(true);
-  response.mutable_profile()->set_compile_time_ms(0);
+  SetCompileProfile(executable, response.mutable_profile());
   response.mutable_profile()->set_compute_time_ns(compute_ns);
   response.mutable_profile()->set_compute_and_transfer_time_ns(compute_ns);
   return response;
@@ -144,14 +152,20 @@ absl::StatusOr<ExecuteResponse> ServiceCore::Execute(const ExecuteRequest& reque
 absl::StatusOr<ExecuteParallelResponse> ServiceCore::ExecuteParallel(
     const ExecuteParallelRequest& request) {
   if (request.requests_size() == 0) return absl::InvalidArgumentError("no executions requested");
-  std::vector<std::future<absl::StatusOr<ExecuteResponse>>> futures;
-  for (int i = 1; i < request.requests_size(); ++i) {
-    futures.push_back(std::async(std::launch::async,
-                                 [this, &request, i] { return impl_->ExecuteOne(request.requests(i)); }));
-  }
-  std::vector<absl::StatusOr<ExecuteResponse>> results;
-  results.push_back(impl_->ExecuteOne(request.requests(0)));
-  for (auto& future : futures) results.push_back(future.get());
+  // A bounded set of workers (never one thread per request) takes requests in order.
+  const int n = request.requests_size();
+  std::vector<absl::StatusOr<ExecuteResponse>> results(n, absl::UnknownError("not run"));
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
+      results[i] = impl_->ExecuteOne(request.requests(i));
+    }
+  };
+  const int workers = std::min(n, std::max(1, impl_->options.execute_threads));
+  std::vector<std::thread> threads;
+  for (int w = 1; w < workers; ++w) threads.emplace_back(work);
+  work();
+  for (auto& thread : threads) thread.join();
   ExecuteParallelResponse response;
   for (size_t i = 0; i < results.size(); ++i) {
     if (!results[i].ok()) {
@@ -167,7 +181,10 @@ absl::StatusOr<ExecuteAndTransferResponse> ServiceCore::ExecuteAndTransfer(
     const ExecuteAndTransferRequest& request) {
   const Clock::time_point start = Clock::now();
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
-  ASSIGN_OR_RETURN(auto program, impl_->LookupProgram(*session, request.execution_handle()));
+  SessionUse use(session);
+  ASSIGN_OR_RETURN(SessionExecutable executable,
+                   impl_->LookupProgram(*session, request.execution_handle()));
+  const std::shared_ptr<const CompiledProgram>& program = executable.program;
   RETURN_IF_ERROR(CheckArgumentCount(*program, request.arguments_size()));
   const DeviceSlot& device = impl_->devices[program->device];
   std::vector<std::shared_ptr<backend::Buffer>> buffers;
@@ -194,7 +211,7 @@ absl::StatusOr<ExecuteAndTransferResponse> ServiceCore::ExecuteAndTransfer(
   ASSIGN_OR_RETURN(Literal value, device.backend->TransferFromDevice(*result));
   ExecuteAndTransferResponse response;
   *response.mutable_result() = value.ToProto();
-  response.mutable_profile()->set_compilation_cache_hit(true);
+  SetCompileProfile(executable, response.mutable_profile());
   response.mutable_profile()->set_compute_time_ns(compute_ns);
   response.mutable_profile()->set_compute_and_transfer_time_ns(ElapsedNs(start));
   return response;

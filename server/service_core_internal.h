@@ -3,8 +3,8 @@
 
 // Internals of ServiceCore shared by service_core*.cc. Not for other users.
 //
-// Locking order (never take them the other way round): Impl::mu -> Session::mu;
-// CompileCache::mu and Upload::mu are leaves (never held while taking another lock).
+// Locking order (never take them the other way round): Impl::mu -> Session::mu and
+// Upload::mu -> Session::mu; CompileCache::mu -> CompileCache::Entry::mu.
 
 #include <atomic>
 #include <chrono>
@@ -33,12 +33,23 @@ using Clock = std::chrono::steady_clock;
 // Bytes of the dense storage of every array leaf (hlo/literal.h: sub-byte types one per byte).
 int64_t StorageBytes(const Shape& shape);
 
+// 128 bits (two independent 64-bit hashes, one seeded per process) as 32 hex digits.
+std::string Fingerprint(absl::string_view text);
+
 // A compiled executable as the cache and the sessions share it.
 struct CompiledProgram {
   std::shared_ptr<backend::Executable> executable;
   int device = 0;  // server-wide ordinal
   ProgramShape program_shape;
   std::vector<std::string> parameter_names;
+};
+
+// An execution handle: the shared program plus how the session's Compile obtained it
+// (reported in every ExecutionProfile of that handle).
+struct SessionExecutable {
+  std::shared_ptr<const CompiledProgram> program;
+  bool cache_hit = false;
+  int64_t compile_ms = 0;
 };
 
 struct GlobalData {
@@ -58,8 +69,33 @@ struct Session {
   bool closed ABSL_GUARDED_BY(mu) = false;
   std::map<int64_t, std::shared_ptr<GlobalData>> data ABSL_GUARDED_BY(mu);
   std::set<int64_t> donated ABSL_GUARDED_BY(mu);  // handles given up by donation
-  std::map<int64_t, std::shared_ptr<const CompiledProgram>> executables ABSL_GUARDED_BY(mu);
+  std::map<int64_t, SessionExecutable> executables ABSL_GUARDED_BY(mu);
   int64_t memory_bytes ABSL_GUARDED_BY(mu) = 0;
+  // Long calls (compile, execute, outfeed) in progress: the lease does not lapse under them.
+  int active_calls ABSL_GUARDED_BY(mu) = 0;
+
+  bool Expired(Clock::time_point now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return active_calls == 0 && now >= deadline;
+  }
+};
+
+// Marks a long call on a session; the lease restarts when it ends.
+class SessionUse {
+ public:
+  explicit SessionUse(std::shared_ptr<Session> session) : session_(std::move(session)) {
+    absl::MutexLock lock(&session_->mu);
+    ++session_->active_calls;
+  }
+  ~SessionUse() {
+    absl::MutexLock lock(&session_->mu);
+    --session_->active_calls;
+    session_->deadline = Clock::now() + std::chrono::milliseconds(session_->lease_ms);
+  }
+  SessionUse(const SessionUse&) = delete;
+  SessionUse& operator=(const SessionUse&) = delete;
+
+ private:
+  std::shared_ptr<Session> session_;
 };
 
 struct DeviceSlot {
@@ -68,7 +104,8 @@ struct DeviceSlot {
   DeviceInfo info;
 };
 
-// Single-flight LRU cache of compiled programs keyed by the canonical module text + options.
+// Single-flight LRU cache of compiled programs keyed by a 128-bit fingerprint of the canonical
+// module text + options + device (Fingerprint below).
 class CompileCache {
  public:
   explicit CompileCache(int64_t capacity) : capacity_(capacity) {}
@@ -170,8 +207,7 @@ struct ServiceCore::Impl {
 
   // Handle table helpers (take session->mu).
   absl::StatusOr<std::shared_ptr<GlobalData>> LookupData(Session& session, int64_t handle);
-  absl::StatusOr<std::shared_ptr<const CompiledProgram>> LookupProgram(Session& session,
-                                                                       int64_t handle);
+  absl::StatusOr<SessionExecutable> LookupProgram(Session& session, int64_t handle);
   // Registers a buffer; with `check_quota`, fails RESOURCE_EXHAUSTED past the quota.
   absl::StatusOr<int64_t> RegisterData(Session& session, std::shared_ptr<backend::Buffer> buffer,
                                        const Shape& shape, int device, bool check_quota);

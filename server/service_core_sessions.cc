@@ -43,7 +43,7 @@ absl::StatusOr<std::shared_ptr<Session>> ServiceCore::Impl::FindSession(const st
     absl::MutexLock lock(&session->mu);
     if (session->closed) return UnknownSession(id);
     const Clock::time_point now = Clock::now();
-    if (now >= session->deadline) {
+    if (session->Expired(now)) {
       expired = true;
     } else {
       session->deadline = now + std::chrono::milliseconds(session->lease_ms);
@@ -73,7 +73,7 @@ void ServiceCore::Impl::DropSession(const std::shared_ptr<Session>& session) {
   }
   // Free outside the locks (buffers may be large).
   std::map<int64_t, std::shared_ptr<GlobalData>> data;
-  std::map<int64_t, std::shared_ptr<const CompiledProgram>> executables;
+  std::map<int64_t, SessionExecutable> executables;
   {
     absl::MutexLock lock(&session->mu);
     session->closed = true;
@@ -96,7 +96,7 @@ void ServiceCore::Impl::ReapExpired() {
     const Clock::time_point now = Clock::now();
     for (auto& [id, session] : sessions) {
       absl::MutexLock session_lock(&session->mu);
-      if (now >= session->deadline) expired.push_back(session);
+      if (session->Expired(now)) expired.push_back(session);
     }
   }
   for (auto& session : expired) DropSession(session);
@@ -134,8 +134,8 @@ absl::StatusOr<std::shared_ptr<GlobalData>> ServiceCore::Impl::LookupData(Sessio
   return absl::NotFoundError(absl::StrCat("unknown global data handle ", handle));
 }
 
-absl::StatusOr<std::shared_ptr<const CompiledProgram>> ServiceCore::Impl::LookupProgram(
-    Session& session, int64_t handle) {
+absl::StatusOr<SessionExecutable> ServiceCore::Impl::LookupProgram(Session& session,
+                                                                   int64_t handle) {
   absl::MutexLock lock(&session.mu);
   auto it = session.executables.find(handle);
   if (it == session.executables.end()) {
@@ -217,7 +217,7 @@ absl::StatusOr<GetComputationShapeResponse> ServiceCore::GetComputationShape(
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
   ASSIGN_OR_RETURN(auto program, impl_->LookupProgram(*session, request.execution_handle()));
   GetComputationShapeResponse response;
-  *response.mutable_program_shape() = program->program_shape.ToProto();
+  *response.mutable_program_shape() = program.program->program_shape.ToProto();
   return response;
 }
 

@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_proto_convert.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/service_core_test_util.h"
@@ -90,7 +92,7 @@ TEST_F(CoreTest, CompileExecuteAndShapes) {
   ASSERT_TRUE(x.ok() && y.ok());
   auto result = Execute(compiled->execution_handle(), {*x, *y});
   ASSERT_TRUE(result.ok()) << result.status().message();
-  EXPECT_TRUE(result->profile().compilation_cache_hit());
+  EXPECT_FALSE(result->profile().compilation_cache_hit());  // this handle's Compile compiled it
   EXPECT_GE(result->profile().compute_time_ns(), 0);
   auto value = Download(result->result_handle());
   ASSERT_TRUE(value.ok()) << value.status().message();
@@ -155,6 +157,20 @@ ENTRY main {
   options.max_module_bytes = 64;
   Start(options);
   EXPECT_EQ(Compile(kAddModule).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST_F(CoreTest, CompilesSerializedProtos) {
+  auto module = ParseAndReturnUnverifiedModule(kAddModule);
+  ASSERT_TRUE(module.ok());
+  CompileRequest request;
+  request.set_session_id(session_);
+  request.set_hlo_module_proto(HloModuleToProto(**module).SerializeAsString());
+  auto compiled = core_->Compile(request);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  auto x = Upload(L("f32[2] {1, 2}"));
+  auto result = Execute(compiled->execution_handle(), {*x, *x});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(*Download(result->result_handle()), L("f32[2] {2, 4}"));
 }
 
 TEST_F(CoreTest, WrongArgumentCountShapeAndDevice) {
@@ -244,6 +260,12 @@ TEST_F(CoreTest, CompileCacheHitsAndSingleFlight) {
   EXPECT_TRUE(second->cache_hit());
   EXPECT_NE(first->execution_handle(), second->execution_handle());
   EXPECT_EQ(Status().cache_hits(), 1);
+  auto x = Upload(L("f32[2] {1, 2}"));
+  ASSERT_TRUE(x.ok());
+  auto run = Execute(second->execution_handle(), {*x, *x});
+  ASSERT_TRUE(run.ok());
+  EXPECT_TRUE(run->profile().compilation_cache_hit());
+  EXPECT_EQ(run->profile().compile_time_ms(), static_cast<int64_t>(second->compile_ms()));
 
   const std::string module = R"(HloModule concurrent
 ENTRY main {

@@ -115,7 +115,7 @@ absl::Status ServiceCore::AppendUpload(int64_t upload_id, absl::string_view data
     {
       absl::MutexLock session_lock(&session.mu);
       const Clock::time_point now = Clock::now();
-      if (session.closed || now >= session.deadline) {
+      if (session.closed || session.Expired(now)) {
         status = absl::NotFoundError("the upload's session closed or expired");
       } else {
         session.deadline = now + std::chrono::milliseconds(session.lease_ms);
@@ -285,6 +285,7 @@ absl::StatusOr<TransferToInfeedResponse> ServiceCore::TransferToInfeed(
 absl::StatusOr<TransferFromOutfeedResponse> ServiceCore::TransferFromOutfeed(
     const TransferFromOutfeedRequest& request) {
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  SessionUse use(session);
   ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(request.device_ordinal()));
   ASSIGN_OR_RETURN(Shape shape, ValidatedShape(request.shape()));
   // 0 = the session's lease (a bounded wait: the caller can always retry).

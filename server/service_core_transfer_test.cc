@@ -220,6 +220,18 @@ ENTRY main {
   EXPECT_EQ(core_->TransferToInfeed(infeed).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(CoreTest, LeaseDoesNotLapseDuringALongCall) {
+  const std::string short_lived = Open(/*lease_ms=*/150);
+  TransferFromOutfeedRequest outfeed;
+  outfeed.set_session_id(short_lived);
+  *outfeed.mutable_shape() = ShapeUtil::MakeShape(F32, {2}).ToProto();
+  outfeed.set_timeout_ms(500);  // longer than the lease; nothing is queued
+  EXPECT_EQ(core_->TransferFromOutfeed(outfeed).status().code(), absl::StatusCode::kDeadlineExceeded);
+  KeepAliveRequest keep;
+  keep.set_session_id(short_lived);
+  EXPECT_TRUE(core_->KeepAlive(keep).ok());
+}
+
 }  // namespace
 }  // namespace server
 }  // namespace xla
