@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 FUZZ_DIR ?= build-fuzz
 JOBS ?= $(shell nproc)
-PORT ?= 8470
+PORT ?= 50051
 FUZZ_SECONDS ?= 45
 CMAKE_FLAGS ?=
 
@@ -34,8 +34,7 @@ test: deps
 	@$(MAKE) --no-print-directory bazel-build
 
 run: deps build
-	@echo "xla-server is not built yet (see README 'Status'); running xla-cli --help instead"
-	@$(BUILD_DIR)/bin/xla-cli --help
+	@$(BUILD_DIR)/bin/xla-server --listen=127.0.0.1:$(PORT)
 
 bench: deps build
 	@sh scripts/bench.sh $(BUILD_DIR)

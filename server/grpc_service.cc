@@ -121,7 +121,6 @@ XLA_UNARY_RPC(Execute)
 XLA_UNARY_RPC(ExecuteAndTransfer)
 XLA_UNARY_RPC(ExecuteParallel)
 XLA_UNARY_RPC(TransferToInfeed)
-XLA_UNARY_RPC(TransferFromOutfeed)
 XLA_UNARY_RPC(GetShape)
 XLA_UNARY_RPC(GetComputationShape)
 XLA_UNARY_RPC(DeconstructTuple)
@@ -130,6 +129,21 @@ XLA_UNARY_RPC(ResetDevice)
 XLA_UNARY_RPC(GetStatus)
 
 #undef XLA_UNARY_RPC
+
+grpc::Status XlaGrpcService::TransferFromOutfeed(grpc::ServerContext* context,
+                                                 const TransferFromOutfeedRequest* request,
+                                                 TransferFromOutfeedResponse* response) {
+  // The outfeed wait never outlives the caller's deadline.
+  TransferFromOutfeedRequest bounded = *request;
+  auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       context->deadline() - std::chrono::system_clock::now())
+                       .count();
+  if (remaining > 0 && (bounded.timeout_ms() <= 0 || bounded.timeout_ms() > remaining)) {
+    bounded.set_timeout_ms(remaining);
+  }
+  return Unary("TransferFromOutfeed", context, bounded, response,
+               [this](const TransferFromOutfeedRequest& r) { return core_->TransferFromOutfeed(r); });
+}
 
 grpc::Status XlaGrpcService::TransferToServer(grpc::ServerContext* context,
                                               grpc::ServerReader<TransferChunk>* reader,

@@ -191,6 +191,21 @@ TEST_F(GrpcServiceTest, CancelledUploadLeavesServerHealthy) {
   EXPECT_TRUE(Upload(*stub_, session, Literal::CreateR1<float>({5}), &handle).ok());
 }
 
+TEST_F(GrpcServiceTest, EmptyOutfeedEndsAtTheCallDeadline) {
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub_, &session).ok());
+  TransferFromOutfeedRequest request;
+  request.set_session_id(session);
+  *request.mutable_shape() = Literal::CreateR1<float>({1}).shape().ToProto();
+  auto context = Context();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  TransferFromOutfeedResponse response;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(stub_->TransferFromOutfeed(context.get(), request, &response).error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
 TEST(StatusMappingTest, CodesAndMessagesSurvive) {
   EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok());
   grpc::Status s = ToGrpcStatus(absl::ResourceExhaustedError("too big"));
