@@ -9,7 +9,6 @@
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
-#include <grpcpp/resource_quota.h>
 #include <grpcpp/security/server_credentials.h>
 #include <spdlog/spdlog.h>
 
@@ -165,7 +164,7 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerConfig& c
 
   absl::StatusOr<std::unique_ptr<ServiceCore>> core = ServiceCore::Create(config.service);
   if (!core.ok()) return core.status();
-  auto service = std::make_unique<XlaGrpcService>(core->get(), token);
+  auto service = std::make_unique<XlaGrpcService>(core->get(), token, config.rpc_threads);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
@@ -174,10 +173,6 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerConfig& c
   builder.RegisterService(service.get());
   // Two servers must not silently share a port (gRPC enables SO_REUSEPORT by default).
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  // Bounded concurrency for the synchronous API: at most rpc_threads RPCs run at once.
-  grpc::ResourceQuota quota("xla-server");
-  quota.SetMaxThreads(std::max(config.rpc_threads, 2) + 2);
-  builder.SetResourceQuota(quota);
   // Modules arrive in one message (literals stream in chunks); allow the module limit plus headroom.
   int64_t max_receive = std::max<int64_t>(config.service.max_module_bytes, int64_t{64} << 20) + (1 << 20);
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(max_receive, INT_MAX)));

@@ -22,7 +22,7 @@ struct ServerConfig {
   std::string tls_key_file;
   std::string tls_client_ca_file;          // PEM; non-empty requires and verifies client certs (mTLS)
   bool insecure = false;                   // allow a non-loopback address without token or TLS
-  int rpc_threads = 64;                    // bound on concurrently served RPCs (past it: RESOURCE_EXHAUSTED)
+  int rpc_threads = 16;                    // workers running core calls at once (more RPCs queue)
   ServiceOptions service;
 };
 

@@ -1,8 +1,15 @@
 #include "server/grpc_service.h"
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -20,7 +27,7 @@ bool TokensEqual(absl::string_view a, absl::string_view b) {
   return diff == 0;
 }
 
-std::string RequestIdFrom(const grpc::ServerContext& context, uint64_t fallback) {
+std::string RequestIdFrom(const grpc::ServerContextBase& context, uint64_t fallback) {
   auto it = context.client_metadata().find("x-request-id");
   if (it != context.client_metadata().end() && !it->second.empty() && it->second.size() <= 128) {
     return std::string(it->second.data(), it->second.size());
@@ -43,7 +50,7 @@ void LogCall(const char* method, const std::string& request_id, const grpc::Stat
   }
 }
 
-grpc::Status CancelledOrDeadline(const grpc::ServerContext& context) {
+grpc::Status CancelledOrDeadline(const grpc::ServerContextBase& context) {
   if (context.deadline() <= std::chrono::system_clock::now()) {
     return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline exceeded before the call ran");
   }
@@ -65,10 +72,56 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
 
-XlaGrpcService::XlaGrpcService(ServiceCore* core, std::string auth_token)
-    : core_(core), auth_token_(std::move(auth_token)) {}
+// A fixed set of threads running queued tasks in order. Destruction runs what is queued, then joins.
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads) {
+    for (int i = 0; i < std::max(threads, 1); ++i) threads_.emplace_back([this] { Loop(); });
+  }
+  ~WorkerPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  void Schedule(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tasks_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
 
-grpc::Status XlaGrpcService::Authenticate(const grpc::ServerContext& context) const {
+ private:
+  void Loop() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+XlaGrpcService::XlaGrpcService(ServiceCore* core, std::string auth_token, int worker_threads)
+    : core_(core), auth_token_(std::move(auth_token)), workers_(std::make_unique<WorkerPool>(worker_threads)) {}
+
+XlaGrpcService::~XlaGrpcService() = default;
+
+grpc::Status XlaGrpcService::Authenticate(const grpc::ServerContextBase& context) const {
   if (auth_token_.empty()) return grpc::Status::OK;
   auto it = context.client_metadata().find("authorization");
   if (it == context.client_metadata().end()) {
@@ -84,30 +137,47 @@ grpc::Status XlaGrpcService::Authenticate(const grpc::ServerContext& context) co
   return grpc::Status::OK;
 }
 
-template <typename Request, typename Response, typename Fn>
-grpc::Status XlaGrpcService::Unary(const char* method, grpc::ServerContext* context,
-                                   const Request& request, Response* response, Fn&& fn) {
-  auto start = std::chrono::steady_clock::now();
-  std::string request_id = RequestIdFrom(*context, next_request_id_.fetch_add(1));
-  grpc::Status status = Authenticate(*context);
-  if (status.ok() && context->IsCancelled()) status = CancelledOrDeadline(*context);
-  if (status.ok()) {
-    auto result = fn(request);
-    if (result.ok()) {
-      *response = std::move(*result);
-    } else {
-      status = ToGrpcStatus(result.status());
-    }
-  }
-  LogCall(method, request_id, status, start);
-  return status;
+std::string XlaGrpcService::NextRequestId(const grpc::ServerContextBase& context) {
+  return RequestIdFrom(context, next_request_id_.fetch_add(1));
 }
 
-#define XLA_UNARY_RPC(Name)                                                                     \
-  grpc::Status XlaGrpcService::Name(grpc::ServerContext* context, const Name##Request* request, \
-                                    Name##Response* response) {                                 \
-    return Unary(#Name, context, *request, response,                                           \
-                 [this](const Name##Request& r) { return core_->Name(r); });                    \
+template <typename Request, typename Response, typename Fn>
+grpc::ServerUnaryReactor* XlaGrpcService::Unary(const char* method, grpc::CallbackServerContext* context,
+                                                const Request* request, Response* response, Fn fn) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  auto start = std::chrono::steady_clock::now();
+  std::string request_id = NextRequestId(*context);
+  grpc::Status auth = Authenticate(*context);
+  if (!auth.ok()) {
+    LogCall(method, request_id, auth, start);
+    reactor->Finish(auth);
+    return reactor;
+  }
+  // context, request and response stay valid until Finish (the call's OnDone follows it).
+  workers_->Schedule([method, context, request, response, reactor, request_id = std::move(request_id),
+                      start, fn = std::move(fn)] {
+    grpc::Status status;
+    if (context->IsCancelled()) {
+      status = CancelledOrDeadline(*context);
+    } else {
+      auto result = fn(*request);
+      if (result.ok()) {
+        *response = std::move(*result);
+      } else {
+        status = ToGrpcStatus(result.status());
+      }
+    }
+    LogCall(method, request_id, status, start);
+    reactor->Finish(status);
+  });
+  return reactor;
+}
+
+#define XLA_UNARY_RPC(Name)                                                                       \
+  grpc::ServerUnaryReactor* XlaGrpcService::Name(grpc::CallbackServerContext* context,            \
+                                                 const Name##Request* request, Name##Response* response) { \
+    return Unary(#Name, context, request, response,                                              \
+                 [core = core_](const Name##Request& r) { return core->Name(r); });              \
   }
 
 XLA_UNARY_RPC(GetVersion)
@@ -130,83 +200,177 @@ XLA_UNARY_RPC(GetStatus)
 
 #undef XLA_UNARY_RPC
 
-grpc::Status XlaGrpcService::TransferFromOutfeed(grpc::ServerContext* context,
-                                                 const TransferFromOutfeedRequest* request,
-                                                 TransferFromOutfeedResponse* response) {
+grpc::ServerUnaryReactor* XlaGrpcService::TransferFromOutfeed(grpc::CallbackServerContext* context,
+                                                              const TransferFromOutfeedRequest* request,
+                                                              TransferFromOutfeedResponse* response) {
   // The outfeed wait never outlives the caller's deadline.
-  TransferFromOutfeedRequest bounded = *request;
-  auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       context->deadline() - std::chrono::system_clock::now())
-                       .count();
-  if (remaining > 0 && (bounded.timeout_ms() <= 0 || bounded.timeout_ms() > remaining)) {
-    bounded.set_timeout_ms(remaining);
+  auto deadline = context->deadline();
+  return Unary("TransferFromOutfeed", context, request, response,
+               [core = core_, deadline](const TransferFromOutfeedRequest& r) {
+                 TransferFromOutfeedRequest bounded = r;
+                 auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      deadline - std::chrono::system_clock::now())
+                                      .count();
+                 if (remaining > 0 && (bounded.timeout_ms() <= 0 || bounded.timeout_ms() > remaining)) {
+                   bounded.set_timeout_ms(remaining);
+                 }
+                 return core->TransferFromOutfeed(bounded);
+               });
+}
+
+// TransferToServer: one read in flight; each chunk is handed to the core on a worker, which then
+// asks for the next chunk. The end of the stream finishes the upload; cancellation aborts it.
+class XlaGrpcService::UploadReactor final : public grpc::ServerReadReactor<TransferChunk> {
+ public:
+  UploadReactor(XlaGrpcService* service, grpc::CallbackServerContext* context,
+                TransferToServerResponse* response)
+      : service_(service), context_(context), response_(response),
+        start_(std::chrono::steady_clock::now()), request_id_(service->NextRequestId(*context)) {
+    grpc::Status auth = service_->Authenticate(*context);
+    if (!auth.ok()) {
+      Done(auth);
+      return;
+    }
+    StartRead(&chunk_);
   }
-  return Unary("TransferFromOutfeed", context, bounded, response,
-               [this](const TransferFromOutfeedRequest& r) { return core_->TransferFromOutfeed(r); });
-}
 
-grpc::Status XlaGrpcService::TransferToServer(grpc::ServerContext* context,
-                                              grpc::ServerReader<TransferChunk>* reader,
-                                              TransferToServerResponse* response) {
-  auto start = std::chrono::steady_clock::now();
-  std::string request_id = RequestIdFrom(*context, next_request_id_.fetch_add(1));
-  grpc::Status status = [&]() -> grpc::Status {
-    grpc::Status auth = Authenticate(*context);
-    if (!auth.ok()) return auth;
-    TransferChunk chunk;
-    if (!reader->Read(&chunk)) {
-      if (context->IsCancelled()) return CancelledOrDeadline(*context);
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          "TransferToServer: empty stream (the first chunk must carry the shape)");
-    }
-    absl::StatusOr<int64_t> upload = core_->BeginUpload(chunk);
-    if (!upload.ok()) return ToGrpcStatus(upload.status());
-    const int64_t upload_id = *upload;
-    while (reader->Read(&chunk)) {
-      if (context->IsCancelled()) break;
-      absl::Status appended = core_->AppendUpload(upload_id, chunk.data());
-      if (!appended.ok()) {
-        core_->AbortUpload(upload_id);
-        return ToGrpcStatus(appended);
+  void OnReadDone(bool ok) override {
+    service_->workers_->Schedule([this, ok] { Process(ok); });
+  }
+
+  void OnDone() override {
+    // Unknown (finished or failed) ids are ignored; this frees a half-done upload.
+    if (upload_id_ >= 0) service_->core_->AbortUpload(upload_id_);
+    delete this;
+  }
+
+ private:
+  void Process(bool ok) {
+    ServiceCore& core = *service_->core_;
+    if (!ok || context_->IsCancelled()) {
+      // Read failed: a clean end of stream unless the call was cancelled.
+      if (context_->IsCancelled()) return Done(CancelledOrDeadline(*context_));
+      if (upload_id_ < 0) {
+        return Done(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "TransferToServer: empty stream (the first chunk must carry the shape)"));
       }
+      absl::StatusOr<TransferToServerResponse> finished = core.FinishUpload(upload_id_);
+      if (!finished.ok()) return Done(ToGrpcStatus(finished.status()));
+      *response_ = std::move(*finished);
+      return Done(grpc::Status::OK);
     }
-    // Read() returns false both at a clean end of stream and when the client vanished.
-    if (context->IsCancelled()) {
-      core_->AbortUpload(upload_id);
-      return CancelledOrDeadline(*context);
+    if (upload_id_ < 0) {
+      absl::StatusOr<int64_t> upload = core.BeginUpload(chunk_);
+      if (!upload.ok()) return Done(ToGrpcStatus(upload.status()));
+      upload_id_ = *upload;
+    } else {
+      absl::Status appended = core.AppendUpload(upload_id_, chunk_.data());
+      if (!appended.ok()) return Done(ToGrpcStatus(appended));
     }
-    absl::StatusOr<TransferToServerResponse> finished = core_->FinishUpload(upload_id);
-    if (!finished.ok()) return ToGrpcStatus(finished.status());
-    *response = std::move(*finished);
-    return grpc::Status::OK;
-  }();
-  LogCall("TransferToServer", request_id, status, start);
-  return status;
-}
+    chunk_.Clear();
+    StartRead(&chunk_);
+  }
 
-grpc::Status XlaGrpcService::TransferToClient(grpc::ServerContext* context,
-                                              const TransferToClientRequest* request,
-                                              grpc::ServerWriter<TransferChunk>* writer) {
-  auto start = std::chrono::steady_clock::now();
-  std::string request_id = RequestIdFrom(*context, next_request_id_.fetch_add(1));
-  grpc::Status status = [&]() -> grpc::Status {
-    grpc::Status auth = Authenticate(*context);
-    if (!auth.ok()) return auth;
-    absl::StatusOr<std::shared_ptr<const Literal>> literal = core_->BeginDownload(*request);
-    if (!literal.ok()) return ToGrpcStatus(literal.status());
-    bool write_failed = false;
+  void Done(const grpc::Status& status) {
+    LogCall("TransferToServer", request_id_, status, start_);
+    Finish(status);
+  }
+
+  XlaGrpcService* const service_;
+  grpc::CallbackServerContext* const context_;
+  TransferToServerResponse* const response_;
+  const std::chrono::steady_clock::time_point start_;
+  const std::string request_id_;
+  TransferChunk chunk_;
+  int64_t upload_id_ = -1;  // touched by one worker at a time (one read in flight), then OnDone
+};
+
+// TransferToClient: a worker runs ForEachChunk and hands each chunk to gRPC, waiting for the
+// previous write to complete (one write in flight; a slow reader holds one worker).
+class XlaGrpcService::DownloadReactor final : public grpc::ServerWriteReactor<TransferChunk> {
+ public:
+  DownloadReactor(XlaGrpcService* service, grpc::CallbackServerContext* context,
+                  const TransferToClientRequest* request)
+      : service_(service), context_(context), request_(request),
+        start_(std::chrono::steady_clock::now()), request_id_(service->NextRequestId(*context)) {
+    grpc::Status auth = service_->Authenticate(*context);
+    if (!auth.ok()) {
+      Done(auth);
+      return;
+    }
+    service_->workers_->Schedule([this] { Produce(); });
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    write_pending_ = false;
+    if (!ok) broken_ = true;
+    cv_.notify_all();
+  }
+
+  void OnCancel() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    broken_ = true;
+    cv_.notify_all();
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  void Produce() {
+    if (context_->IsCancelled()) return Done(CancelledOrDeadline(*context_));
+    absl::StatusOr<std::shared_ptr<const Literal>> literal = service_->core_->BeginDownload(*request_);
+    if (!literal.ok()) return Done(ToGrpcStatus(literal.status()));
+    bool stopped = false;
     ServiceCore::ForEachChunk(**literal, kTransferChunkBytes, [&](TransferChunk&& chunk) {
-      if (context->IsCancelled() || !writer->Write(chunk)) {
-        write_failed = true;
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return !write_pending_ || broken_; });
+      if (broken_) {
+        stopped = true;
         return false;
       }
+      chunk_ = std::move(chunk);
+      write_pending_ = true;
+      lock.unlock();
+      StartWrite(&chunk_);
       return true;
     });
-    if (write_failed || context->IsCancelled()) return CancelledOrDeadline(*context);
-    return grpc::Status::OK;
-  }();
-  LogCall("TransferToClient", request_id, status, start);
-  return status;
+    {
+      // Finish only once no write is outstanding (OnWriteDone always follows StartWrite).
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return !write_pending_; });
+      stopped = stopped || broken_;
+    }
+    if (stopped || context_->IsCancelled()) return Done(CancelledOrDeadline(*context_));
+    Done(grpc::Status::OK);
+  }
+
+  // The last touch of `this` by the producer: OnDone (and delete) may follow at once.
+  void Done(const grpc::Status& status) {
+    LogCall("TransferToClient", request_id_, status, start_);
+    Finish(status);
+  }
+
+  XlaGrpcService* const service_;
+  grpc::CallbackServerContext* const context_;
+  const TransferToClientRequest* const request_;
+  const std::chrono::steady_clock::time_point start_;
+  const std::string request_id_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool write_pending_ = false;
+  bool broken_ = false;
+  TransferChunk chunk_;
+};
+
+grpc::ServerReadReactor<TransferChunk>* XlaGrpcService::TransferToServer(grpc::CallbackServerContext* context,
+                                                                         TransferToServerResponse* response) {
+  return new UploadReactor(this, context, response);
+}
+
+grpc::ServerWriteReactor<TransferChunk>* XlaGrpcService::TransferToClient(
+    grpc::CallbackServerContext* context, const TransferToClientRequest* request) {
+  return new DownloadReactor(this, context, request);
 }
 
 }  // namespace xla::server

@@ -5,12 +5,15 @@
 // absl::Status to a grpc::Status. Only grpc_server.cc and tests include this (gRPC headers are
 // expensive to compile).
 //
-// Threading: the synchronous gRPC API; gRPC runs each RPC on its own bounded thread pool
-// (ServerConfig::rpc_threads via ResourceQuota), so a long Compile/Execute never blocks others
-// beyond that bound. Streams check cancellation between chunks; a vanished uploader's
-// partial upload is aborted.
+// Threading: the gRPC callback API. Reactions never block: every core call (compile, execute,
+// each upload chunk, FinishUpload) runs on the service's own bounded worker pool, then
+// finishes the reactor. A download's chunk producer runs on the pool and waits for each
+// write to complete (one write in flight), so a slow reader holds one worker, not a gRPC
+// thread. Cancellation and deadlines: checked before each core call and between chunks; a
+// vanished uploader's partial upload is aborted; outfeed waits are bounded by the deadline.
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include <grpcpp/grpcpp.h>
@@ -29,52 +32,61 @@ absl::Status FromGrpcStatus(const grpc::Status& status);
 // Size of each TransferToClient chunk.
 inline constexpr size_t kTransferChunkBytes = size_t{1} << 20;
 
-class XlaGrpcService final : public XlaService::Service {
+class WorkerPool;
+
+class XlaGrpcService final : public XlaService::CallbackService {
  public:
   // `core` must outlive the service. Empty `auth_token` disables the token check.
-  XlaGrpcService(ServiceCore* core, std::string auth_token);
+  // `worker_threads` bounds concurrently running core calls (others queue).
+  XlaGrpcService(ServiceCore* core, std::string auth_token, int worker_threads = 16);
+  // Joins the workers; the gRPC server must be shut down first.
+  ~XlaGrpcService() override;
 
-  grpc::Status GetVersion(grpc::ServerContext*, const GetVersionRequest*, GetVersionResponse*) override;
-  grpc::Status OpenSession(grpc::ServerContext*, const OpenSessionRequest*, OpenSessionResponse*) override;
-  grpc::Status CloseSession(grpc::ServerContext*, const CloseSessionRequest*, CloseSessionResponse*) override;
-  grpc::Status KeepAlive(grpc::ServerContext*, const KeepAliveRequest*, KeepAliveResponse*) override;
-  grpc::Status ListDevices(grpc::ServerContext*, const ListDevicesRequest*, ListDevicesResponse*) override;
-  grpc::Status GetDeviceHandles(grpc::ServerContext*, const GetDeviceHandlesRequest*,
-                                GetDeviceHandlesResponse*) override;
-  grpc::Status Compile(grpc::ServerContext*, const CompileRequest*, CompileResponse*) override;
-  grpc::Status Execute(grpc::ServerContext*, const ExecuteRequest*, ExecuteResponse*) override;
-  grpc::Status ExecuteAndTransfer(grpc::ServerContext*, const ExecuteAndTransferRequest*,
-                                  ExecuteAndTransferResponse*) override;
-  grpc::Status ExecuteParallel(grpc::ServerContext*, const ExecuteParallelRequest*,
-                               ExecuteParallelResponse*) override;
-  grpc::Status TransferToServer(grpc::ServerContext*, grpc::ServerReader<TransferChunk>*,
-                                TransferToServerResponse*) override;
-  grpc::Status TransferToClient(grpc::ServerContext*, const TransferToClientRequest*,
-                                grpc::ServerWriter<TransferChunk>*) override;
-  grpc::Status TransferToInfeed(grpc::ServerContext*, const TransferToInfeedRequest*,
-                                TransferToInfeedResponse*) override;
-  grpc::Status TransferFromOutfeed(grpc::ServerContext*, const TransferFromOutfeedRequest*,
-                                   TransferFromOutfeedResponse*) override;
-  grpc::Status GetShape(grpc::ServerContext*, const GetShapeRequest*, GetShapeResponse*) override;
-  grpc::Status GetComputationShape(grpc::ServerContext*, const GetComputationShapeRequest*,
-                                   GetComputationShapeResponse*) override;
-  grpc::Status DeconstructTuple(grpc::ServerContext*, const DeconstructTupleRequest*,
-                                DeconstructTupleResponse*) override;
-  grpc::Status Unregister(grpc::ServerContext*, const UnregisterRequest*, UnregisterResponse*) override;
-  grpc::Status ResetDevice(grpc::ServerContext*, const ResetDeviceRequest*, ResetDeviceResponse*) override;
-  grpc::Status GetStatus(grpc::ServerContext*, const GetStatusRequest*, GetStatusResponse*) override;
+#define XLA_DECLARE_UNARY_RPC(Name)                                                   \
+  grpc::ServerUnaryReactor* Name(grpc::CallbackServerContext* context, const Name##Request* request, \
+                                 Name##Response* response) override;
+  XLA_DECLARE_UNARY_RPC(GetVersion)
+  XLA_DECLARE_UNARY_RPC(OpenSession)
+  XLA_DECLARE_UNARY_RPC(CloseSession)
+  XLA_DECLARE_UNARY_RPC(KeepAlive)
+  XLA_DECLARE_UNARY_RPC(ListDevices)
+  XLA_DECLARE_UNARY_RPC(GetDeviceHandles)
+  XLA_DECLARE_UNARY_RPC(Compile)
+  XLA_DECLARE_UNARY_RPC(Execute)
+  XLA_DECLARE_UNARY_RPC(ExecuteAndTransfer)
+  XLA_DECLARE_UNARY_RPC(ExecuteParallel)
+  XLA_DECLARE_UNARY_RPC(TransferToInfeed)
+  XLA_DECLARE_UNARY_RPC(TransferFromOutfeed)
+  XLA_DECLARE_UNARY_RPC(GetShape)
+  XLA_DECLARE_UNARY_RPC(GetComputationShape)
+  XLA_DECLARE_UNARY_RPC(DeconstructTuple)
+  XLA_DECLARE_UNARY_RPC(Unregister)
+  XLA_DECLARE_UNARY_RPC(ResetDevice)
+  XLA_DECLARE_UNARY_RPC(GetStatus)
+#undef XLA_DECLARE_UNARY_RPC
+
+  grpc::ServerReadReactor<TransferChunk>* TransferToServer(grpc::CallbackServerContext* context,
+                                                           TransferToServerResponse* response) override;
+  grpc::ServerWriteReactor<TransferChunk>* TransferToClient(grpc::CallbackServerContext* context,
+                                                            const TransferToClientRequest* request) override;
 
  private:
+  class UploadReactor;
+  class DownloadReactor;
+
   // UNAUTHENTICATED unless the call carries the configured bearer token.
-  grpc::Status Authenticate(const grpc::ServerContext& context) const;
-  // Auth, cancellation/deadline check, the core call, status mapping and one log line.
+  grpc::Status Authenticate(const grpc::ServerContextBase& context) const;
+  std::string NextRequestId(const grpc::ServerContextBase& context);
+  // Auth, then on a worker: cancellation/deadline check, the core call, status mapping, one
+  // log line, Finish.
   template <typename Request, typename Response, typename Fn>
-  grpc::Status Unary(const char* method, grpc::ServerContext* context, const Request& request,
-                     Response* response, Fn&& fn);
+  grpc::ServerUnaryReactor* Unary(const char* method, grpc::CallbackServerContext* context,
+                                  const Request* request, Response* response, Fn fn);
 
   ServiceCore* const core_;
   const std::string auth_token_;
   std::atomic<uint64_t> next_request_id_{1};
+  std::unique_ptr<WorkerPool> workers_;
 };
 
 }  // namespace xla::server

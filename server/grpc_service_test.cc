@@ -1,6 +1,8 @@
 // The gRPC layer end to end: a server on 127.0.0.1:0, the generated stub, real streams.
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <numeric>
 #include <regex>
 #include <string>
@@ -204,6 +206,54 @@ TEST_F(GrpcServiceTest, EmptyOutfeedEndsAtTheCallDeadline) {
   EXPECT_EQ(stub_->TransferFromOutfeed(context.get(), request, &response).error_code(),
             grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST_F(GrpcServiceTest, CancelledDownloadLeavesServerHealthy) {
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub_, &session).ok());
+  int64_t handle = 0;
+  Literal big = Literal::CreateR1<float>(std::vector<float>(2 << 20, 2.0f));  // 8 MiB
+  ASSERT_TRUE(Upload(*stub_, session, big, &handle).ok());
+  {
+    auto context = Context();
+    TransferToClientRequest request;
+    request.set_session_id(session);
+    request.set_handle(handle);
+    auto reader = stub_->TransferToClient(context.get(), request);
+    TransferChunk chunk;
+    ASSERT_TRUE(reader->Read(&chunk));
+    context->TryCancel();
+    while (reader->Read(&chunk)) {
+    }
+    EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  }
+  Literal back;
+  ASSERT_TRUE(Download(*stub_, session, handle, &back).ok());
+  EXPECT_EQ(std::memcmp(back.untyped_data(), big.untyped_data(), big.size_bytes()), 0);
+}
+
+TEST_F(GrpcServiceTest, ConcurrentClientsDoNotInterfere) {
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      std::string session;
+      if (!OpenSession(*stub_, &session).ok()) return void(++failures);
+      for (int i = 0; i < 5; ++i) {
+        std::vector<int32_t> values(50000 + t * 1000 + i, t * 100 + i);
+        Literal literal = Literal::CreateR1<int32_t>(values);
+        int64_t handle = 0;
+        Literal back;
+        if (!Upload(*stub_, session, literal, &handle, 64 << 10).ok() ||
+            !Download(*stub_, session, handle, &back).ok() || back.size_bytes() != literal.size_bytes() ||
+            std::memcmp(back.untyped_data(), literal.untyped_data(), literal.size_bytes()) != 0) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST(StatusMappingTest, CodesAndMessagesSurvive) {

@@ -43,7 +43,7 @@ Serves XLA compilation and execution over gRPC (proto/xla_service.proto).
   --max-literal-bytes=SIZE   largest accepted literal (default 4G)
   --compile-threads=N        compile worker threads (default 2)
   --execute-threads=N        execute worker threads (default 2)
-  --rpc-threads=N            concurrently served RPCs (default 64)
+  --rpc-threads=N            workers running RPCs' core calls at once; more queue (default 16)
   --cache-entries=N          compiled executables kept per server (default 256)
   --drain-timeout=DURATION   on SIGTERM/SIGINT, wait this long for in-flight RPCs (default 30s)
   --log-level=LEVEL          trace, debug, info, warn, error, off (default info)
