@@ -134,9 +134,9 @@ absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteReque
   const int64_t compute_ns = ElapsedNs(start);
   buffers.clear();
   data.clear();
-  ASSIGN_OR_RETURN(int64_t handle, RegisterData(*session, std::move(result),
-                                                program->program_shape.result(), program->device,
-                                                /*check_quota=*/true));
+  const Shape result_shape = result->shape();  // with the layout the backend produced
+  ASSIGN_OR_RETURN(int64_t handle, RegisterData(*session, std::move(result), result_shape,
+                                                program->device, /*check_quota=*/true));
   ExecuteResponse response;
   response.set_result_handle(handle);
   SetCompileProfile(executable, response.mutable_profile());
