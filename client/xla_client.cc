@@ -48,11 +48,12 @@ bool IsIdempotentRetryable(const absl::Status& status) {
   return status.code() == absl::StatusCode::kUnavailable;
 }
 
-// Runs `call` and retries it on UNAVAILABLE with exponential backoff (10 ms doubling).
+// Runs `call` and retries it on UNAVAILABLE with exponential backoff (50 ms doubling, at
+// most 2 s between tries).
 template <typename Fn>
 auto WithRetries(int max_retries, Fn&& call) -> decltype(call()) {
   auto result = call();
-  std::chrono::milliseconds backoff(10);
+  std::chrono::milliseconds backoff(50);
   for (int attempt = 0; attempt < max_retries && !result.ok() && IsIdempotentRetryable(result.status());
        ++attempt) {
     std::this_thread::sleep_for(backoff);

@@ -15,6 +15,8 @@
 // kUnregisterBatch are queued, or when the Client is destroyed. A GlobalData may outlive
 // its Client (then it does nothing: the session's close already freed the handle).
 //
+// In-process mode has no transport: deadline_ms, the token and TLS options do not apply.
+//
 // Thread-safety: every Client method may be called concurrently. GlobalData objects may be
 // destroyed on any thread.
 //
