@@ -117,7 +117,11 @@ class WorkerPool {
 };
 
 XlaGrpcService::XlaGrpcService(ServiceCore* core, std::string auth_token, int worker_threads)
-    : core_(core), auth_token_(std::move(auth_token)), workers_(std::make_unique<WorkerPool>(worker_threads)) {}
+    : core_(core),
+      auth_token_(std::move(auth_token)),
+      control_(std::make_unique<WorkerPool>(4)),
+      workers_(std::make_unique<WorkerPool>(worker_threads)),
+      downloads_(std::make_unique<WorkerPool>(worker_threads)) {}
 
 XlaGrpcService::~XlaGrpcService() = default;
 
@@ -142,11 +146,13 @@ std::string XlaGrpcService::NextRequestId(const grpc::ServerContextBase& context
 }
 
 template <typename Request, typename Response, typename Fn>
-grpc::ServerUnaryReactor* XlaGrpcService::Unary(const char* method, grpc::CallbackServerContext* context,
+grpc::ServerUnaryReactor* XlaGrpcService::Unary(WorkerPool* pool, const char* method,
+                                                grpc::CallbackServerContext* context,
                                                 const Request* request, Response* response, Fn fn) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   auto start = std::chrono::steady_clock::now();
   std::string request_id = NextRequestId(*context);
+  context->AddInitialMetadata("x-request-id", request_id);
   grpc::Status auth = Authenticate(*context);
   if (!auth.ok()) {
     LogCall(method, request_id, auth, start);
@@ -154,7 +160,7 @@ grpc::ServerUnaryReactor* XlaGrpcService::Unary(const char* method, grpc::Callba
     return reactor;
   }
   // context, request and response stay valid until Finish (the call's OnDone follows it).
-  workers_->Schedule([method, context, request, response, reactor, request_id = std::move(request_id),
+  pool->Schedule([method, context, request, response, reactor, request_id = std::move(request_id),
                       start, fn = std::move(fn)] {
     grpc::Status status;
     if (context->IsCancelled()) {
@@ -173,30 +179,30 @@ grpc::ServerUnaryReactor* XlaGrpcService::Unary(const char* method, grpc::Callba
   return reactor;
 }
 
-#define XLA_UNARY_RPC(Name)                                                                       \
-  grpc::ServerUnaryReactor* XlaGrpcService::Name(grpc::CallbackServerContext* context,            \
+#define XLA_UNARY_RPC(Pool, Name)                                                                   \
+  grpc::ServerUnaryReactor* XlaGrpcService::Name(grpc::CallbackServerContext* context,                \
                                                  const Name##Request* request, Name##Response* response) { \
-    return Unary(#Name, context, request, response,                                              \
-                 [core = core_](const Name##Request& r) { return core->Name(r); });              \
+    return Unary(Pool.get(), #Name, context, request, response,                                      \
+                 [core = core_](const Name##Request& r) { return core->Name(r); });                  \
   }
 
-XLA_UNARY_RPC(GetVersion)
-XLA_UNARY_RPC(OpenSession)
-XLA_UNARY_RPC(CloseSession)
-XLA_UNARY_RPC(KeepAlive)
-XLA_UNARY_RPC(ListDevices)
-XLA_UNARY_RPC(GetDeviceHandles)
-XLA_UNARY_RPC(Compile)
-XLA_UNARY_RPC(Execute)
-XLA_UNARY_RPC(ExecuteAndTransfer)
-XLA_UNARY_RPC(ExecuteParallel)
-XLA_UNARY_RPC(TransferToInfeed)
-XLA_UNARY_RPC(GetShape)
-XLA_UNARY_RPC(GetComputationShape)
-XLA_UNARY_RPC(DeconstructTuple)
-XLA_UNARY_RPC(Unregister)
-XLA_UNARY_RPC(ResetDevice)
-XLA_UNARY_RPC(GetStatus)
+XLA_UNARY_RPC(control_, GetVersion)
+XLA_UNARY_RPC(control_, OpenSession)
+XLA_UNARY_RPC(control_, CloseSession)
+XLA_UNARY_RPC(control_, KeepAlive)
+XLA_UNARY_RPC(control_, ListDevices)
+XLA_UNARY_RPC(control_, GetDeviceHandles)
+XLA_UNARY_RPC(control_, GetShape)
+XLA_UNARY_RPC(control_, GetComputationShape)
+XLA_UNARY_RPC(control_, GetStatus)
+XLA_UNARY_RPC(workers_, Compile)
+XLA_UNARY_RPC(workers_, Execute)
+XLA_UNARY_RPC(workers_, ExecuteAndTransfer)
+XLA_UNARY_RPC(workers_, ExecuteParallel)
+XLA_UNARY_RPC(workers_, TransferToInfeed)
+XLA_UNARY_RPC(workers_, DeconstructTuple)
+XLA_UNARY_RPC(workers_, Unregister)
+XLA_UNARY_RPC(workers_, ResetDevice)
 
 #undef XLA_UNARY_RPC
 
@@ -205,7 +211,7 @@ grpc::ServerUnaryReactor* XlaGrpcService::TransferFromOutfeed(grpc::CallbackServ
                                                               TransferFromOutfeedResponse* response) {
   // The outfeed wait never outlives the caller's deadline.
   auto deadline = context->deadline();
-  return Unary("TransferFromOutfeed", context, request, response,
+  return Unary(workers_.get(), "TransferFromOutfeed", context, request, response,
                [core = core_, deadline](const TransferFromOutfeedRequest& r) {
                  TransferFromOutfeedRequest bounded = r;
                  auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -298,7 +304,7 @@ class XlaGrpcService::DownloadReactor final : public grpc::ServerWriteReactor<Tr
       Done(auth);
       return;
     }
-    service_->workers_->Schedule([this] { Produce(); });
+    service_->downloads_->Schedule([this] { Produce(); });
   }
 
   void OnWriteDone(bool ok) override {

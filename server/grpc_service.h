@@ -37,7 +37,8 @@ class WorkerPool;
 class XlaGrpcService final : public XlaService::CallbackService {
  public:
   // `core` must outlive the service. Empty `auth_token` disables the token check.
-  // `worker_threads` bounds concurrently running core calls (others queue).
+  // `worker_threads` bounds concurrently running compiles/executes/transfers (others queue);
+  // as many downloads stream at once; control calls have their own few threads.
   XlaGrpcService(ServiceCore* core, std::string auth_token, int worker_threads = 16);
   // Joins the workers; the gRPC server must be shut down first.
   ~XlaGrpcService() override;
@@ -80,13 +81,17 @@ class XlaGrpcService final : public XlaService::CallbackService {
   // Auth, then on a worker: cancellation/deadline check, the core call, status mapping, one
   // log line, Finish.
   template <typename Request, typename Response, typename Fn>
-  grpc::ServerUnaryReactor* Unary(const char* method, grpc::CallbackServerContext* context,
+  grpc::ServerUnaryReactor* Unary(WorkerPool* pool, const char* method, grpc::CallbackServerContext* context,
                                   const Request* request, Response* response, Fn fn);
 
   ServiceCore* const core_;
   const std::string auth_token_;
   std::atomic<uint64_t> next_request_id_{1};
-  std::unique_ptr<WorkerPool> workers_;
+  // Separate pools so long compiles/executes never delay keepalives and lookups, and slow
+  // downloaders never hold workers that compute.
+  std::unique_ptr<WorkerPool> control_;    // sessions, keepalive, lookups, status
+  std::unique_ptr<WorkerPool> workers_;    // compile, execute, transfers, infeed/outfeed
+  std::unique_ptr<WorkerPool> downloads_;  // TransferToClient chunk producers
 };
 
 }  // namespace xla::server

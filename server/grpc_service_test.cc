@@ -48,6 +48,14 @@ TEST_F(GrpcServiceTest, GetVersionListsProtocolAndPlatforms) {
   EXPECT_LE(response.min_protocol_version(), kMaxProtocolVersion);
   EXPECT_GE(response.max_protocol_version(), kMinProtocolVersion);
   EXPECT_THAT(response.platforms(), ::testing::Contains("interpreter"));
+
+  // The request id used in the server's log comes back (the caller's own when given).
+  auto context = Context();
+  context->AddMetadata("x-request-id", "trace-42");
+  ASSERT_TRUE(stub_->GetVersion(context.get(), GetVersionRequest(), &response).ok());
+  auto it = context->GetServerInitialMetadata().find("x-request-id");
+  ASSERT_NE(it, context->GetServerInitialMetadata().end());
+  EXPECT_EQ(std::string(it->second.data(), it->second.size()), "trace-42");
 }
 
 TEST_F(GrpcServiceTest, CompileUploadExecuteDownloadRoundTrip) {
