@@ -160,8 +160,8 @@ grpc::ServerUnaryReactor* XlaGrpcService::Unary(WorkerPool* pool, const char* me
     return reactor;
   }
   // context, request and response stay valid until Finish (the call's OnDone follows it).
-  pool->Schedule([method, context, request, response, reactor, request_id = std::move(request_id),
-                      start, fn = std::move(fn)] {
+  auto run = [method, context, request, response, reactor, request_id = std::move(request_id), start,
+              fn = std::move(fn)] {
     grpc::Status status;
     if (context->IsCancelled()) {
       status = CancelledOrDeadline(*context);
@@ -175,34 +175,39 @@ grpc::ServerUnaryReactor* XlaGrpcService::Unary(WorkerPool* pool, const char* me
     }
     LogCall(method, request_id, status, start);
     reactor->Finish(status);
-  });
+  };
+  if (pool == nullptr) {
+    run();  // a short lookup under a briefly held lock: cheaper inline than a thread handoff
+  } else {
+    pool->Schedule(std::move(run));
+  }
   return reactor;
 }
 
 #define XLA_UNARY_RPC(Pool, Name)                                                                   \
   grpc::ServerUnaryReactor* XlaGrpcService::Name(grpc::CallbackServerContext* context,                \
                                                  const Name##Request* request, Name##Response* response) { \
-    return Unary(Pool.get(), #Name, context, request, response,                                      \
+    return Unary(Pool, #Name, context, request, response,                                      \
                  [core = core_](const Name##Request& r) { return core->Name(r); });                  \
   }
 
-XLA_UNARY_RPC(control_, GetVersion)
-XLA_UNARY_RPC(control_, OpenSession)
-XLA_UNARY_RPC(control_, CloseSession)
-XLA_UNARY_RPC(control_, KeepAlive)
-XLA_UNARY_RPC(control_, ListDevices)
-XLA_UNARY_RPC(control_, GetDeviceHandles)
-XLA_UNARY_RPC(control_, GetShape)
-XLA_UNARY_RPC(control_, GetComputationShape)
-XLA_UNARY_RPC(control_, GetStatus)
-XLA_UNARY_RPC(workers_, Compile)
-XLA_UNARY_RPC(workers_, Execute)
-XLA_UNARY_RPC(workers_, ExecuteAndTransfer)
-XLA_UNARY_RPC(workers_, ExecuteParallel)
-XLA_UNARY_RPC(workers_, TransferToInfeed)
-XLA_UNARY_RPC(workers_, DeconstructTuple)
-XLA_UNARY_RPC(workers_, Unregister)
-XLA_UNARY_RPC(workers_, ResetDevice)
+XLA_UNARY_RPC(nullptr, GetVersion)
+XLA_UNARY_RPC(nullptr, OpenSession)
+XLA_UNARY_RPC(control_.get(), CloseSession)
+XLA_UNARY_RPC(nullptr, KeepAlive)
+XLA_UNARY_RPC(nullptr, ListDevices)
+XLA_UNARY_RPC(nullptr, GetDeviceHandles)
+XLA_UNARY_RPC(nullptr, GetShape)
+XLA_UNARY_RPC(nullptr, GetComputationShape)
+XLA_UNARY_RPC(nullptr, GetStatus)
+XLA_UNARY_RPC(workers_.get(), Compile)
+XLA_UNARY_RPC(workers_.get(), Execute)
+XLA_UNARY_RPC(workers_.get(), ExecuteAndTransfer)
+XLA_UNARY_RPC(workers_.get(), ExecuteParallel)
+XLA_UNARY_RPC(workers_.get(), TransferToInfeed)
+XLA_UNARY_RPC(workers_.get(), DeconstructTuple)
+XLA_UNARY_RPC(workers_.get(), Unregister)
+XLA_UNARY_RPC(workers_.get(), ResetDevice)
 
 #undef XLA_UNARY_RPC
 

@@ -78,7 +78,7 @@ class XlaGrpcService final : public XlaService::CallbackService {
   // UNAUTHENTICATED unless the call carries the configured bearer token.
   grpc::Status Authenticate(const grpc::ServerContextBase& context) const;
   std::string NextRequestId(const grpc::ServerContextBase& context);
-  // Auth, then on a worker: cancellation/deadline check, the core call, status mapping, one
+  // Auth, then on `pool` (inline when null): cancellation/deadline check, the core call, status mapping, one
   // log line, Finish.
   template <typename Request, typename Response, typename Fn>
   grpc::ServerUnaryReactor* Unary(WorkerPool* pool, const char* method, grpc::CallbackServerContext* context,
@@ -89,7 +89,8 @@ class XlaGrpcService final : public XlaService::CallbackService {
   std::atomic<uint64_t> next_request_id_{1};
   // Separate pools so long compiles/executes never delay keepalives and lookups, and slow
   // downloaders never hold workers that compute.
-  std::unique_ptr<WorkerPool> control_;    // sessions, keepalive, lookups, status
+  // Lookups (version, keepalive, shapes, status) run inline: a handoff costs more than they do.
+  std::unique_ptr<WorkerPool> control_;    // CloseSession (frees a session's buffers)
   std::unique_ptr<WorkerPool> workers_;    // compile, execute, transfers, infeed/outfeed
   std::unique_ptr<WorkerPool> downloads_;  // TransferToClient chunk producers
 };
