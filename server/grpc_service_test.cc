@@ -264,6 +264,58 @@ TEST_F(GrpcServiceTest, ConcurrentClientsDoNotInterfere) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+TEST(GrpcShutdownTest, DrainLetsInFlightExecutionFinish) {
+  auto server = StartServer(LocalConfig());
+  ASSERT_TRUE(server.ok()) << server.status();
+  auto stub = MakeStub((*server)->address());
+  std::string session;
+  ASSERT_TRUE(OpenSession(*stub, &session).ok());
+  CompileRequest compile;  // ~0.5 s in the interpreter
+  compile.set_session_id(session);
+  compile.set_hlo_text(R"(HloModule m
+cond {
+  s = s32[] parameter(0)
+  n = s32[] constant(100000)
+  ROOT lt = pred[] compare(s, n), direction=LT
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT r = s32[] add(s, one)
+}
+ENTRY main {
+  z = s32[] constant(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+})");
+  CompileResponse compiled;
+  ASSERT_TRUE(stub->Compile(Context().get(), compile, &compiled).ok());
+
+  grpc::Status run_status;
+  ExecuteAndTransferResponse run_response;
+  std::thread runner([&] {
+    ExecuteAndTransferRequest request;
+    request.set_session_id(session);
+    request.set_execution_handle(compiled.execution_handle());
+    run_status = stub->ExecuteAndTransfer(Context().get(), request, &run_response);
+  });
+  // Shut down only once the execution is really running.
+  for (int i = 0; i < 2000; ++i) {
+    GetStatusResponse status;
+    ASSERT_TRUE(stub->GetStatus(Context().get(), GetStatusRequest(), &status).ok());
+    if (status.executions_in_flight() > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  (*server)->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  runner.join();
+  ASSERT_TRUE(run_status.ok()) << run_status.error_message();
+  auto result = Literal::FromProto(run_response.result());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->GetAsInt64(int64_t{0}), 100000);
+  // Nothing new is accepted after the drain.
+  GetVersionResponse version;
+  EXPECT_FALSE(stub->GetVersion(Context().get(), GetVersionRequest(), &version).ok());
+}
+
 TEST(StatusMappingTest, CodesAndMessagesSurvive) {
   EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok());
   grpc::Status s = ToGrpcStatus(absl::ResourceExhaustedError("too big"));
