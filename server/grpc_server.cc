@@ -173,6 +173,12 @@ absl::StatusOr<std::unique_ptr<RunningServer>> StartServer(const ServerConfig& c
   builder.RegisterService(service.get());
   // Two servers must not silently share a port (gRPC enables SO_REUSEPORT by default).
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Find peers that vanished without closing (a stalled stream of a dead client) within ~80 s,
+  // and accept clients' own keepalive pings down to every 10 s.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   // Modules arrive in one message (literals stream in chunks); allow the module limit plus headroom.
   int64_t max_receive = std::max<int64_t>(config.service.max_module_bytes, int64_t{64} << 20) + (1 << 20);
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(max_receive, INT_MAX)));

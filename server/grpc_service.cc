@@ -237,6 +237,7 @@ class XlaGrpcService::UploadReactor final : public grpc::ServerReadReactor<Trans
                 TransferToServerResponse* response)
       : service_(service), context_(context), response_(response),
         start_(std::chrono::steady_clock::now()), request_id_(service->NextRequestId(*context)) {
+    context->AddInitialMetadata("x-request-id", request_id_);
     grpc::Status auth = service_->Authenticate(*context);
     if (!auth.ok()) {
       Done(auth);
@@ -304,6 +305,7 @@ class XlaGrpcService::DownloadReactor final : public grpc::ServerWriteReactor<Tr
                   const TransferToClientRequest* request)
       : service_(service), context_(context), request_(request),
         start_(std::chrono::steady_clock::now()), request_id_(service->NextRequestId(*context)) {
+    context->AddInitialMetadata("x-request-id", request_id_);
     grpc::Status auth = service_->Authenticate(*context);
     if (!auth.ok()) {
       Done(auth);
