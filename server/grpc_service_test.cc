@@ -196,6 +196,19 @@ TEST_F(GrpcServiceTest, CancelledUploadLeavesServerHealthy) {
     context->TryCancel();
     EXPECT_FALSE(writer->Finish().ok());
   }
+  // The partial upload is freed: the session's memory returns to zero (the abort runs when the
+  // server sees the cancellation, so poll briefly).
+  int64_t memory = -1;
+  for (int i = 0; i < 500 && memory != 0; ++i) {
+    GetStatusResponse status;
+    ASSERT_TRUE(stub_->GetStatus(Context().get(), GetStatusRequest(), &status).ok());
+    for (const SessionStatus& s : status.sessions()) {
+      // GetStatus shows only a prefix of each session id (ids are bearer secrets).
+      if (!s.session_id().empty() && session.rfind(s.session_id(), 0) == 0) memory = s.memory_bytes();
+    }
+    if (memory != 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(memory, 0);
   // The session still works.
   int64_t handle = 0;
   EXPECT_TRUE(Upload(*stub_, session, Literal::CreateR1<float>({5}), &handle).ok());
