@@ -54,6 +54,9 @@ struct ExecuteOptions {
   std::vector<int64_t> donated_arguments;
   // Seed for rng ops; 0 = the backend's default.
   uint64_t rng_seed = 0;
+  // Polled between operations (interpreter) or kernels; once it returns true, Execute stops
+  // and returns CANCELLED. Empty = never cancelled. Must be cheap and thread-safe.
+  std::function<bool()> should_cancel;
 };
 
 class Executable {

@@ -201,15 +201,31 @@ XLA_UNARY_RPC(nullptr, GetShape)
 XLA_UNARY_RPC(nullptr, GetComputationShape)
 XLA_UNARY_RPC(nullptr, GetStatus)
 XLA_UNARY_RPC(workers_.get(), Compile)
-XLA_UNARY_RPC(workers_.get(), Execute)
-XLA_UNARY_RPC(workers_.get(), ExecuteAndTransfer)
-XLA_UNARY_RPC(workers_.get(), ExecuteParallel)
 XLA_UNARY_RPC(workers_.get(), TransferToInfeed)
 XLA_UNARY_RPC(workers_.get(), DeconstructTuple)
 XLA_UNARY_RPC(workers_.get(), Unregister)
 XLA_UNARY_RPC(workers_.get(), ResetDevice)
 
 #undef XLA_UNARY_RPC
+
+// Executions poll the call: a cancelled call or a passed deadline stops the run at the next
+// operation boundary instead of occupying a worker until the program ends.
+#define XLA_EXECUTE_RPC(Name)                                                                       \
+  grpc::ServerUnaryReactor* XlaGrpcService::Name(grpc::CallbackServerContext* context,                \
+                                                 const Name##Request* request, Name##Response* response) { \
+    const auto deadline = context->deadline();                                                      \
+    std::function<bool()> cancelled = [context, deadline] {                                          \
+      return context->IsCancelled() || std::chrono::system_clock::now() >= deadline;                \
+    };                                                                                              \
+    return Unary(workers_.get(), #Name, context, request, response,                                  \
+                 [core = core_, cancelled](const Name##Request& r) { return core->Name(r, cancelled); }); \
+  }
+
+XLA_EXECUTE_RPC(Execute)
+XLA_EXECUTE_RPC(ExecuteAndTransfer)
+XLA_EXECUTE_RPC(ExecuteParallel)
+
+#undef XLA_EXECUTE_RPC
 
 grpc::ServerUnaryReactor* XlaGrpcService::TransferFromOutfeed(grpc::CallbackServerContext* context,
                                                               const TransferFromOutfeedRequest* request,

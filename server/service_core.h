@@ -84,10 +84,15 @@ class ServiceCore {
   absl::StatusOr<ListDevicesResponse> ListDevices(const ListDevicesRequest& request);
   absl::StatusOr<GetDeviceHandlesResponse> GetDeviceHandles(const GetDeviceHandlesRequest& request);
   absl::StatusOr<CompileResponse> Compile(const CompileRequest& request);
-  absl::StatusOr<ExecuteResponse> Execute(const ExecuteRequest& request);
+  // `should_cancel` (optional) is polled between operations; once it returns true the
+  // execution stops with CANCELLED (the transport maps its call's cancellation and deadline
+  // onto it).
+  absl::StatusOr<ExecuteResponse> Execute(const ExecuteRequest& request,
+                                          std::function<bool()> should_cancel = nullptr);
   absl::StatusOr<ExecuteAndTransferResponse> ExecuteAndTransfer(
-      const ExecuteAndTransferRequest& request);
-  absl::StatusOr<ExecuteParallelResponse> ExecuteParallel(const ExecuteParallelRequest& request);
+      const ExecuteAndTransferRequest& request, std::function<bool()> should_cancel = nullptr);
+  absl::StatusOr<ExecuteParallelResponse> ExecuteParallel(const ExecuteParallelRequest& request,
+                                                          std::function<bool()> should_cancel = nullptr);
   absl::StatusOr<TransferToInfeedResponse> TransferToInfeed(const TransferToInfeedRequest& request);
   absl::StatusOr<TransferFromOutfeedResponse> TransferFromOutfeed(
       const TransferFromOutfeedRequest& request);

@@ -62,7 +62,8 @@ int64_t ElapsedNs(Clock::time_point start) {
 
 }  // namespace
 
-absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteRequest& request) {
+absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteRequest& request,
+                                                              const std::function<bool()>& should_cancel) {
   ASSIGN_OR_RETURN(auto session, FindSession(request.session_id()));
   SessionUse use(session);
   ASSIGN_OR_RETURN(SessionExecutable executable, LookupProgram(*session, request.execution_handle()));
@@ -83,6 +84,7 @@ absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteReque
   }
   backend::ExecuteOptions options;
   options.rng_seed = request.rng_seed();
+  options.should_cancel = should_cancel;
   std::set<int64_t> donated_handles;
   for (int64_t index : request.donated_arguments()) {
     if (index < 0 || index >= request.arguments_size()) {
@@ -145,12 +147,13 @@ absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteReque
   return response;
 }
 
-absl::StatusOr<ExecuteResponse> ServiceCore::Execute(const ExecuteRequest& request) {
-  return impl_->ExecuteOne(request);
+absl::StatusOr<ExecuteResponse> ServiceCore::Execute(const ExecuteRequest& request,
+                                                     std::function<bool()> should_cancel) {
+  return impl_->ExecuteOne(request, should_cancel);
 }
 
 absl::StatusOr<ExecuteParallelResponse> ServiceCore::ExecuteParallel(
-    const ExecuteParallelRequest& request) {
+    const ExecuteParallelRequest& request, std::function<bool()> should_cancel) {
   if (request.requests_size() == 0) return absl::InvalidArgumentError("no executions requested");
   // A bounded set of workers (never one thread per request) takes requests in order.
   const int n = request.requests_size();
@@ -158,7 +161,7 @@ absl::StatusOr<ExecuteParallelResponse> ServiceCore::ExecuteParallel(
   std::atomic<int> next{0};
   auto work = [&] {
     for (int i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
-      results[i] = impl_->ExecuteOne(request.requests(i));
+      results[i] = impl_->ExecuteOne(request.requests(i), should_cancel);
     }
   };
   const int workers = std::min(n, std::max(1, impl_->options.execute_threads));
@@ -178,7 +181,7 @@ absl::StatusOr<ExecuteParallelResponse> ServiceCore::ExecuteParallel(
 }
 
 absl::StatusOr<ExecuteAndTransferResponse> ServiceCore::ExecuteAndTransfer(
-    const ExecuteAndTransferRequest& request) {
+    const ExecuteAndTransferRequest& request, std::function<bool()> should_cancel) {
   const Clock::time_point start = Clock::now();
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
   SessionUse use(session);
@@ -200,6 +203,7 @@ absl::StatusOr<ExecuteAndTransferResponse> ServiceCore::ExecuteAndTransfer(
   }
   backend::ExecuteOptions options;
   options.rng_seed = request.rng_seed();
+  options.should_cancel = should_cancel;
   std::shared_ptr<backend::Buffer> result;
   const Clock::time_point compute_start = Clock::now();
   {

@@ -213,7 +213,8 @@ struct ServiceCore::Impl {
                                        const Shape& shape, int device, bool check_quota);
   absl::Status CheckQuota(int64_t used, int64_t extra) const;
 
-  absl::StatusOr<ExecuteResponse> ExecuteOne(const ExecuteRequest& request);
+  absl::StatusOr<ExecuteResponse> ExecuteOne(const ExecuteRequest& request,
+                                             const std::function<bool()>& should_cancel);
 };
 
 }  // namespace server

@@ -83,6 +83,9 @@ absl::StatusOr<Literal> Evaluator::Evaluate(const HloComputation& computation,
   values.reserve(order.size());
   const HloInstruction* root = computation.root_instruction();
   for (const HloInstruction* instruction : order) {
+    if (should_cancel_ && should_cancel_()) {
+      return absl::CancelledError(absl::StrCat("execution cancelled before ", Describe(*instruction)));
+    }
     Literal value;
     if (instruction->opcode() == HloOpcode::kParameter) {
       const int64_t number = instruction->parameter_number();

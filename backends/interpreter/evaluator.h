@@ -67,8 +67,13 @@ class Evaluator {
  public:
   static constexpr uint64_t kDefaultRngSeed = 42;
   // One Evaluator serves one execution; `rng_seed` of 0 means kDefaultRngSeed.
-  explicit Evaluator(DeviceState* device, uint64_t rng_seed = 0)
-      : device_(device), rng_seed_(rng_seed != 0 ? rng_seed : kDefaultRngSeed) {}
+  // `should_cancel`, when set, is polled before every instruction (a cancelled execution
+  // stops at the next op boundary with CANCELLED).
+  explicit Evaluator(DeviceState* device, uint64_t rng_seed = 0,
+                     std::function<bool()> should_cancel = nullptr)
+      : device_(device),
+        rng_seed_(rng_seed != 0 ? rng_seed : kDefaultRngSeed),
+        should_cancel_(std::move(should_cancel)) {}
 
   uint64_t rng_seed() const { return rng_seed_; }
   // 0, 1, 2...: how many rng draws this execution made before. An rng inside a loop uses
@@ -82,6 +87,7 @@ class Evaluator {
  private:
   DeviceState* device_;
   const uint64_t rng_seed_;
+  const std::function<bool()> should_cancel_;
   uint64_t rng_draws_ = 0;
   int depth_ = 0;  // nesting of called computations, bounded to stop runaway recursion
 };

@@ -67,7 +67,7 @@ class InterpreterExecutable : public backend::Executable {
       }
       values.push_back(&buffer->value());
     }
-    Evaluator evaluator(device_, options.rng_seed);
+    Evaluator evaluator(device_, options.rng_seed, options.should_cancel);
     ASSIGN_OR_RETURN(Literal result, evaluator.Evaluate(entry, values));
     return std::shared_ptr<Buffer>(std::make_shared<LiteralBuffer>(std::move(result), device_->ordinal()));
   }
