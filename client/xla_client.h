@@ -108,7 +108,7 @@ struct ExecutableHandle {
 struct ExecuteOptions {
   std::vector<int64_t> donated_arguments;  // indices into the arguments
   uint64_t rng_seed = 0;
-  server::ExecutionProfile* profile = nullptr;  // filled when non-null
+  ExecutionProfile* profile = nullptr;  // filled when non-null
 };
 
 // One execution of ExecuteParallel.

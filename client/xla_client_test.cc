@@ -121,7 +121,7 @@ TEST_P(ClientTest, CompileTransferExecuteTransferBack) {
   EXPECT_EQ(shape->ToString(), "f32[4]");
 
   std::vector<const GlobalData*> args = {a->get(), b->get()};
-  server::ExecutionProfile profile;
+  ExecutionProfile profile;
   ExecuteOptions options;
   options.profile = &profile;
   auto result = client_->Execute(*exe, args, options);
