@@ -3,17 +3,24 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "hlo/shape_util.h"
 
 namespace xla {
 namespace interpreter {
 namespace {
 
 absl::StatusOr<Literal> PopFrom(std::deque<Literal>* queue, std::mutex* mu,
-                                std::condition_variable* cv, int64_t timeout_ms, const char* what) {
+                                std::condition_variable* cv, int64_t timeout_ms, const char* what,
+                                const Shape* expected = nullptr) {
   std::unique_lock<std::mutex> lock(*mu);
   if (!cv->wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return !queue->empty(); })) {
     return absl::DeadlineExceededError(
         absl::StrCat("no ", what, " value arrived within ", timeout_ms, " ms"));
+  }
+  if (expected != nullptr && !ShapeUtil::Compatible(queue->front().shape(), *expected)) {
+    return absl::InvalidArgumentError(absl::StrCat("the next ", what, " value has shape ",
+                                                   queue->front().shape().ToString(), ", requested ",
+                                                   expected->ToString(), "; it stays queued"));
   }
   Literal value = std::move(queue->front());
   queue->pop_front();
@@ -42,8 +49,8 @@ void DeviceState::PushOutfeed(Literal value) {
   cv_.notify_all();
 }
 
-absl::StatusOr<Literal> DeviceState::PopOutfeed(int64_t timeout_ms) {
-  return PopFrom(&outfeed_, &mu_, &cv_, timeout_ms, "outfeed");
+absl::StatusOr<Literal> DeviceState::PopOutfeed(int64_t timeout_ms, const Shape& expected) {
+  return PopFrom(&outfeed_, &mu_, &cv_, timeout_ms, "outfeed", &expected);
 }
 
 uint64_t DeviceState::GetAndUpdateRngState(int64_t delta) {

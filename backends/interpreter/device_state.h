@@ -26,7 +26,9 @@ class DeviceState {
   // queued would otherwise block forever).
   absl::StatusOr<Literal> PopInfeed(int64_t timeout_ms);
   void PushOutfeed(Literal value);
-  absl::StatusOr<Literal> PopOutfeed(int64_t timeout_ms);
+  // Next outfeed value if its shape is compatible with `expected`; on a mismatch the value
+  // stays queued (a caller's wrong shape must not destroy the data) and the error names both.
+  absl::StatusOr<Literal> PopOutfeed(int64_t timeout_ms, const Shape& expected);
 
   // XLA's rng-get-and-update-state: returns the current state and advances it by delta.
   uint64_t GetAndUpdateRngState(int64_t delta);

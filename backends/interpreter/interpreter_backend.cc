@@ -138,12 +138,7 @@ class InterpreterBackend : public backend::Backend {
   absl::StatusOr<Literal> TransferFromOutfeed(int device_ordinal, const Shape& shape,
                                               int64_t timeout_ms) override {
     RETURN_IF_ERROR(CheckDevice(device_ordinal));
-    ASSIGN_OR_RETURN(Literal value, device_.PopOutfeed(timeout_ms));
-    if (!ShapeUtil::Compatible(value.shape(), shape)) {
-      return absl::InvalidArgumentError(absl::StrCat("outfeed value has shape ", value.shape().ToString(),
-                                                     ", requested ", shape.ToString()));
-    }
-    return value;
+    return device_.PopOutfeed(timeout_ms, shape);
   }
 
  private:

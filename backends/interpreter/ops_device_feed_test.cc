@@ -87,6 +87,10 @@ ENTRY main {
   auto result = Execute(c, {L("f32[3] {1, nan, -inf}")});
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_TRUE(result->shape().IsToken());
+  // Asking with the wrong shape is an error that keeps the value queued.
+  auto wrong = c.backend->TransferFromOutfeed(0, ShapeUtil::MakeShape(S32, {3}), 1000);
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wrong.status().message()), ::testing::HasSubstr("stays queued"));
   auto first = c.backend->TransferFromOutfeed(0, ShapeUtil::MakeShape(F32, {3}), 1000);
   EXPECT_TRUE(LiteralEqual(L("f32[3] {1, nan, -inf}"), first));
   auto second = c.backend->TransferFromOutfeed(
