@@ -6,6 +6,7 @@
 // (it accumulates those in 64 bits and clamps).
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -232,20 +233,15 @@ absl::StatusOr<Literal> Convolution(EvalContext&, const HloInstruction& instruct
   const PrimitiveType type = result_shape.element_type();
   ASSIGN_OR_RETURN(Literal lhs, ConvertedTo(*operands[0], type));
   ASSIGN_OR_RETURN(Literal rhs, ConvertedTo(*operands[1], type));
-  switch (AccumKindOf(type)) {
-    case AccumKind::kFloat:
-      return WriteValues(result_shape, RunConv<double>(lhs, rhs, plan));
-    case AccumKind::kComplex:
-      return WriteValues(result_shape, RunConv<Complex>(lhs, rhs, plan));
-    case AccumKind::kInt: {
-      std::vector<uint64_t> values = RunConv<uint64_t>(lhs, rhs, plan);
-      ClampNarrowIntegers(type, &values);
-      return WriteValues(result_shape, values);
+  return WithAccumulator(type, [&](auto accumulator) {
+    using Accumulator = decltype(accumulator);
+    std::vector<Accumulator> values = RunConv<Accumulator>(lhs, rhs, plan);
+    if constexpr (std::is_same_v<Accumulator, uint64_t>) {
+      // XLA's evaluator saturates integer convolutions narrower than 32 bits.
+      if (AccumKindOf(type) == AccumKind::kInt) ClampNarrowIntegers(type, &values);
     }
-    case AccumKind::kPred:
-      return WriteValues(result_shape, RunConv<uint64_t>(lhs, rhs, plan));
-  }
-  return absl::InternalError("unreachable");
+    return WriteValues(result_shape, values);
+  });
 }
 
 }  // namespace

@@ -145,16 +145,9 @@ absl::StatusOr<Literal> Dot(EvalContext&, const HloInstruction& instruction, Ope
   const PrimitiveType type = result_shape.element_type();
   ASSIGN_OR_RETURN(Literal lhs, ConvertedTo(lhs_in, type));
   ASSIGN_OR_RETURN(Literal rhs, ConvertedTo(rhs_in, type));
-  switch (AccumKindOf(type)) {
-    case AccumKind::kFloat:
-      return RunDot<double>(result_shape, lhs, rhs, plan);
-    case AccumKind::kComplex:
-      return RunDot<Complex>(result_shape, lhs, rhs, plan);
-    case AccumKind::kInt:
-    case AccumKind::kPred:
-      return RunDot<uint64_t>(result_shape, lhs, rhs, plan);
-  }
-  return absl::InternalError("unreachable");
+  return WithAccumulator(type, [&](auto accumulator) {
+    return RunDot<decltype(accumulator)>(result_shape, lhs, rhs, plan);
+  });
 }
 
 }  // namespace

@@ -27,6 +27,22 @@ using Complex = std::complex<double>;
 enum class AccumKind { kFloat, kComplex, kInt, kPred };
 AccumKind AccumKindOf(PrimitiveType type);
 
+// Calls fn(Accumulator{}) with the accumulator type of `type` (double, Complex, or uint64_t
+// for integers and PRED) and returns what it returns: the one place that maps kinds to types.
+template <typename Fn>
+auto WithAccumulator(PrimitiveType type, Fn&& fn) {
+  switch (AccumKindOf(type)) {
+    case AccumKind::kFloat:
+      return fn(double{});
+    case AccumKind::kComplex:
+      return fn(Complex{});
+    case AccumKind::kInt:
+    case AccumKind::kPred:
+      break;
+  }
+  return fn(uint64_t{});
+}
+
 // Literal values in logical row-major order. Integers are read sign- or zero-extended and
 // carried as uint64_t so that sums and products wrap like two's complement.
 void ReadValues(const Literal& literal, std::vector<double>* out);

@@ -215,16 +215,9 @@ absl::StatusOr<Literal> ConvertAndContract(const Shape& result_shape, const Lite
   const PrimitiveType type = result_shape.element_type();
   ASSIGN_OR_RETURN(Literal lhs, ConvertedTo(lhs_in, type));
   ASSIGN_OR_RETURN(Literal rhs, ConvertedTo(rhs_in, type));
-  switch (AccumKindOf(type)) {
-    case AccumKind::kFloat:
-      return RunContraction<double>(result_shape, lhs, rhs, plan);
-    case AccumKind::kComplex:
-      return RunContraction<Complex>(result_shape, lhs, rhs, plan);
-    case AccumKind::kInt:
-    case AccumKind::kPred:
-      return RunContraction<uint64_t>(result_shape, lhs, rhs, plan);
-  }
-  return absl::InternalError("unreachable");
+  return WithAccumulator(type, [&](auto accumulator) {
+    return RunContraction<decltype(accumulator)>(result_shape, lhs, rhs, plan);
+  });
 }
 
 // group_sizes value `v` (already wrapped) as its element type sees it, for comparisons.
@@ -398,25 +391,12 @@ absl::StatusOr<Literal> ScaledDot(EvalContext&, const HloInstruction& instructio
   RETURN_IF_ERROR(PlanDot(lhs.shape(), rhs.shape(), instruction.attrs().dot_dimension_numbers(), -1, -1, {}, &plan));
   RETURN_IF_ERROR(CheckResultDims(result_shape, plan, "scaled-dot"));
   const PrimitiveType type = result_shape.element_type();
-  switch (AccumKindOf(type)) {
-    case AccumKind::kFloat: {
-      ASSIGN_OR_RETURN(Literal a, Dequantize<double>(lhs, *operands[2], type));
-      ASSIGN_OR_RETURN(Literal b, Dequantize<double>(rhs, *operands[3], type));
-      return RunContraction<double>(result_shape, a, b, plan);
-    }
-    case AccumKind::kComplex: {
-      ASSIGN_OR_RETURN(Literal a, Dequantize<Complex>(lhs, *operands[2], type));
-      ASSIGN_OR_RETURN(Literal b, Dequantize<Complex>(rhs, *operands[3], type));
-      return RunContraction<Complex>(result_shape, a, b, plan);
-    }
-    case AccumKind::kInt:
-    case AccumKind::kPred: {
-      ASSIGN_OR_RETURN(Literal a, Dequantize<uint64_t>(lhs, *operands[2], type));
-      ASSIGN_OR_RETURN(Literal b, Dequantize<uint64_t>(rhs, *operands[3], type));
-      return RunContraction<uint64_t>(result_shape, a, b, plan);
-    }
-  }
-  return absl::InternalError("unreachable");
+  return WithAccumulator(type, [&](auto accumulator) -> absl::StatusOr<Literal> {
+    using Accumulator = decltype(accumulator);
+    ASSIGN_OR_RETURN(Literal a, Dequantize<Accumulator>(lhs, *operands[2], type));
+    ASSIGN_OR_RETURN(Literal b, Dequantize<Accumulator>(rhs, *operands[3], type));
+    return RunContraction<Accumulator>(result_shape, a, b, plan);
+  });
 }
 
 }  // namespace
