@@ -16,22 +16,8 @@ using testing::LocalConfig;
 using testing::MakeStub;
 using testing::OpenSession;
 
-// Counts to 2^31 - 1 one iteration at a time: minutes to hours on the interpreter.
-constexpr char kEndlessLoop[] = R"(HloModule endless
-cond {
-  i = s32[] parameter(0)
-  n = s32[] constant(2147483647)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-body {
-  i = s32[] parameter(0)
-  one = s32[] constant(1)
-  ROOT next = s32[] add(i, one)
-}
-ENTRY main {
-  zero = s32[] constant(0)
-  ROOT w = s32[] while(zero), condition=cond, body=body
-})";
+// Counts to 2^31 - 1 one iteration at a time: hours on the interpreter.
+const std::string kEndlessLoop = testing::CountingLoopHlo(2147483647);
 
 TEST(CancelTest, CoreExecutionStopsWhenAskedTo) {
   auto core = ServiceCore::Create(ServiceOptions());

@@ -18,6 +18,7 @@ namespace xla::server {
 namespace {
 
 using testing::Context;
+using testing::CountingLoopHlo;
 using testing::Download;
 using testing::LocalConfig;
 using testing::MakeStub;
@@ -285,21 +286,7 @@ TEST(GrpcShutdownTest, DrainLetsInFlightExecutionFinish) {
   ASSERT_TRUE(OpenSession(*stub, &session).ok());
   CompileRequest compile;  // ~0.5 s in the interpreter
   compile.set_session_id(session);
-  compile.set_hlo_text(R"(HloModule m
-cond {
-  s = s32[] parameter(0)
-  n = s32[] constant(100000)
-  ROOT lt = pred[] compare(s, n), direction=LT
-}
-body {
-  s = s32[] parameter(0)
-  one = s32[] constant(1)
-  ROOT r = s32[] add(s, one)
-}
-ENTRY main {
-  z = s32[] constant(0)
-  ROOT w = s32[] while(z), condition=cond, body=body
-})");
+  compile.set_hlo_text(CountingLoopHlo(100000));
   CompileResponse compiled;
   ASSERT_TRUE(stub->Compile(Context().get(), compile, &compiled).ok());
 

@@ -45,6 +45,26 @@ class TempDir {
   std::string path_;
 };
 
+// A module whose while loop counts from 0 to `n` one iteration at a time: a way to make
+// an execution take a chosen while (about 5 us per iteration on the interpreter).
+inline std::string CountingLoopHlo(int64_t n) {
+  return R"(HloModule counting_loop
+cond {
+  i = s32[] parameter(0)
+  n = s32[] constant()" + std::to_string(n) + R"()
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  i = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT next = s32[] add(i, one)
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  ROOT w = s32[] while(zero), condition=cond, body=body
+})";
+}
+
 inline ServerConfig LocalConfig() {
   ServerConfig config;
   config.listen = "127.0.0.1:0";
