@@ -218,7 +218,16 @@ XLA_UNARY_RPC(workers_.get(), ResetDevice)
       return context->IsCancelled() || std::chrono::system_clock::now() >= deadline;                \
     };                                                                                              \
     return Unary(workers_.get(), #Name, context, request, response,                                  \
-                 [core = core_, cancelled](const Name##Request& r) { return core->Name(r, cancelled); }); \
+                 [core = core_, cancelled, deadline](const Name##Request& r) {                      \
+                   auto result = core->Name(r, cancelled);                                          \
+                   /* A run stopped by the deadline reports it as such, whichever side */           \
+                   /* notices first. */                                                             \
+                   if (!result.ok() && absl::IsCancelled(result.status()) &&                        \
+                       std::chrono::system_clock::now() >= deadline) {                              \
+                     return decltype(result)(absl::DeadlineExceededError(result.status().message())); \
+                   }                                                                                \
+                   return result;                                                                   \
+                 });                                                                                \
   }
 
 XLA_EXECUTE_RPC(Execute)
