@@ -5,7 +5,8 @@ set -e
 PKGS="build-essential cmake ninja-build ccache pkg-config git \
 libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev libspdlog-dev \
 libgtest-dev libgmock-dev libbenchmark-dev clang-14 libclang-rt-14-dev \
-python3-grpcio python3-protobuf python3-numpy python3-pytest bazel-bootstrap"
+python3-grpcio python3-protobuf python3-numpy python3-pytest python3-venv python3-pip python3-setuptools \
+llvm-16-dev libopenblas-dev libeigen3-dev bazel-bootstrap"
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
