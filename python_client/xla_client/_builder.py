@@ -288,7 +288,7 @@ class XlaBuilder:
   def setup_alias(self, output_index, param_number, param_index, kind=None):
     """Output `output_index` of the result may reuse parameter `param_number`'s buffer."""
     self._aliases.append((tuple(output_index), int(param_number), tuple(param_index),
-                          xla_data_pb2.MAY_ALIAS if kind is None else kind))
+                          hlo_pb2.MAY_ALIAS if kind is None else kind))
 
   def add_buffer_donor(self, param_number, param_index=()):
     self._buffer_donors.append((int(param_number), tuple(param_index)))

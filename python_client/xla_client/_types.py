@@ -214,7 +214,8 @@ def bits_to_float(bits, etype):
   etype = as_etype(etype)
   bits = np.asarray(bits)
   if etype == _P.BF16:
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    wide = np.atleast_1d(bits).astype(np.uint32) << np.uint32(16)
+    return wide.view(np.float32).reshape(bits.shape)
   if etype not in FLOAT_FORMATS:
     raise TypeError("%s is not a reduced-precision float type" % etype.name)
   return _decode_table(etype)[bits.astype(np.intp)].astype(np.float32)
@@ -225,12 +226,13 @@ def float_to_bits(values, etype):
   etype = as_etype(etype)
   x = np.asarray(values, dtype=np.float32)
   if etype == _P.BF16:
-    u = x.view(np.uint32).astype(np.uint64)
-    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    u = np.atleast_1d(x).view(np.uint32).astype(np.uint64)
+    sixteen = np.uint64(16)
+    rounded = (u + np.uint64(0x7FFF) + ((u >> sixteen) & np.uint64(1))) >> sixteen
     out = rounded.astype(np.uint16)
-    nan = np.isnan(x)
-    out[nan] = ((u[nan] >> 16) | 0x40).astype(np.uint16)
-    return out
+    nan = np.isnan(np.atleast_1d(x))
+    out[nan] = ((u[nan] >> sixteen) | np.uint64(0x40)).astype(np.uint16)
+    return out.reshape(x.shape)
   if etype not in FLOAT_FORMATS:
     raise TypeError("%s is not a reduced-precision float type" % etype.name)
   table = _decode_table(etype)
