@@ -5,10 +5,6 @@ The server requires a bearer token (tests check UNAUTHENTICATED too).
 """
 
 import os
-import subprocess
-import sys
-import tempfile
-import time
 
 import pytest
 
@@ -28,55 +24,18 @@ def server_binary():
   return None
 
 
-class Server:
-  """A running xla-server process (address, token) started with extra flags."""
-
-  def __init__(self, *flags, token=TOKEN):
-    binary = server_binary()
-    if binary is None:
-      pytest.skip("no xla-server binary (set XLA_SERVER_BINARY)")
-    self.token = token
-    self._dir = tempfile.TemporaryDirectory()
-    args = [binary, "--listen=127.0.0.1:0", "--log-level=warn"] + list(flags)
-    if token:
-      path = os.path.join(self._dir.name, "token")
-      with open(path, "w") as f:
-        f.write(token)
-      args.append("--auth-token-file=" + path)
-    self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    text=True)
-    marker = "xla-server listening on "
-    deadline = time.monotonic() + 30
-    lines = []
-    self.address = None
-    while time.monotonic() < deadline:
-      line = self.process.stdout.readline()
-      if not line:
-        break
-      lines.append(line)
-      if marker in line:
-        self.address = line.split(marker, 1)[1].split()[0]
-        break
-    if self.address is None:
-      self.stop()
-      raise RuntimeError("xla-server did not start: %s" % "".join(lines))
-
-  def stop(self):
-    if self.process.poll() is None:
-      self.process.terminate()
-      try:
-        self.process.wait(timeout=10)
-      except subprocess.TimeoutExpired:
-        self.process.kill()
-        self.process.wait()
-    if self.process.stdout:
-      self.process.stdout.close()
-    self._dir.cleanup()
+def start_server(*flags, token=TOKEN):
+  """A LocalServer with extra flags (skips the test when no binary is available)."""
+  import xla_client as xc  # pylint: disable=g-import-not-at-top
+  binary = server_binary()
+  if binary is None:
+    pytest.skip("no xla-server binary (set XLA_SERVER_BINARY)")
+  return xc.LocalServer(binary, token=token, flags=flags)
 
 
 @pytest.fixture(scope="session")
 def server():
-  s = Server()
+  s = start_server()
   yield s
   s.stop()
 

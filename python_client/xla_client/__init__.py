@@ -62,3 +62,4 @@ XLA_ELEMENT_TYPE_TO_DTYPE = {t: etype_to_dtype(t) for t in PrimitiveType
                              if t not in (PrimitiveType.PRIMITIVE_TYPE_INVALID,
                                           PrimitiveType.TUPLE, PrimitiveType.OPAQUE_TYPE,
                                           PrimitiveType.TOKEN, PrimitiveType.BUFFER)}
+from ._local import LocalServer

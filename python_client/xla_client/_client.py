@@ -518,9 +518,10 @@ class Client:
     self._enter()
     datas = _flatten(datas)
     response = self._call("Await", pb.AwaitRequest(session_id=self.session_id,
-                                                   handles=[d.handle for d in datas]))
+                                                   handles=[_handle_of(d) for d in datas]))
     for d in datas:
-      d._pending = False
+      if isinstance(d, GlobalData):
+        d._pending = False
     return list(response.profiles)
 
   def execute_and_transfer(self, executable, arguments=(), rng_seed=0, as_literal=False,
