@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "hlo/hlo_module.h"
 
 namespace xla {
 
@@ -47,6 +48,73 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   instruction->DetachFromOperands();
   std::unique_ptr<HloInstruction> owned = std::move(*it);
   instructions_.erase(it);
+  return absl::OkStatus();
+}
+
+std::string HloComputation::UniqueInstructionName(const std::string& base) const {
+  absl::flat_hash_set<std::string_view> taken;
+  for (const auto& instruction : instructions_) taken.insert(instruction->name());
+  const std::string stem = base.empty() ? std::string("instruction") : base;
+  if (!taken.contains(stem)) return stem;
+  for (int64_t n = 1;; ++n) {
+    std::string candidate = absl::StrCat(stem, ".", n);
+    if (!taken.contains(candidate)) return candidate;
+  }
+}
+
+HloInstruction* HloComputation::AddInstructionWithUniqueName(std::unique_ptr<HloInstruction> instruction,
+                                                             const std::string& base_name) {
+  instruction->set_name(UniqueInstructionName(base_name.empty() ? instruction->name() : base_name));
+  HloInstruction* raw = AddInstruction(std::move(instruction));
+  if (parent_ != nullptr && raw->unique_id() < 0) raw->set_unique_id(parent_->NewUniqueId());
+  return raw;
+}
+
+bool HloComputation::ContainsInstruction(const HloInstruction* instruction) const {
+  return instruction != nullptr && instruction->parent() == this &&
+         std::any_of(instructions_.begin(), instructions_.end(),
+                     [&](const auto& p) { return p.get() == instruction; });
+}
+
+absl::Status HloComputation::ReplaceInstruction(HloInstruction* old_instruction,
+                                                HloInstruction* new_instruction) {
+  if (old_instruction == new_instruction) return absl::OkStatus();
+  if (!ContainsInstruction(old_instruction) || !ContainsInstruction(new_instruction)) {
+    return absl::InvalidArgumentError(absl::StrCat("ReplaceInstruction: both instructions must be in ", name_));
+  }
+  absl::Status status = old_instruction->ReplaceAllUsesWith(new_instruction);
+  if (!status.ok()) return status;
+  if (root_ == old_instruction) root_ = new_instruction;
+  for (HloInstruction* pred : std::vector<HloInstruction*>(old_instruction->control_predecessors())) {
+    if (pred != new_instruction) pred->AddControlDependencyTo(new_instruction);
+  }
+  for (HloInstruction* succ : std::vector<HloInstruction*>(old_instruction->control_successors())) {
+    if (succ != new_instruction) new_instruction->AddControlDependencyTo(succ);
+  }
+  old_instruction->RemoveAllControlDependencies();
+  return RemoveInstruction(old_instruction);
+}
+
+absl::Status HloComputation::RemoveInstructionAndUnusedOperands(
+    HloInstruction* instruction, bool (*may_remove)(const HloInstruction&)) {
+  std::vector<HloInstruction*> worklist = {instruction};
+  absl::flat_hash_set<HloInstruction*> queued = {instruction};
+  while (!worklist.empty()) {
+    HloInstruction* current = worklist.back();
+    worklist.pop_back();
+    std::vector<HloInstruction*> operands = current->operands();
+    absl::Status status = RemoveInstruction(current);
+    if (!status.ok()) return status;
+    for (HloInstruction* operand : operands) {
+      if (queued.contains(operand) || !operand->users().empty() || operand == root_ ||
+          operand->opcode() == HloOpcode::kParameter || !operand->control_predecessors().empty() ||
+          !operand->control_successors().empty() || (may_remove != nullptr && !may_remove(*operand))) {
+        continue;
+      }
+      queued.insert(operand);
+      worklist.push_back(operand);
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -37,6 +37,22 @@ class HloComputation {
   // Removes an instruction that has no users and no control edges.
   absl::Status RemoveInstruction(HloInstruction* instruction);
 
+  // Adds `instruction` named `base_name` (or its own name when empty), made unique within
+  // this computation by a ".N" suffix when taken.
+  HloInstruction* AddInstructionWithUniqueName(std::unique_ptr<HloInstruction> instruction,
+                                               const std::string& base_name = "");
+  // A name not used by any instruction of this computation: `base` itself when free.
+  std::string UniqueInstructionName(const std::string& base) const;
+  // Replaces every use of `old_instruction` (and the root role) with `new_instruction`,
+  // moves its control edges over and removes it. Shapes must be compatible.
+  absl::Status ReplaceInstruction(HloInstruction* old_instruction, HloInstruction* new_instruction);
+  // Removes `instruction` (which must have no users) and then every operand that becomes
+  // unused and is not a parameter, the root or side-effecting per `may_remove`.
+  absl::Status RemoveInstructionAndUnusedOperands(HloInstruction* instruction,
+                                                  bool (*may_remove)(const HloInstruction&) = nullptr);
+  // Whether `instruction` belongs to this computation.
+  bool ContainsInstruction(const HloInstruction* instruction) const;
+
   const std::vector<std::unique_ptr<HloInstruction>>& instructions() const { return instructions_; }
   int64_t instruction_count() const { return static_cast<int64_t>(instructions_.size()); }
   // Operands (and control predecessors) before users; root last among its ancestors;

@@ -5,6 +5,8 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/literal.h"
+#include "hlo/shape_util.h"
+#include "absl/strings/str_cat.h"
 
 namespace xla {
 
@@ -47,6 +49,55 @@ absl::Status HloInstruction::ReplaceOperandWith(int64_t i, HloInstruction* new_o
   old_operand->RemoveUser(this);
   new_operand->AddUser(this);
   return absl::OkStatus();
+}
+
+std::vector<int64_t> HloInstruction::OperandIndices(const HloInstruction* operand) const {
+  std::vector<int64_t> indices;
+  for (int64_t i = 0; i < operand_count(); ++i) {
+    if (operands_[i] == operand) indices.push_back(i);
+  }
+  return indices;
+}
+
+absl::Status HloInstruction::ReplaceUseWith(HloInstruction* user, HloInstruction* new_producer) {
+  if (new_producer == this) return absl::OkStatus();
+  if (!ShapeUtil::Compatible(shape_, new_producer->shape())) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot replace ", name_, " (", shape_.ToString(),
+                                                   ") with ", new_producer->name(), " (",
+                                                   new_producer->shape().ToString(), ")"));
+  }
+  const std::vector<int64_t> indices = user->OperandIndices(this);
+  if (indices.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(user->name(), " does not use ", name_));
+  }
+  for (int64_t i : indices) {
+    absl::Status status = user->ReplaceOperandWith(i, new_producer);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HloInstruction::ReplaceAllUsesWith(HloInstruction* new_producer) {
+  if (new_producer == this) return absl::OkStatus();
+  // Copy: ReplaceUseWith edits users_.
+  const std::vector<HloInstruction*> users = users_;
+  for (HloInstruction* user : users) {
+    absl::Status status = ReplaceUseWith(user, new_producer);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+std::unique_ptr<HloInstruction> HloInstruction::CloneWithNewOperands(
+    const Shape& shape, absl::Span<HloInstruction* const> operands) const {
+  std::unique_ptr<HloInstruction> clone = Create(opcode_, shape, operands);
+  clone->name_ = name_;
+  clone->attrs_ = attrs_;
+  clone->called_computations_ = called_computations_;
+  if (literal_ != nullptr) clone->literal_ = std::make_unique<Literal>(literal_->Clone());
+  clone->text_line_ = text_line_;
+  clone->text_column_ = text_column_;
+  return clone;
 }
 
 void HloInstruction::DetachFromOperands() {

@@ -68,6 +68,21 @@ class HloInstruction {
   void DetachFromOperands();
   // Users in the order they were added, without duplicates.
   const std::vector<HloInstruction*>& users() const { return users_; }
+  int64_t user_count() const { return static_cast<int64_t>(users_.size()); }
+  // Makes every user of this instruction use `new_producer` instead (every operand slot
+  // that refers to this). The computation's root is not changed (see
+  // HloComputation::ReplaceInstruction). Shapes must be compatible (layouts may differ).
+  absl::Status ReplaceAllUsesWith(HloInstruction* new_producer);
+  // Same, for one user only.
+  absl::Status ReplaceUseWith(HloInstruction* user, HloInstruction* new_producer);
+  // Operand slots of this instruction that refer to `operand`.
+  std::vector<int64_t> OperandIndices(const HloInstruction* operand) const;
+
+  // A detached copy with other operands and shape: opcode, attributes, literal, called
+  // computations, name and text location are copied; users, control edges, parent and
+  // unique id are not.
+  std::unique_ptr<HloInstruction> CloneWithNewOperands(const Shape& shape,
+                                                       absl::Span<HloInstruction* const> operands) const;
 
   // --- called computations ---
   const std::vector<HloComputation*>& called_computations() const { return called_computations_; }

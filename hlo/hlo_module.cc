@@ -60,6 +60,53 @@ HloComputation* HloModule::AddEntryComputation(std::unique_ptr<HloComputation> c
   return raw;
 }
 
+absl::Status HloModule::RemoveComputation(HloComputation* computation) {
+  if (computation == entry_) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot remove the entry computation ", computation->name()));
+  }
+  auto it = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& c) { return c.get() == computation; });
+  if (it == computations_.end()) {
+    return absl::NotFoundError(absl::StrCat("computation is not in module ", name_));
+  }
+  computations_.erase(it);
+  return absl::OkStatus();
+}
+
+std::string HloModule::UniqueComputationName(const std::string& base) const {
+  absl::flat_hash_set<std::string_view> taken;
+  for (const auto& c : computations_) taken.insert(c->name());
+  if (!taken.contains(base)) return base;
+  for (int64_t n = 1;; ++n) {
+    std::string candidate = absl::StrCat(base, ".", n);
+    if (!taken.contains(candidate)) return candidate;
+  }
+}
+
+HloComputation* HloModule::CloneComputation(const HloComputation& computation, const std::string& name) {
+  auto clone = std::make_unique<HloComputation>(UniqueComputationName(name));
+  clone->set_is_fusion_computation(computation.is_fusion_computation());
+  clone->set_execution_thread(computation.execution_thread());
+  absl::flat_hash_map<const HloInstruction*, HloInstruction*> mapped;
+  for (HloInstruction* instruction : computation.MakeInstructionPostOrder()) {
+    std::vector<HloInstruction*> operands;
+    operands.reserve(instruction->operand_count());
+    for (const HloInstruction* operand : instruction->operands()) operands.push_back(mapped.at(operand));
+    HloInstruction* copy =
+        clone->AddInstruction(instruction->CloneWithNewOperands(instruction->shape(), operands));
+    mapped[instruction] = copy;
+  }
+  for (HloInstruction* instruction : computation.MakeInstructionPostOrder()) {
+    for (HloInstruction* succ : instruction->control_successors()) {
+      mapped.at(instruction)->AddControlDependencyTo(mapped.at(succ));
+    }
+  }
+  if (computation.root_instruction() != nullptr) {
+    clone->set_root_instruction(mapped.at(computation.root_instruction()));
+  }
+  return AddEmbeddedComputation(std::move(clone));
+}
+
 HloComputation* HloModule::GetComputationWithName(const std::string& name) const {
   for (const auto& computation : computations_) {
     if (computation->name() == name) return computation.get();

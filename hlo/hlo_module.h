@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
 #include "hlo/shape.h"
@@ -54,6 +55,15 @@ class HloModule {
   HloComputation* AddEntryComputation(std::unique_ptr<HloComputation> computation);
   void set_entry_computation(HloComputation* entry) { entry_ = entry; }
   HloComputation* entry_computation() const { return entry_; }
+
+  // Removes (and destroys) a computation that is not the entry. Callers make sure nothing
+  // calls it any more.
+  absl::Status RemoveComputation(HloComputation* computation);
+  // A computation name not used in this module: `base` itself when free, else "base.N".
+  std::string UniqueComputationName(const std::string& base) const;
+  // Copies `computation` (of any module) into this one as an embedded computation named
+  // `name` (made unique); computations it calls stay shared (they must belong to this module).
+  HloComputation* CloneComputation(const HloComputation& computation, const std::string& name);
 
   const std::vector<std::unique_ptr<HloComputation>>& computations() const { return computations_; }
   int64_t computation_count() const { return static_cast<int64_t>(computations_.size()); }

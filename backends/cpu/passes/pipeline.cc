@@ -1,0 +1,39 @@
+#include "backends/cpu/passes/pipeline.h"
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/passes/cse.h"
+#include "backends/cpu/passes/dce.h"
+#include "backends/cpu/passes/pass.h"
+#include "hlo/hlo_verifier.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace cpu {
+
+absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options) {
+  if (module == nullptr) return absl::InvalidArgumentError("RunCpuPipeline: null module");
+  RETURN_IF_ERROR(VerifyHloModule(*module));
+  const bool verify = options.verify_after_each_pass;
+
+  HloPassPipeline pipeline("cpu", verify);
+  {
+    auto simplify = std::make_unique<HloPassPipeline>("simplify", verify);
+    simplify->AddPass<HloCse>();
+    simplify->AddPass<HloDce>();
+    pipeline.AddPass(std::make_unique<FixedPointPass>(std::move(simplify)));
+  }
+  pipeline.AddPass<HloDce>();
+  RETURN_IF_ERROR(pipeline.Run(module).status());
+
+  absl::Status status = VerifyHloModule(*module);
+  if (!status.ok()) {
+    return absl::InternalError(absl::StrCat("the cpu pipeline produced a module that does not verify: ",
+                                            status.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cpu
+}  // namespace xla
