@@ -636,3 +636,13 @@ def test_xlaop_operators(client):
   a = np.array([1, -2, 3], F32)
   c = np.array([2, 4, 8], F32)
   check(client, b, [a, c], (a + c, a - c, a * c, a / c, -a, np.abs(a), a ** 2, 1 - a))
+
+
+def test_single_replica_collectives(client):
+  add = binary_reducer("add", F32)
+  v = np.arange(6, dtype=F32).reshape(2, 3)
+  b = xc.XlaBuilder("collectives")
+  x = ops.Parameter(b, 0, S(F32, v.shape))
+  ops.Tuple(b, [ops.AllReduce(x, add), ops.AllGather(x, 1, 1), ops.ReduceScatter(x, add, 0, 1),
+                ops.AllToAll(x, 1, 1, 1), ops.CollectivePermute(x, [(0, 0)])])
+  check(client, b, [v], (v, v, v, v, v))

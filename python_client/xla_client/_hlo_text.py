@@ -289,7 +289,14 @@ def _attributes(instr, names, pred_selectors=frozenset()):
     if instr.custom_call_api_version:
       a.append("api_version=" + xla_data_pb2.CustomCallApiVersion.Name(
           instr.custom_call_api_version))
-  if op == "all-reduce":
+  if op in ("all-gather", "reduce-scatter", "all-to-all"):
+    a.append("dimensions=" + _braced(instr.dimensions))
+  if op == "collective-permute":
+    a.append("source_target_pairs={" + ",".join(
+        "{%d,%d}" % (p.source, p.target) for p in instr.source_target_pairs) + "}")
+    if instr.channel_id > 0:
+      a.append("channel_id=%d" % instr.channel_id)
+  if op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
     a.append("replica_groups=" + _replica_groups(instr.replica_groups))
     if instr.channel_id > 0:
       a.append("channel_id=%d" % instr.channel_id)

@@ -1,6 +1,5 @@
 """Shape and ProgramShape, as in XLA's xla_client (over xla_data.proto's ShapeProto)."""
 
-import numpy as np
 
 from . import _types
 from ._pb import xla_data_pb2
@@ -161,10 +160,6 @@ class Shape:
       proto.is_dynamic_dimension.extend([False] * len(self._dims))
     if self._m2m is not None:
       proto.layout.minor_to_major.extend(self._m2m)
-      if self._etype in _types.SUB_BYTE_BITS:
-        proto.layout.element_size_in_bits = 0
-    elif self.is_array() and not self.is_token():
-      pass
 
   def to_serialized_proto(self):
     return self.to_proto().SerializeToString()

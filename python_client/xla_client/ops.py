@@ -1553,3 +1553,83 @@ def AllReduce(operand, computation, replica_groups=(), channel_id=None, shape_wi
     fields["use_global_device_ids"] = True
   return b._add("all-reduce", Shape.array_shape(s.element_type(), s.dimensions()), (operand,),
                 **fields)
+
+
+def _collective_fields(replica_groups, channel_id, use_global_device_ids):
+  from ._helpers import make_replica_groups  # pylint: disable=g-import-not-at-top
+  groups = replica_groups or []
+  if groups and not hasattr(groups[0], "replica_ids"):
+    groups = make_replica_groups(groups)
+  fields = {"replica_groups": list(groups)}
+  if channel_id is not None:
+    fields["channel_id"] = int(channel_id)
+  if use_global_device_ids:
+    fields["use_global_device_ids"] = True
+  return fields
+
+
+@_op
+def AllGather(operand, all_gather_dimension, shard_count, replica_groups=None, channel_id=None,
+              shape_with_layout=None, use_global_device_ids=None):
+  b = _same_builder(operand)
+  s = _array_shape(operand)
+  dim = _canonical_dim(all_gather_dimension, s.rank(), "all_gather_dimension")
+  if int(shard_count) < 1:
+    raise BuilderError("shard_count must be positive")
+  dims = list(s.dimensions())
+  dims[dim] *= int(shard_count)
+  return b._add("all-gather", Shape.array_shape(s.element_type(), dims), (operand,),
+                dimensions=[dim], **_collective_fields(replica_groups, channel_id,
+                                                       use_global_device_ids))
+
+
+@_op
+def ReduceScatter(operand, computation, scatter_dimension, shard_count, replica_groups=None,
+                  channel_id=None, layout=None, use_global_device_ids=None):
+  b = _same_builder(operand)
+  s = _array_shape(operand)
+  dim = _canonical_dim(scatter_dimension, s.rank(), "scatter_dimension")
+  count = int(shard_count)
+  if count < 1 or s.dimensions()[dim] % count:
+    raise BuilderError("scatter dimension %d (size %d) is not divisible by shard_count %d" %
+                       (dim, s.dimensions()[dim], count))
+  _check_reducer(_program_shape(computation, "computation"),
+                 [Shape.scalar_shape(s.element_type())], "reduce-scatter")
+  dims = list(s.dimensions())
+  dims[dim] //= count
+  cid = b._add_computation(computation)
+  return b._add("reduce-scatter", Shape.array_shape(s.element_type(), dims), (operand,),
+                dimensions=[dim], called_computation_ids=[cid],
+                **_collective_fields(replica_groups, channel_id, use_global_device_ids))
+
+
+@_op
+def AllToAll(operand, split_dimension, concat_dimension, split_count, replica_groups=None,
+             layout=None, channel_id=None):
+  b = _same_builder(operand)
+  s = _array_shape(operand)
+  split = _canonical_dim(split_dimension, s.rank(), "split_dimension")
+  concat = _canonical_dim(concat_dimension, s.rank(), "concat_dimension")
+  count = int(split_count)
+  if count < 1 or s.dimensions()[split] % count:
+    raise BuilderError("split dimension %d (size %d) is not divisible by split_count %d" %
+                       (split, s.dimensions()[split], count))
+  if split != concat and count != 1:
+    raise BuilderError("AllToAll with split_dimension != concat_dimension and split_count > 1 "
+                       "is not supported by this builder yet")
+  return b._add("all-to-all", Shape.array_shape(s.element_type(), s.dimensions()), (operand,),
+                dimensions=[split], **_collective_fields(replica_groups, channel_id, None))
+
+
+@_op
+def CollectivePermute(operand, source_target_pairs, channel_id=None):
+  b = _same_builder(operand)
+  s = _array_shape(operand)
+  pairs = []
+  for source, target in source_target_pairs:
+    pairs.append(xla_data_pb2.SourceTarget(source=int(source), target=int(target)))
+  fields = {"source_target_pairs": pairs}
+  if channel_id is not None:
+    fields["channel_id"] = int(channel_id)
+  return b._add("collective-permute", Shape.array_shape(s.element_type(), s.dimensions()),
+                (operand,), **fields)
