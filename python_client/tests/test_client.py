@@ -455,3 +455,10 @@ def test_client_is_thread_safe(client):
   for t in threads:
     t.join()
   assert not errors, errors
+
+
+def test_global_data_keeps_its_client_alive(server):
+  data = xc.Client(server.address, token=server.token).transfer_to_server(f32(3))
+  gc.collect()
+  np.testing.assert_array_equal(data.to_py(), f32(3))
+  np.testing.assert_array_equal(np.asarray(data), f32(3))

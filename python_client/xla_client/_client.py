@@ -7,7 +7,8 @@ session, which frees every handle it still owns on the server.
 
 Handles: GlobalData unregisters its handle when closed (now) or collected (queued and
 sent in one batched Unregister with the next call, or by the background thread once
-UNREGISTER_BATCH are queued). A GlobalData may outlive its Client: it then does nothing.
+UNREGISTER_BATCH are queued). GlobalData and Executable objects keep their Client alive;
+once the Client is closed they do nothing.
 
 Errors: every server error is an XlaRuntimeError carrying the gRPC code and the server's
 message. Idempotent calls (GetVersion, KeepAlive, ListDevices, GetShape,
@@ -91,12 +92,12 @@ class GlobalData:
   Unregistered when closed, collected, or at the end of a `with` block. Not picklable.
   """
 
-  __slots__ = ("_handle", "_queue", "_client_ref", "_pending", "__weakref__")
+  __slots__ = ("_handle", "_queue", "_owner", "_pending", "__weakref__")
 
   def __init__(self, client, handle, pending=False):
     self._handle = int(handle)
     self._queue = client._queue
-    self._client_ref = weakref.ref(client)
+    self._owner = client
     self._pending = pending
 
   @property
@@ -108,8 +109,8 @@ class GlobalData:
     return self._queue is not None
 
   def _client(self):
-    client = self._client_ref()
-    if client is None or client._closed:
+    client = self._owner
+    if client._closed:
       raise XlaRuntimeError(grpc.StatusCode.FAILED_PRECONDITION,
                             "the Client of this GlobalData is closed")
     return client
@@ -123,11 +124,10 @@ class GlobalData:
     """Unregisters the handle now (no-op when not owned)."""
     if self._queue is None:
       return
-    client = self._client_ref()
-    if client is None or client._closed:
+    if self._owner._closed:
       self._queue = None
       return
-    client.unregister(self)
+    self._owner.unregister(self)
 
   def __del__(self):
     queue = self._queue
@@ -164,7 +164,7 @@ class Executable:
   """A compiled computation on one device; it lives as long as the session."""
 
   def __init__(self, client, handle, device_ordinal, program_shape, cache_hit, compile_ms):
-    self._client_ref = weakref.ref(client)
+    self._client = client
     self.handle = handle
     self.device_ordinal = device_ordinal
     self.program_shape = program_shape
@@ -172,10 +172,10 @@ class Executable:
     self.compile_ms = compile_ms
 
   def execute(self, arguments=(), **kwargs):
-    return self._client_ref().execute(self, arguments, **kwargs)
+    return self._client.execute(self, arguments, **kwargs)
 
   def execute_and_transfer(self, arguments=(), **kwargs):
-    return self._client_ref().execute_and_transfer(self, arguments, **kwargs)
+    return self._client.execute_and_transfer(self, arguments, **kwargs)
 
   def __repr__(self):
     return "Executable(handle=%d, device=%d, %s)" % (self.handle, self.device_ordinal,
