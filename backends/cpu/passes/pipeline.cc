@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/cse.h"
 #include "backends/cpu/passes/dce.h"
+#include "backends/cpu/passes/fusion.h"
 #include "backends/cpu/passes/pass.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/status_macros.h"
@@ -24,6 +25,7 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
     simplify->AddPass<HloDce>();
     pipeline.AddPass(std::make_unique<FixedPointPass>(std::move(simplify)));
   }
+  pipeline.AddPass<CpuFusion>();
   pipeline.AddPass<HloDce>();
   RETURN_IF_ERROR(pipeline.Run(module).status());
 
