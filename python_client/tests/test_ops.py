@@ -646,3 +646,14 @@ def test_single_replica_collectives(client):
   ops.Tuple(b, [ops.AllReduce(x, add), ops.AllGather(x, 1, 1), ops.ReduceScatter(x, add, 0, 1),
                 ops.AllToAll(x, 1, 1, 1), ops.CollectivePermute(x, [(0, 0)])])
   check(client, b, [v], (v, v, v, v, v))
+
+
+def test_ragged_dot(client):
+  lhs = RNG.rand(5, 3).astype(F32)
+  rhs = RNG.rand(2, 3, 4).astype(F32)
+  sizes = np.array([2, 3], np.int32)
+  b = xc.XlaBuilder("ragged")
+  ops.RaggedDot(ops.Parameter(b, 0, S(F32, lhs.shape)), ops.Parameter(b, 1, S(F32, rhs.shape)),
+                ops.Parameter(b, 2, S(np.int32, sizes.shape)), ((([1], [1]), ([], [])), [0], [0]))
+  expected = np.concatenate([lhs[:2] @ rhs[0], lhs[2:] @ rhs[1]])
+  check(client, b, [lhs, rhs, sizes], expected, rtol=1e-5)

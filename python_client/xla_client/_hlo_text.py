@@ -212,7 +212,19 @@ def _attributes(instr, names, pred_selectors=frozenset()):
     if dn.rhs_batch_dimensions:
       a.append("rhs_batch_dims=" + _braced(dn.rhs_batch_dimensions))
     a.append("rhs_contracting_dims=" + _braced(dn.rhs_contracting_dimensions))
-  if op in ("dot", "convolution") and any(instr.precision_config.operand_precision):
+  if op == "ragged-dot":
+    r = instr.ragged_dot_dimension_numbers
+    dn = r.dot_dimension_numbers
+    if dn.lhs_batch_dimensions:
+      a.append("lhs_batch_dims=" + _braced(dn.lhs_batch_dimensions))
+    a.append("lhs_contracting_dims=" + _braced(dn.lhs_contracting_dimensions))
+    if dn.rhs_batch_dimensions:
+      a.append("rhs_batch_dims=" + _braced(dn.rhs_batch_dimensions))
+    a.append("rhs_contracting_dims=" + _braced(dn.rhs_contracting_dimensions))
+    a.append("lhs_ragged_dims=" + _braced(r.lhs_ragged_dimensions))
+    if r.rhs_group_dimensions:
+      a.append("rhs_group_dims=" + _braced(r.rhs_group_dimensions))
+  if op in ("dot", "convolution", "ragged-dot") and any(instr.precision_config.operand_precision):
     names_ = xla_data_pb2.PrecisionConfig.Precision.Name
     a.append("operand_precision={" + ",".join(names_(p).lower() for p in
                                               instr.precision_config.operand_precision) + "}")

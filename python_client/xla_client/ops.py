@@ -1039,16 +1039,8 @@ def _precision(precision_config):
   return config
 
 
-@_op
-def DotGeneral(lhs, rhs, dimension_numbers, precision_config=None,
-               preferred_element_type=None):
-  from ._helpers import make_dot_dimension_numbers  # pylint: disable=g-import-not-at-top
-  b = _same_builder(lhs, rhs)
-  ls, rs = _array_shape(lhs, "lhs"), _array_shape(rhs, "rhs")
-  dn = make_dot_dimension_numbers(dimension_numbers)
-  if ls.element_type() != rs.element_type() and preferred_element_type is None:
-    raise BuilderError("dot operands differ in type: %s and %s" % (_shape_str(ls),
-                                                                   _shape_str(rs)))
+def _dot_dims(ls, rs, dn, rhs_excluded=()):
+  """Output dimensions of a dot: batch, lhs free, rhs free (minus rhs_excluded)."""
   lc, rc = list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions)
   lb, rb = list(dn.lhs_batch_dimensions), list(dn.rhs_batch_dimensions)
   if len(lc) != len(rc) or len(lb) != len(rb):
@@ -1069,11 +1061,81 @@ def DotGeneral(lhs, rhs, dimension_numbers, precision_config=None,
                          (_shape_str(ls), x, _shape_str(rs), y))
   out = [ls.dimensions()[d] for d in lb]
   out += [d for i, d in enumerate(ls.dimensions()) if i not in lc and i not in lb]
-  out += [d for i, d in enumerate(rs.dimensions()) if i not in rc and i not in rb]
+  out += [d for i, d in enumerate(rs.dimensions())
+          if i not in rc and i not in rb and i not in rhs_excluded]
+  return out
+
+
+@_op
+def DotGeneral(lhs, rhs, dimension_numbers, precision_config=None,
+               preferred_element_type=None):
+  from ._helpers import make_dot_dimension_numbers  # pylint: disable=g-import-not-at-top
+  b = _same_builder(lhs, rhs)
+  ls, rs = _array_shape(lhs, "lhs"), _array_shape(rhs, "rhs")
+  dn = make_dot_dimension_numbers(dimension_numbers)
+  if ls.element_type() != rs.element_type() and preferred_element_type is None:
+    raise BuilderError("dot operands differ in type: %s and %s" % (_shape_str(ls),
+                                                                   _shape_str(rs)))
+  out = _dot_dims(ls, rs, dn)
   etype = ls.element_type() if preferred_element_type is None else (
       _types.as_etype(preferred_element_type))
   return b._add("dot", Shape.array_shape(etype, out), (lhs, rhs), dot_dimension_numbers=dn,
                 precision_config=_precision(precision_config))
+
+
+@_op
+def RaggedDot(lhs, rhs, group_sizes, dimension_numbers, precision_config=None,
+              preferred_element_type=None):
+  """A dot whose lhs ragged dimension is split into groups of group_sizes rows.
+
+  dimension_numbers: a RaggedDotDimensionNumbers, or (dot dimension numbers,
+  lhs_ragged_dimensions, rhs_group_dimensions).
+  """
+  from ._helpers import make_dot_dimension_numbers  # pylint: disable=g-import-not-at-top
+  b = _same_builder(lhs, rhs, group_sizes)
+  ls, rs = _array_shape(lhs, "lhs"), _array_shape(rhs, "rhs")
+  gs = _array_shape(group_sizes, "group_sizes")
+  rdn = dimension_numbers
+  if not isinstance(rdn, xla_data_pb2.RaggedDotDimensionNumbers):
+    dot, ragged, group = dimension_numbers
+    rdn = xla_data_pb2.RaggedDotDimensionNumbers(
+        dot_dimension_numbers=make_dot_dimension_numbers(dot),
+        lhs_ragged_dimensions=_dims(ragged), rhs_group_dimensions=_dims(group))
+  dn = rdn.dot_dimension_numbers
+  ragged, group = list(rdn.lhs_ragged_dimensions), list(rdn.rhs_group_dimensions)
+  if ls.element_type() != rs.element_type() and preferred_element_type is None:
+    raise BuilderError("ragged dot operands differ in type: %s and %s" % (_shape_str(ls),
+                                                                          _shape_str(rs)))
+  if len(ragged) != 1:
+    raise BuilderError("RaggedDot needs exactly one lhs ragged dimension, got %s" % ragged)
+  _canonical_dim(ragged[0], ls.rank(), "lhs ragged dimension")
+  if len(group) > 1:
+    raise BuilderError("RaggedDot takes at most one rhs group dimension, got %s" % group)
+  if gs.rank() < 1 or not _types.is_integral(gs.element_type()):
+    raise BuilderError("group_sizes must be an integral array, got %s" % _shape_str(gs))
+  groups = gs.dimensions()[-1]
+  contracting = ragged[0] in dn.lhs_contracting_dimensions
+  batch = ragged[0] in dn.lhs_batch_dimensions
+  if contracting or batch:
+    if group:
+      raise BuilderError("a ragged %s dimension takes no rhs group dimension" %
+                         ("contracting" if contracting else "batch"))
+  else:
+    if len(group) != 1:
+      raise BuilderError("a ragged non-contracting dimension needs one rhs group dimension")
+    _canonical_dim(group[0], rs.rank(), "rhs group dimension")
+    if group[0] in dn.rhs_contracting_dimensions or group[0] in dn.rhs_batch_dimensions:
+      raise BuilderError("the rhs group dimension must not be contracting or batch")
+    if rs.dimensions()[group[0]] != groups:
+      raise BuilderError("rhs group dimension %d has size %d, group_sizes has %d groups" %
+                         (group[0], rs.dimensions()[group[0]], groups))
+  out = _dot_dims(ls, rs, dn, group)
+  if contracting:
+    out = [groups] + out
+  etype = ls.element_type() if preferred_element_type is None else (
+      _types.as_etype(preferred_element_type))
+  return b._add("ragged-dot", Shape.array_shape(etype, out), (lhs, rhs, group_sizes),
+                ragged_dot_dimension_numbers=rdn, precision_config=_precision(precision_config))
 
 
 @_op
