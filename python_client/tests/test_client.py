@@ -224,6 +224,17 @@ def test_execute_donated_argument_is_consumed(client):
   result = client.execute(exe, [a, b], donated_arguments=[0])
   np.testing.assert_array_equal(client.transfer(result), 2 * f32(2, 3))
   expect_error(grpc.StatusCode.FAILED_PRECONDITION, client.transfer, a, match="donated")
+  assert not a.owned  # nothing left to unregister
+
+
+def test_stale_handle_does_not_block_a_batch(fresh_client):
+  c = fresh_client
+  datas = [c.transfer_to_server(f32(4)) for _ in range(3)]
+  stale = xc.GlobalData(c, 987654)  # unknown to the server
+  del datas, stale
+  gc.collect()
+  c.flush_unregisters()
+  assert c.session_status().handles == 0
 
 
 def test_execute_and_transfer(client):

@@ -193,3 +193,16 @@ def test_bf16_arithmetic_on_the_server(client):
   out = client.execute_and_transfer(exe, [arg])
   as_float = xc.bits_to_float(out, P.BF16) if not xc.HAS_ML_DTYPES else out.astype(np.float32)
   np.testing.assert_array_equal(as_float, 2 * values)
+
+
+def test_reduced_precision_values_are_rounded_not_truncated(client):
+  lit = xc.Literal.from_array([1.5, 2, -3], P.BF16)
+  as_float = (xc.bits_to_float(np.asarray(lit), P.BF16) if not xc.HAS_ML_DTYPES
+              else np.asarray(lit).astype(np.float32))
+  np.testing.assert_array_equal(as_float, [1.5, 2, -3])
+  b = xc.XlaBuilder("bf16_const")
+  x = ops.Parameter(b, 0, xc.Shape.array_shape(P.BF16, (3,)))
+  ops.Mul(x + 0.5, ops.ScalarConstant(b, 2, P.BF16))
+  out = client.execute_and_transfer(client.compile(b.build()), [[1, 2, 3]])
+  out = xc.bits_to_float(out, P.BF16) if not xc.HAS_ML_DTYPES else out.astype(np.float32)
+  np.testing.assert_array_equal(out, [3, 5, 7])

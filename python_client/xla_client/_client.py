@@ -322,7 +322,6 @@ class Client:
     self.session_id = response.session_id
     self.lease_ms = response.lease_ms
     self._closed = False
-    self._stop = False
     period = max(self.lease_ms / 3000.0, 0.001) if self.lease_ms > 0 else 20.0
     self._thread = threading.Thread(target=_background, args=(weakref.ref(self), self._queue, period),
                                     name="xla_client-keepalive", daemon=True)
@@ -370,8 +369,8 @@ class Client:
       return
     try:
       self._call("Unregister", pb.UnregisterRequest(session_id=self.session_id, handles=handles))
-    except XlaRuntimeError as e:
-      if e.code == grpc.StatusCode.NOT_FOUND and len(handles) > 1:
+    except XlaRuntimeError:
+      if len(handles) > 1:
         # One stale handle (e.g. donated) must not keep the others alive.
         for h in handles:
           try:
@@ -493,7 +492,8 @@ class Client:
     finally:
       for t in temporaries:
         t.release()
-      self._unregister_handles([t.handle for t in temporaries])
+      self._unregister_handles([t.handle for t in temporaries], ignore_errors=True)
+    _consume_donated(arguments, donated_arguments)
     if profile is not None:
       profile.CopyFrom(response.profile)
     return self._wrap(response.result_handle)
@@ -505,6 +505,7 @@ class Client:
     request = self._execute_request(executable, arguments, donated_arguments, rng_seed, True,
                                     temporaries)
     response = self._call("Execute", request)
+    _consume_donated(arguments, donated_arguments)
     data = self._wrap(response.result_handle, pending=True)
     # Uploaded arguments are released once the result is ready (freeing them earlier is
     # safe for the server too: executions hold their arguments).
@@ -775,6 +776,13 @@ def _loose(shape, value):
   except ValueError:
     return None
   return shape if tuple(dims) == shape.dimensions() else None
+
+
+def _consume_donated(arguments, donated_arguments):
+  """Donated GlobalData arguments belong to the server now: never unregister them."""
+  for index in donated_arguments:
+    if 0 <= index < len(arguments) and isinstance(arguments[index], GlobalData):
+      arguments[index]._queue = None
 
 
 def _flatten(datas):

@@ -77,13 +77,16 @@ class Literal:
   def from_array(value, element_type=None, minor_to_major=None):
     """A literal holding a copy of value (array-like), optionally typed and laid out.
 
-    element_type may name a bit-pattern type (e.g. BF16 without ml_dtypes): value must then
-    already hold the bits (see float_to_bits).
+    For a bit-pattern type (BF16 / F8 without ml_dtypes), float (or Python int) values are
+    rounded to the type; an array of the carrier dtype (uint16 / uint8) is taken as bits.
     """
     arr = np.asarray(value)
     etype = _types.as_etype(element_type) if element_type is not None else (
         _types.dtype_to_etype(arr.dtype))
     dtype = _types.etype_to_dtype(etype)
+    if _types.is_bit_pattern(etype) and arr.dtype.kind in "fb" or (
+        _types.is_bit_pattern(etype) and arr.dtype.kind in "iu" and arr.dtype != dtype):
+      arr = _types.float_to_bits(arr.astype(np.float32), etype)  # values, not bits
     shape = Shape.array_shape(etype, arr.shape, minor_to_major)
     lit = Literal(shape)
     np.copyto(_logical_view(lit._buffer, lit._shape), arr.astype(dtype, copy=False),

@@ -134,13 +134,12 @@ def ConstantLike(op, value):
   s = op._builder.get_shape(op) if op.valid() else None
   if s is None or not s.is_array():
     return Constant(op._builder, value)
-  return ConstantLiteral(op._builder, _literal.Literal.from_array(
-      np.asarray(value).astype(s.numpy_dtype()), s.element_type()))
+  return ConstantLiteral(op._builder, _literal.Literal.from_array(value, s.element_type()))
 
 
 def ScalarConstant(builder, value, element_type):
-  return ConstantLiteral(builder, _literal.Literal.from_array(
-      np.asarray(value).astype(_types.etype_to_dtype(element_type)), element_type))
+  """A scalar constant of element_type (values rounded to bf16/f8 types as needed)."""
+  return ConstantLiteral(builder, _literal.Literal.from_array(value, element_type))
 
 
 def Zero(builder, element_type):
