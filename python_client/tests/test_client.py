@@ -112,6 +112,7 @@ def test_expired_session_is_not_found(server):
   c._thread.join()
   time.sleep(0.8)
   expect_error(grpc.StatusCode.NOT_FOUND, c.devices, match="session")
+  expect_error(grpc.StatusCode.NOT_FOUND, c.keep_alive, match="session")
   c.close()
 
 
@@ -473,3 +474,25 @@ def test_global_data_keeps_its_client_alive(server):
   gc.collect()
   np.testing.assert_array_equal(data.to_py(), f32(3))
   np.testing.assert_array_equal(np.asarray(data), f32(3))
+
+
+def test_upload_failures(client):
+  expect_error(grpc.StatusCode.INVALID_ARGUMENT, client.transfer_to_server, f32(3),
+               device_ordinal=9)
+  with pytest.raises(TypeError):
+    client.transfer_to_server(np.array(["text"]))
+
+
+def test_open_session_rejects_negative_lease(server):
+  expect_error(grpc.StatusCode.INVALID_ARGUMENT, xc.Client, server.address, token=server.token,
+               lease_ms=-1)
+
+
+def test_revoked_token_mid_session(server):
+  c = xc.Client(server.address, token=server.token)
+  c._token = "revoked"
+  expect_error(grpc.StatusCode.UNAUTHENTICATED, c.get_status)
+  expect_error(grpc.StatusCode.UNAUTHENTICATED, c.keep_alive)
+  expect_error(grpc.StatusCode.UNAUTHENTICATED, c.transfer_to_server, f32(2))
+  c._token = server.token
+  c.close()
