@@ -3,6 +3,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/passes/algebraic_simplifier.h"
+#include "backends/cpu/passes/constant_folding.h"
 #include "backends/cpu/passes/cse.h"
 #include "backends/cpu/passes/dce.h"
 #include "backends/cpu/passes/fusion.h"
@@ -21,6 +23,8 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
   HloPassPipeline pipeline("cpu", verify);
   {
     auto simplify = std::make_unique<HloPassPipeline>("simplify", verify);
+    simplify->AddPass<AlgebraicSimplifier>();
+    simplify->AddPass<ConstantFolding>();
     simplify->AddPass<HloCse>();
     simplify->AddPass<HloDce>();
     pipeline.AddPass(std::make_unique<FixedPointPass>(std::move(simplify)));
