@@ -1,0 +1,314 @@
+#include "backends/cpu/codegen/buffer_plan.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+constexpr int64_t kAlignment = 64;
+constexpr int64_t kPinned = std::numeric_limits<int64_t>::max();
+
+void CollectLeaves(const Shape& shape, std::vector<Shape>* out) {
+  if (shape.IsTuple()) {
+    for (const Shape& element : shape.tuple_shapes()) CollectLeaves(element, out);
+  } else if (shape.IsArray()) {
+    Shape leaf = shape;
+    ShapeUtil::SetDefaultLayoutsIfMissing(&leaf);
+    out->push_back(std::move(leaf));
+  }
+}
+
+class Planner {
+ public:
+  explicit Planner(BufferPlan* plan) : plan_(plan) {}
+
+  // Plans `computation` with its parameters bound to `parameter_slots` (entry: null).
+  absl::StatusOr<std::unique_ptr<ComputationPlan>> Plan(const HloComputation& computation,
+                                                        const std::vector<std::vector<int>>* parameter_slots,
+                                                        int depth) {
+    auto cp = std::make_unique<ComputationPlan>();
+    cp->computation = &computation;
+    for (HloInstruction* hlo : computation.MakeInstructionPostOrder()) cp->schedule.push_back(hlo);
+    for (const HloInstruction* hlo : cp->schedule) {
+      const int64_t position = depth == 0 ? next_position_++ : kPinned;
+      std::vector<int> slots;
+      switch (hlo->opcode()) {
+        case HloOpcode::kParameter: {
+          const int64_t number = hlo->parameter_number();
+          if (parameter_slots == nullptr) {
+            slots = entry_parameter_slots_.at(number);
+          } else {
+            if (number >= static_cast<int64_t>(parameter_slots->size())) {
+              return absl::InvalidArgumentError(
+                  absl::StrCat("parameter ", number, " of ", computation.name(), " has no argument"));
+            }
+            slots = (*parameter_slots)[number];
+          }
+          break;
+        }
+        case HloOpcode::kConstant: {
+          if (hlo->shape().IsArray()) {
+            Slot slot;
+            slot.kind = SlotKind::kConstant;
+            slot.shape = hlo->literal().shape();
+            ShapeUtil::SetDefaultLayoutsIfMissing(&slot.shape);
+            slot.bytes = ShapeUtil::ByteSizeOf(slot.shape);
+            slot.constant = &hlo->literal();
+            slots.push_back(AddSlot(std::move(slot), position));
+          } else if (!hlo->shape().IsToken()) {
+            return absl::UnimplementedError(absl::StrCat("cpu backend: tuple constant ", hlo->name()));
+          }
+          break;
+        }
+        case HloOpcode::kTuple:
+          for (const HloInstruction* operand : hlo->operands()) {
+            const auto& s = cp->slots(operand);
+            slots.insert(slots.end(), s.begin(), s.end());
+          }
+          break;
+        case HloOpcode::kGetTupleElement: {
+          const HloInstruction* operand = hlo->operand(0);
+          if (!operand->shape().IsTuple() || hlo->tuple_index() < 0 ||
+              hlo->tuple_index() >= operand->shape().tuple_shapes_size()) {
+            return absl::InvalidArgumentError(absl::StrCat("bad get-tuple-element ", hlo->name()));
+          }
+          int64_t start = 0;
+          for (int64_t i = 0; i < hlo->tuple_index(); ++i) {
+            start += ArrayLeafCount(operand->shape().tuple_shapes(static_cast<int>(i)));
+          }
+          const auto& s = cp->slots(operand);
+          const int64_t count = ArrayLeafCount(hlo->shape());
+          slots.assign(s.begin() + start, s.begin() + start + count);
+          break;
+        }
+        case HloOpcode::kCall: {
+          std::vector<std::vector<int>> args;
+          for (const HloInstruction* operand : hlo->operands()) args.push_back(cp->slots(operand));
+          ASSIGN_OR_RETURN(auto callee, Plan(*hlo->to_apply(), &args, depth + 1));
+          slots = callee->slots(hlo->to_apply()->root_instruction());
+          cp->callees[hlo].push_back(std::move(callee));
+          break;
+        }
+        case HloOpcode::kWhile: {
+          slots = NewSlots(hlo->shape(), position);
+          std::vector<std::vector<int>> args = {slots};
+          ASSIGN_OR_RETURN(auto condition, Plan(*hlo->while_condition(), &args, depth + 1));
+          ASSIGN_OR_RETURN(auto body, Plan(*hlo->while_body(), &args, depth + 1));
+          // A body result leaf that is a different state leaf goes through a shadow slot.
+          const auto& result = body->slots(hlo->while_body()->root_instruction());
+          std::vector<int> shadow(result.size(), -1);
+          for (size_t i = 0; i < result.size(); ++i) {
+            for (size_t j = 0; j < slots.size(); ++j) {
+              if (j != i && result[i] == slots[j]) {
+                Slot s;
+                s.shape = plan_->slots[slots[i]].shape;
+                s.bytes = plan_->slots[slots[i]].bytes;
+                shadow[i] = AddSlot(std::move(s), position);
+              }
+            }
+          }
+          cp->while_shadow[hlo] = std::move(shadow);
+          cp->callees[hlo].push_back(std::move(condition));
+          cp->callees[hlo].push_back(std::move(body));
+          break;
+        }
+        case HloOpcode::kConditional: {
+          slots = NewSlots(hlo->shape(), position);
+          for (size_t i = 0; i < hlo->called_computations().size(); ++i) {
+            if (i + 1 >= static_cast<size_t>(hlo->operand_count())) {
+              return absl::InvalidArgumentError(absl::StrCat("conditional ", hlo->name(), " lacks operands"));
+            }
+            std::vector<std::vector<int>> args = {cp->slots(hlo->operand(i + 1))};
+            ASSIGN_OR_RETURN(auto branch, Plan(*hlo->called_computations()[i], &args, depth + 1));
+            cp->callees[hlo].push_back(std::move(branch));
+          }
+          break;
+        }
+        default:
+          if (IsAliasingInstruction(*hlo)) {
+            slots = cp->slots(hlo->operand(0));
+          } else {
+            slots = NewSlots(hlo->shape(), position);
+          }
+          break;
+      }
+      // Every operand's slots are used here (the entry's schedule positions).
+      for (const HloInstruction* operand : hlo->operands()) {
+        for (int s : cp->slots(operand)) Use(s, position);
+      }
+      cp->values[hlo] = std::move(slots);
+    }
+    return cp;
+  }
+
+  int AddSlot(Slot slot, int64_t position) {
+    plan_->slots.push_back(std::move(slot));
+    def_.push_back(position);
+    last_use_.push_back(position);
+    return static_cast<int>(plan_->slots.size() - 1);
+  }
+
+  std::vector<int> NewSlots(const Shape& shape, int64_t position) {
+    std::vector<int> slots;
+    for (Shape& leaf : ArrayLeaves(shape)) {
+      Slot slot;
+      slot.bytes = ShapeUtil::ByteSizeOf(leaf);
+      slot.shape = std::move(leaf);
+      slots.push_back(AddSlot(std::move(slot), position));
+    }
+    return slots;
+  }
+
+  void Use(int slot, int64_t position) {
+    if (position == kPinned) {
+      last_use_[slot] = kPinned;
+    } else if (last_use_[slot] != kPinned) {
+      last_use_[slot] = std::max(last_use_[slot], position);
+    }
+  }
+
+  absl::Status PlanEntry(const HloModule& module) {
+    const HloComputation& entry = *module.entry_computation();
+    const auto& layout = module.config().entry_computation_layout;
+    for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+      const HloInstruction* p = entry.parameter_instruction(i);
+      if (p == nullptr) return absl::InvalidArgumentError(absl::StrCat("entry parameter ", i, " is missing"));
+      Shape shape = p->shape();
+      if (layout.has_value() && i < static_cast<int64_t>(layout->parameters().size()) &&
+          ShapeUtil::Compatible(layout->parameters()[i], shape)) {
+        shape = layout->parameters()[i];
+      }
+      ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
+      std::vector<int> slots;
+      for (Shape& leaf : ArrayLeaves(shape)) {
+        Slot slot;
+        slot.kind = SlotKind::kParameter;
+        slot.bytes = ShapeUtil::ByteSizeOf(leaf);
+        slot.shape = std::move(leaf);
+        slot.index = plan_->parameter_leaf_count++;
+        slots.push_back(AddSlot(std::move(slot), 0));
+      }
+      entry_parameter_slots_.push_back(std::move(slots));
+      plan_->parameter_shapes.push_back(std::move(shape));
+    }
+    ASSIGN_OR_RETURN(plan_->entry, Plan(entry, nullptr, 0));
+    const HloInstruction* root = entry.root_instruction();
+    Shape result = root->shape();
+    if (layout.has_value() && ShapeUtil::Compatible(layout->result(), result)) result = layout->result();
+    ShapeUtil::SetDefaultLayoutsIfMissing(&result);
+    plan_->result_shape = result;
+    const std::vector<Shape> result_leaves = ArrayLeaves(result);
+    const std::vector<int>& root_slots = plan_->entry->slots(root);
+    std::vector<bool> taken(plan_->slots.size(), false);
+    for (size_t k = 0; k < root_slots.size(); ++k) {
+      const int s = root_slots[k];
+      Slot& slot = plan_->slots[s];
+      if (slot.kind == SlotKind::kTemp && !taken[s] && slot.shape == result_leaves[k]) {
+        slot.kind = SlotKind::kOutput;
+        slot.index = static_cast<int64_t>(k);
+        taken[s] = true;
+        plan_->output_slots.push_back(s);
+        continue;
+      }
+      Slot out;
+      out.kind = SlotKind::kOutput;
+      out.shape = result_leaves[k];
+      out.bytes = ShapeUtil::ByteSizeOf(out.shape);
+      out.index = static_cast<int64_t>(k);
+      const int o = AddSlot(std::move(out), kPinned);
+      taken.push_back(true);
+      plan_->output_slots.push_back(o);
+      plan_->output_copies.emplace_back(s, o);
+    }
+    AssignArena();
+    return absl::OkStatus();
+  }
+
+  // Greedy first fit over live ranges, in order of definition.
+  void AssignArena() {
+    struct Placed {
+      int64_t offset, end_offset, def, last;
+    };
+    std::vector<Placed> placed;
+    int64_t arena = 0;
+    for (size_t s = 0; s < plan_->slots.size(); ++s) {
+      Slot& slot = plan_->slots[s];
+      if (slot.kind != SlotKind::kTemp) continue;
+      const int64_t size = std::max<int64_t>(kAlignment, (slot.bytes + kAlignment - 1) / kAlignment * kAlignment);
+      const int64_t def = def_[s] == kPinned ? 0 : def_[s];
+      const int64_t last = last_use_[s];
+      std::vector<std::pair<int64_t, int64_t>> busy;
+      for (const Placed& p : placed) {
+        if (p.def <= last && def <= p.last) busy.emplace_back(p.offset, p.end_offset);
+      }
+      std::sort(busy.begin(), busy.end());
+      int64_t offset = 0;
+      for (const auto& [begin, end] : busy) {
+        if (offset + size <= begin) break;
+        offset = std::max(offset, end);
+      }
+      slot.offset = offset;
+      placed.push_back({offset, offset + size, def, last});
+      arena = std::max(arena, offset + size);
+    }
+    plan_->arena_bytes = arena;
+  }
+
+ private:
+  BufferPlan* plan_;
+  int64_t next_position_ = 1;
+  std::vector<int64_t> def_;
+  std::vector<int64_t> last_use_;
+  std::vector<std::vector<int>> entry_parameter_slots_;
+};
+
+}  // namespace
+
+std::vector<Shape> ArrayLeaves(const Shape& shape) {
+  std::vector<Shape> leaves;
+  CollectLeaves(shape, &leaves);
+  return leaves;
+}
+
+int64_t ArrayLeafCount(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t n = 0;
+    for (const Shape& element : shape.tuple_shapes()) n += ArrayLeafCount(element);
+    return n;
+  }
+  return shape.IsArray() ? 1 : 0;
+}
+
+bool IsAliasingInstruction(const HloInstruction& hlo) {
+  switch (hlo.opcode()) {
+    case HloOpcode::kBitcast:
+    case HloOpcode::kOptBarrier:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain:
+      return true;
+    case HloOpcode::kReshape: {
+      // A reshape between row-major arrays is the same bytes.
+      Shape out = hlo.shape(), in = hlo.operand(0)->shape();
+      return out.IsArray() && ShapeUtil::HasDescendingLayout(out) && ShapeUtil::HasDescendingLayout(in);
+    }
+    default:
+      return false;
+  }
+}
+
+absl::StatusOr<std::unique_ptr<BufferPlan>> PlanBuffers(const HloModule& module) {
+  if (module.entry_computation() == nullptr) return absl::InvalidArgumentError("module has no entry computation");
+  auto plan = std::make_unique<BufferPlan>();
+  Planner planner(plan.get());
+  RETURN_IF_ERROR(planner.PlanEntry(module));
+  return plan;
+}
+
+}  // namespace cpu
+}  // namespace xla

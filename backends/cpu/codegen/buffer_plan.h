@@ -1,0 +1,78 @@
+#ifndef XLA_BACKENDS_CPU_CODEGEN_BUFFER_PLAN_H_
+#define XLA_BACKENDS_CPU_CODEGEN_BUFFER_PLAN_H_
+
+// Buffer assignment for the cpu backend. Every array value gets a *slot*: an entry of the
+// table of pointers that generated code receives. Slots are parameters (the caller's
+// argument buffers), constants (the module's literals), outputs (result buffers) or
+// temporaries (offsets in one arena per execution). Tuples have no storage of their own: a
+// value of tuple shape is the list of its array leaves' slots, so tuple, get-tuple-element,
+// bitcast, call results and in-place updates share slots instead of copying.
+//
+// The entry computation runs in a sequential schedule (post order); temporaries whose live
+// ranges do not overlap share arena bytes. Values inside while/conditional/call bodies are
+// live for the whole execution (no reuse across the body boundary yet).
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "hlo/hlo_module.h"
+#include "hlo/literal.h"
+#include "hlo/shape.h"
+
+namespace xla {
+namespace cpu {
+
+enum class SlotKind { kParameter, kConstant, kTemp, kOutput };
+
+struct Slot {
+  SlotKind kind = SlotKind::kTemp;
+  Shape shape;          // array shape with layout
+  int64_t bytes = 0;
+  int64_t index = 0;    // kParameter: flattened argument leaf; kOutput: result leaf
+  int64_t offset = 0;   // kTemp: arena offset
+  const Literal* constant = nullptr;  // kConstant
+};
+
+// The array leaves of a shape in depth-first order (tokens have none).
+std::vector<Shape> ArrayLeaves(const Shape& shape);
+int64_t ArrayLeafCount(const Shape& shape);
+
+// The slots of one computation's values, for one call site.
+struct ComputationPlan {
+  const HloComputation* computation = nullptr;
+  std::vector<const HloInstruction*> schedule;
+  absl::flat_hash_map<const HloInstruction*, std::vector<int>> values;  // instruction -> leaf slots
+  // while: {condition plan, body plan}; conditional: one plan per branch; call: {callee}.
+  absl::flat_hash_map<const HloInstruction*, std::vector<std::unique_ptr<ComputationPlan>>> callees;
+  // while only: where the body's result goes before it replaces the state (when a body
+  // result leaf is another state leaf, copying directly would clobber it).
+  absl::flat_hash_map<const HloInstruction*, std::vector<int>> while_shadow;
+
+  const std::vector<int>& slots(const HloInstruction* hlo) const { return values.at(hlo); }
+};
+
+struct BufferPlan {
+  std::vector<Slot> slots;
+  int64_t arena_bytes = 0;
+  std::unique_ptr<ComputationPlan> entry;
+  std::vector<Shape> parameter_shapes;  // entry parameters with layouts
+  Shape result_shape;                   // with layouts
+  // Copies done at the end: result leaf k is copied from slot output_copies[k].first into
+  // output slot output_copies[k].second (when the value lives elsewhere, e.g. a parameter).
+  std::vector<std::pair<int, int>> output_copies;
+  std::vector<int> output_slots;  // per result leaf
+  int64_t parameter_leaf_count = 0;
+};
+
+// True for instructions whose value shares its operand's slots (no code, no storage).
+bool IsAliasingInstruction(const HloInstruction& hlo);
+
+absl::StatusOr<std::unique_ptr<BufferPlan>> PlanBuffers(const HloModule& module);
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_CPU_CODEGEN_BUFFER_PLAN_H_

@@ -1,0 +1,612 @@
+// Generators (index -> element value) for the data-movement ops, reduce, dot, and fusions,
+// plus the loop helpers. Generators emit straight-line code (selects, not branches) except
+// reduce and dot, which emit an inner loop and continue after it.
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+#include "hlo/literal.h"
+#include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+absl::Status UnimplementedOp(const HloInstruction& hlo, const std::string& detail = "") {
+  return absl::UnimplementedError(absl::StrCat("cpu backend does not implement ",
+                                               std::string(HloOpcodeString(hlo.opcode())), " (", hlo.name(), ")",
+                                               detail.empty() ? "" : ": ", detail));
+}
+
+Shape WithDefaultLayout(const Shape& shape) {
+  Shape s = shape;
+  ShapeUtil::SetDefaultLayoutsIfMissing(&s);
+  return s;
+}
+
+llvm::Value* Clamp64(llvm::IRBuilder<>* b, llvm::Value* v, int64_t lo, int64_t hi) {
+  v = b->CreateSelect(b->CreateICmpSLT(v, b->getInt64(lo)), b->getInt64(lo), v);
+  return b->CreateSelect(b->CreateICmpSGT(v, b->getInt64(hi)), b->getInt64(hi), v);
+}
+
+// A scalar index operand value widened to i64.
+llvm::Value* ToI64(llvm::IRBuilder<>* b, llvm::Value* v, PrimitiveType type) {
+  return primitive_util::IsUnsignedIntegralType(type) ? b->CreateZExtOrTrunc(v, b->getInt64Ty())
+                                                      : b->CreateSExtOrTrunc(v, b->getInt64Ty());
+}
+
+}  // namespace
+
+absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* start, llvm::Value* limit, const char* name,
+                         const std::function<absl::Status(llvm::Value* i)>& body) {
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::LLVMContext& c = b->getContext();
+  llvm::BasicBlock* preheader = b->GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(c, absl::StrCat(name, ".header"), f);
+  llvm::BasicBlock* body_block = llvm::BasicBlock::Create(c, absl::StrCat(name, ".body"), f);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(c, absl::StrCat(name, ".exit"), f);
+  b->CreateBr(header);
+  b->SetInsertPoint(header);
+  llvm::PHINode* i = b->CreatePHI(b->getInt64Ty(), 2, name);
+  i->addIncoming(start, preheader);
+  b->CreateCondBr(b->CreateICmpSLT(i, limit), body_block, exit);
+  b->SetInsertPoint(body_block);
+  RETURN_IF_ERROR(body(i));
+  llvm::Value* next = b->CreateAdd(i, b->getInt64(1), "", true, true);
+  i->addIncoming(next, b->GetInsertBlock());
+  b->CreateBr(header);
+  b->SetInsertPoint(exit);
+  return absl::OkStatus();
+}
+
+absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value* begin, llvm::Value* end,
+                          const std::function<absl::Status(const IrIndex&)>& body) {
+  const int64_t rank = shape.rank();
+  if (rank == 0) {
+    return EmitForLoop(b, begin, end, "once", [&](llvm::Value*) {
+      IrIndex index;
+      index.linear = b->getInt64(0);
+      index.linear_shape = &shape;
+      return body(index);
+    });
+  }
+  std::vector<int64_t> order(shape.layout().minor_to_major().rbegin(), shape.layout().minor_to_major().rend());
+  IrIndex index;
+  index.multi.assign(rank, nullptr);
+  index.linear_shape = &shape;
+  std::function<absl::Status(int64_t, llvm::Value*)> level = [&](int64_t k, llvm::Value* linear) -> absl::Status {
+    if (k == rank) {
+      index.linear = linear;
+      return body(index);
+    }
+    const int64_t dim = order[k];
+    llvm::Value* lo = k == 0 ? begin : b->getInt64(0);
+    llvm::Value* hi = k == 0 ? end : b->getInt64(shape.dimensions(static_cast<int>(dim)));
+    return EmitForLoop(b, lo, hi, "i", [&](llvm::Value* i) {
+      index.multi[dim] = i;
+      llvm::Value* l = b->CreateAdd(b->CreateMul(linear, b->getInt64(shape.dimensions(static_cast<int>(dim))), "", true, true),
+                                    i, "", true, true);
+      return level(k + 1, l);
+    });
+  };
+  return level(0, b->getInt64(0));
+}
+
+absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitScalarComputation(
+    const HloComputation& computation, absl::Span<llvm::Value* const> args) {
+  std::map<const HloInstruction*, std::vector<llvm::Value*>> values;
+  for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
+    std::vector<llvm::Value*> v;
+    switch (hlo->opcode()) {
+      case HloOpcode::kParameter:
+        if (hlo->parameter_number() >= static_cast<int64_t>(args.size())) {
+          return absl::InvalidArgumentError(absl::StrCat(computation.name(), " takes too many parameters"));
+        }
+        v.push_back(args[hlo->parameter_number()]);
+        break;
+      case HloOpcode::kConstant: {
+        if (!ShapeUtil::IsScalar(hlo->shape())) return UnimplementedOp(*hlo, "non-scalar constant in a scalar computation");
+        // Build the constant directly from its bits.
+        const PrimitiveType t = hlo->shape().element_type();
+        uint64_t raw = 0;
+        std::memcpy(&raw, hlo->literal().untyped_data(), hlo->literal().size_bytes());
+        llvm::Type* rt = RegisterType(t);
+        if (rt == nullptr) return UnimplementedOp(*hlo, "element type");
+        if (t == PRED) v.push_back(b_->getInt1(raw != 0));
+        else if (rt->isIntegerTy()) v.push_back(llvm::ConstantInt::get(rt, raw));
+        else v.push_back(b_->CreateBitCast(llvm::ConstantInt::get(b_->getIntNTy(primitive_util::BitWidth(t)), raw), rt));
+        break;
+      }
+      case HloOpcode::kTuple:
+        for (const HloInstruction* operand : hlo->operands()) {
+          const auto& ov = values[operand];
+          v.insert(v.end(), ov.begin(), ov.end());
+        }
+        break;
+      case HloOpcode::kGetTupleElement: {
+        // Scalar computations hold only tuples of scalars.
+        v.push_back(values[hlo->operand(0)].at(hlo->tuple_index()));
+        break;
+      }
+      default: {
+        if (!ShapeUtil::IsScalar(hlo->shape())) return UnimplementedOp(*hlo, "in a scalar computation");
+        std::vector<llvm::Value*> operands;
+        for (const HloInstruction* operand : hlo->operands()) operands.push_back(values[operand].at(0));
+        ASSIGN_OR_RETURN(llvm::Value* r, EmitElementwise(*hlo, operands));
+        v.push_back(r);
+      }
+    }
+    values[hlo] = std::move(v);
+  }
+  return values[computation.root_instruction()];
+}
+
+absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruction* hlo,
+                                                                const OperandGenerator& operand) {
+  const int64_t n = hlo->operand_count() / 2;
+  if (n == 0 || hlo->operand_count() != 2 * n || hlo->to_apply() == nullptr) return UnimplementedOp(*hlo, "malformed");
+  const Shape input = WithDefaultLayout(hlo->operand(0)->shape());
+  std::vector<bool> reduced(input.rank(), false);
+  for (int64_t d : hlo->dimensions()) {
+    if (d < 0 || d >= input.rank()) return absl::InvalidArgumentError(absl::StrCat("reduce ", hlo->name(), ": bad dimension"));
+    reduced[d] = true;
+  }
+  std::vector<Generator> inputs, inits;
+  std::vector<PrimitiveType> types;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSIGN_OR_RETURN(Generator g, operand(i));
+    ASSIGN_OR_RETURN(Generator init, operand(n + i));
+    inputs.push_back(std::move(g));
+    inits.push_back(std::move(init));
+    types.push_back(hlo->operand(i)->shape().element_type());
+  }
+  // Reduced dimensions from major to minor in the input's layout, so the inner loop is contiguous.
+  std::vector<int64_t> loop_dims;
+  for (auto it = input.layout().minor_to_major().rbegin(); it != input.layout().minor_to_major().rend(); ++it) {
+    if (reduced[*it]) loop_dims.push_back(*it);
+  }
+  // Reassociation lets the vectorizer split sums and products into lanes (the result then
+  // differs from a sequential sum by rounding only).
+  const HloInstruction* root = hlo->to_apply()->root_instruction();
+  const bool reassociate = n == 1 && (root->opcode() == HloOpcode::kAdd || root->opcode() == HloOpcode::kMultiply) &&
+                           root->operand(0)->opcode() == HloOpcode::kParameter &&
+                           root->operand(1)->opcode() == HloOpcode::kParameter;
+  const HloComputation* reducer = hlo->to_apply();
+  auto input_shape = std::make_shared<Shape>(input);
+  return Generator([=](const IrIndex& out) -> absl::StatusOr<llvm::Value*> {
+    llvm::Function* f = b_->GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+    std::vector<llvm::AllocaInst*> accumulators;
+    IrIndex scalar;
+    for (int64_t i = 0; i < n; ++i) {
+      accumulators.push_back(entry.CreateAlloca(RegisterType(types[i])));
+      ASSIGN_OR_RETURN(llvm::Value* init, inits[i](scalar));
+      b_->CreateStore(init, accumulators.back());
+    }
+    IrIndex in;
+    in.multi.assign(input_shape->rank(), nullptr);
+    int64_t k = 0;
+    for (int64_t d = 0; d < input_shape->rank(); ++d) {
+      if (!reduced[d]) in.multi[d] = out.multi[k++];
+    }
+    std::function<absl::Status(size_t)> level = [&](size_t j) -> absl::Status {
+      if (j == loop_dims.size()) {
+        std::vector<llvm::Value*> args;
+        for (int64_t i = 0; i < n; ++i) args.push_back(b_->CreateLoad(RegisterType(types[i]), accumulators[i]));
+        for (int64_t i = 0; i < n; ++i) {
+          ASSIGN_OR_RETURN(llvm::Value* v, inputs[i](in));
+          args.push_back(v);
+        }
+        llvm::FastMathFlags saved = b_->getFastMathFlags();
+        if (reassociate) {
+          llvm::FastMathFlags fmf;
+          fmf.setAllowReassoc();
+          b_->setFastMathFlags(fmf);
+        }
+        auto results = EmitScalarComputation(*reducer, args);
+        b_->setFastMathFlags(saved);
+        if (!results.ok()) return results.status();
+        if (static_cast<int64_t>(results->size()) != n) return absl::InvalidArgumentError("reducer arity mismatch");
+        for (int64_t i = 0; i < n; ++i) b_->CreateStore((*results)[i], accumulators[i]);
+        return absl::OkStatus();
+      }
+      const int64_t d = loop_dims[j];
+      return EmitForLoop(b_, I64(0), I64(input_shape->dimensions(static_cast<int>(d))), "r", [&](llvm::Value* i) {
+        in.multi[d] = i;
+        return level(j + 1);
+      });
+    };
+    ClearCache();
+    RETURN_IF_ERROR(level(0));
+    ClearCache();
+    if (n == 1) return static_cast<llvm::Value*>(b_->CreateLoad(RegisterType(types[0]), accumulators[0]));
+    std::vector<llvm::Type*> member_types;
+    for (int64_t i = 0; i < n; ++i) member_types.push_back(RegisterType(types[i]));
+    llvm::Value* agg = llvm::UndefValue::get(llvm::StructType::get(b_->getContext(), member_types));
+    for (int64_t i = 0; i < n; ++i) {
+      agg = b_->CreateInsertValue(agg, b_->CreateLoad(RegisterType(types[i]), accumulators[i]), {static_cast<unsigned>(i)});
+    }
+    return agg;
+  });
+}
+
+absl::StatusOr<Generator> ElementalEmitter::MakeDotGenerator(const HloInstruction* hlo, const OperandGenerator& operand) {
+  const DotDimensionNumbers& dnums = hlo->attrs().dot_dimension_numbers();
+  const Shape lhs = hlo->operand(0)->shape(), rhs = hlo->operand(1)->shape();
+  const PrimitiveType out_type = hlo->shape().element_type();
+  const bool narrow = out_type == F16 || out_type == BF16;
+  const PrimitiveType acc_type = narrow ? F32 : out_type;
+  ASSIGN_OR_RETURN(Generator lg, operand(0));
+  ASSIGN_OR_RETURN(Generator rg, operand(1));
+  auto is_in = [](const auto& list, int64_t d) {
+    for (int64_t x : list) if (x == d) return true;
+    return false;
+  };
+  std::vector<int64_t> lhs_free, rhs_free;
+  for (int64_t d = 0; d < lhs.rank(); ++d) {
+    if (!is_in(dnums.lhs_batch_dimensions(), d) && !is_in(dnums.lhs_contracting_dimensions(), d)) lhs_free.push_back(d);
+  }
+  for (int64_t d = 0; d < rhs.rank(); ++d) {
+    if (!is_in(dnums.rhs_batch_dimensions(), d) && !is_in(dnums.rhs_contracting_dimensions(), d)) rhs_free.push_back(d);
+  }
+  if (dnums.lhs_contracting_dimensions_size() != dnums.rhs_contracting_dimensions_size() ||
+      dnums.lhs_batch_dimensions_size() != dnums.rhs_batch_dimensions_size()) {
+    return absl::InvalidArgumentError(absl::StrCat("dot ", hlo->name(), ": mismatched dimension numbers"));
+  }
+  const PrimitiveType lt = lhs.element_type(), rt = rhs.element_type();
+  // A multiply-add in the accumulator type, built from the ops' own emitters.
+  auto mul = HloInstruction::Create(HloOpcode::kMultiply, ShapeUtil::MakeShape(acc_type, {}));
+  auto add = HloInstruction::Create(HloOpcode::kAdd, ShapeUtil::MakeShape(acc_type, {}));
+  std::shared_ptr<HloInstruction> mul_op(mul.release()), add_op(add.release());
+  return Generator([=](const IrIndex& out) -> absl::StatusOr<llvm::Value*> {
+    llvm::Function* f = b_->GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+    llvm::AllocaInst* acc = entry.CreateAlloca(RegisterType(acc_type));
+    llvm::Value* zero = llvm::Constant::getNullValue(RegisterType(acc_type));
+    b_->CreateStore(zero, acc);
+    IrIndex li, ri;
+    li.multi.assign(lhs.rank(), nullptr);
+    ri.multi.assign(rhs.rank(), nullptr);
+    int64_t k = 0;
+    for (int i = 0; i < dnums.lhs_batch_dimensions_size(); ++i, ++k) {
+      li.multi[dnums.lhs_batch_dimensions(i)] = out.multi[k];
+      ri.multi[dnums.rhs_batch_dimensions(i)] = out.multi[k];
+    }
+    for (int64_t d : lhs_free) li.multi[d] = out.multi[k++];
+    for (int64_t d : rhs_free) ri.multi[d] = out.multi[k++];
+    std::function<absl::Status(int)> level = [&](int j) -> absl::Status {
+      if (j == dnums.lhs_contracting_dimensions_size()) {
+        ASSIGN_OR_RETURN(llvm::Value* a, lg(li));
+        ASSIGN_OR_RETURN(llvm::Value* c, rg(ri));
+        ASSIGN_OR_RETURN(a, EmitConvert(a, lt, acc_type));
+        ASSIGN_OR_RETURN(c, EmitConvert(c, rt, acc_type));
+        ASSIGN_OR_RETURN(llvm::Value* p, EmitBinary(*mul_op, a, c, acc_type));
+        llvm::Value* sum = b_->CreateLoad(RegisterType(acc_type), acc);
+        ASSIGN_OR_RETURN(llvm::Value* s, EmitBinary(*add_op, sum, p, acc_type));
+        b_->CreateStore(s, acc);
+        return absl::OkStatus();
+      }
+      const int64_t ld = dnums.lhs_contracting_dimensions(j), rd = dnums.rhs_contracting_dimensions(j);
+      return EmitForLoop(b_, I64(0), I64(lhs.dimensions(static_cast<int>(ld))), "k", [&](llvm::Value* i) {
+        li.multi[ld] = i;
+        ri.multi[rd] = i;
+        return level(j + 1);
+      });
+    };
+    ClearCache();
+    llvm::FastMathFlags saved = b_->getFastMathFlags();
+    llvm::FastMathFlags fmf;
+    fmf.setAllowReassoc();
+    b_->setFastMathFlags(fmf);
+    absl::Status status = level(0);
+    b_->setFastMathFlags(saved);
+    RETURN_IF_ERROR(status);
+    ClearCache();
+    llvm::Value* result = b_->CreateLoad(RegisterType(acc_type), acc);
+    return narrow ? NarrowFromF32(result, out_type) : result;
+  });
+}
+
+absl::StatusOr<Generator> ElementalEmitter::MakeFusionGenerator(const HloInstruction* hlo,
+                                                                const OperandGenerator& operand) {
+  const HloComputation* fused = hlo->to_apply();
+  if (fused == nullptr) return UnimplementedOp(*hlo, "fusion without a computation");
+  auto generators = std::make_shared<std::map<const HloInstruction*, Generator>>();
+  for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
+    if (inner->opcode() == HloOpcode::kParameter) {
+      ASSIGN_OR_RETURN((*generators)[inner], operand(inner->parameter_number()));
+      continue;
+    }
+    OperandGenerator inner_operand = [generators, inner](int64_t i) -> absl::StatusOr<Generator> {
+      return generators->at(inner->operand(i));
+    };
+    ASSIGN_OR_RETURN((*generators)[inner], MakeGenerator(inner, inner_operand));
+  }
+  return (*generators)[fused->root_instruction()];
+}
+
+absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* hlo, const OperandGenerator& operand) {
+  const Shape shape = WithDefaultLayout(hlo->shape());
+  if (shape.IsArray() && !IsSupportedElementType(shape.element_type())) {
+    return UnimplementedOp(*hlo, absl::StrCat("element type ",
+                                              std::string(primitive_util::LowercasePrimitiveTypeName(shape.element_type()))));
+  }
+  for (const HloInstruction* o : hlo->operands()) {
+    if (o->shape().IsArray() && !IsSupportedElementType(o->shape().element_type())) {
+      return UnimplementedOp(*hlo, absl::StrCat("operand type ",
+                                                std::string(primitive_util::LowercasePrimitiveTypeName(o->shape().element_type()))));
+    }
+  }
+  const HloOpcode op = hlo->opcode();
+  const bool elementwise = HloOpcodeCategoryOf(op) != HloOpcodeCategory::kOther;
+  if (elementwise) {
+    std::vector<Generator> gens;
+    std::vector<bool> scalar;
+    for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+      ASSIGN_OR_RETURN(Generator g, operand(i));
+      gens.push_back(std::move(g));
+      scalar.push_back(hlo->operand(i)->shape().rank() == 0 && shape.rank() != 0);
+    }
+    return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      auto key = std::make_tuple(hlo, index.multi, b_->GetInsertBlock());
+      if (shape.rank() > 0) {
+        auto it = cache_.find(key);
+        if (it != cache_.end()) return it->second;
+      }
+      std::vector<llvm::Value*> values;
+      IrIndex scalar_index;
+      for (size_t i = 0; i < gens.size(); ++i) {
+        ASSIGN_OR_RETURN(llvm::Value* v, gens[i](scalar[i] ? scalar_index : index));
+        values.push_back(v);
+      }
+      ASSIGN_OR_RETURN(llvm::Value* r, EmitElementwise(*hlo, values));
+      if (shape.rank() > 0) cache_[std::make_tuple(hlo, index.multi, b_->GetInsertBlock())] = r;
+      return r;
+    });
+  }
+  switch (op) {
+    case HloOpcode::kBroadcast: {
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      std::vector<int64_t> dims(hlo->dimensions().begin(), hlo->dimensions().end());
+      return Generator([=](const IrIndex& index) {
+        IrIndex in;
+        for (int64_t d : dims) in.multi.push_back(index.multi[d]);
+        return g(in);
+      });
+    }
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast: {
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      auto in_shape = std::make_shared<Shape>(WithDefaultLayout(hlo->operand(0)->shape()));
+      if (!in_shape->IsArray() || ShapeUtil::ElementsIn(*in_shape) != ShapeUtil::ElementsIn(shape)) {
+        return UnimplementedOp(*hlo, "element counts differ");
+      }
+      auto row_major = std::make_shared<Shape>(ShapeUtil::MakeShapeWithDescendingLayout(shape.element_type(), shape.dimensions()));
+      auto in_row_major = std::make_shared<Shape>(
+          ShapeUtil::MakeShapeWithDescendingLayout(in_shape->element_type(), in_shape->dimensions()));
+      return Generator([=](const IrIndex& index) {
+        llvm::Value* linear = b_->getInt64(0);
+        for (int64_t d = 0; d < shape.rank(); ++d) {
+          linear = b_->CreateAdd(b_->CreateMul(linear, I64(shape.dimensions(static_cast<int>(d))), "", true, true),
+                                 index.multi[d], "", true, true);
+        }
+        IrIndex in;
+        in.linear = linear;
+        in.linear_shape = in_row_major.get();
+        in.multi.assign(in_shape->rank(), nullptr);
+        llvm::Value* rest = linear;
+        for (int64_t d = in_shape->rank() - 1; d >= 0; --d) {
+          const int64_t size = in_shape->dimensions(static_cast<int>(d));
+          in.multi[d] = d == 0 ? rest : b_->CreateURem(rest, I64(size));
+          rest = b_->CreateUDiv(rest, I64(size));
+        }
+        return g(in);
+      });
+    }
+    case HloOpcode::kTranspose: {
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      std::vector<int64_t> dims(hlo->dimensions().begin(), hlo->dimensions().end());
+      return Generator([=](const IrIndex& index) {
+        IrIndex in;
+        in.multi.assign(dims.size(), nullptr);
+        for (size_t i = 0; i < dims.size(); ++i) in.multi[dims[i]] = index.multi[i];
+        return g(in);
+      });
+    }
+    case HloOpcode::kReverse: {
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      std::vector<int64_t> dims(hlo->dimensions().begin(), hlo->dimensions().end());
+      return Generator([=](const IrIndex& index) {
+        IrIndex in;
+        in.multi = index.multi;
+        for (int64_t d : dims) in.multi[d] = b_->CreateSub(I64(shape.dimensions(static_cast<int>(d)) - 1), index.multi[d]);
+        return g(in);
+      });
+    }
+    case HloOpcode::kSlice: {
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      std::vector<int64_t> starts, strides;
+      for (const auto& s : hlo->attrs().slice_dimensions()) {
+        starts.push_back(s.start());
+        strides.push_back(s.stride() == 0 ? 1 : s.stride());
+      }
+      if (static_cast<int64_t>(starts.size()) != shape.rank()) return UnimplementedOp(*hlo, "bad slice dimensions");
+      return Generator([=](const IrIndex& index) {
+        IrIndex in;
+        for (size_t d = 0; d < starts.size(); ++d) {
+          in.multi.push_back(b_->CreateAdd(b_->CreateMul(index.multi[d], I64(strides[d])), I64(starts[d])));
+        }
+        return g(in);
+      });
+    }
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice: {
+      const bool update = op == HloOpcode::kDynamicUpdateSlice;
+      const int64_t first_index = update ? 2 : 1;
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      Generator ug;
+      if (update) {
+        ASSIGN_OR_RETURN(ug, operand(1));
+      }
+      const Shape in_shape = hlo->operand(0)->shape();
+      const Shape window = update ? hlo->operand(1)->shape() : shape;
+      if (hlo->operand_count() != first_index + in_shape.rank()) return UnimplementedOp(*hlo, "needs scalar start indices");
+      std::vector<Generator> starts;
+      std::vector<PrimitiveType> start_types;
+      for (int64_t i = first_index; i < hlo->operand_count(); ++i) {
+        ASSIGN_OR_RETURN(Generator s, operand(i));
+        starts.push_back(std::move(s));
+        start_types.push_back(hlo->operand(i)->shape().element_type());
+      }
+      return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        std::vector<llvm::Value*> start;
+        IrIndex scalar;
+        for (size_t d = 0; d < starts.size(); ++d) {
+          ASSIGN_OR_RETURN(llvm::Value* s, starts[d](scalar));
+          const int64_t max_start = in_shape.dimensions(static_cast<int>(d)) - window.dimensions(static_cast<int>(d));
+          start.push_back(Clamp64(b_, ToI64(b_, s, start_types[d]), 0, std::max<int64_t>(max_start, 0)));
+        }
+        if (!update) {
+          IrIndex in;
+          for (size_t d = 0; d < start.size(); ++d) in.multi.push_back(b_->CreateAdd(index.multi[d], start[d]));
+          return g(in);
+        }
+        llvm::Value* inside = b_->getTrue();
+        IrIndex ui;
+        for (size_t d = 0; d < start.size(); ++d) {
+          llvm::Value* rel = b_->CreateSub(index.multi[d], start[d]);
+          const int64_t size = window.dimensions(static_cast<int>(d));
+          inside = b_->CreateAnd(inside, b_->CreateAnd(b_->CreateICmpSGE(rel, I64(0)), b_->CreateICmpSLT(rel, I64(size))));
+          ui.multi.push_back(Clamp64(b_, rel, 0, std::max<int64_t>(size - 1, 0)));
+        }
+        ASSIGN_OR_RETURN(llvm::Value* base, g(index));
+        if (ShapeUtil::ElementsIn(window) == 0) return base;
+        ASSIGN_OR_RETURN(llvm::Value* upd, ug(ui));
+        return b_->CreateSelect(inside, upd, base);
+      });
+    }
+    case HloOpcode::kConcatenate: {
+      const int64_t dim = hlo->dimensions(0);
+      std::vector<Generator> gens;
+      std::vector<int64_t> offsets, sizes;
+      int64_t offset = 0;
+      for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+        ASSIGN_OR_RETURN(Generator g, operand(i));
+        gens.push_back(std::move(g));
+        offsets.push_back(offset);
+        sizes.push_back(hlo->operand(i)->shape().dimensions(static_cast<int>(dim)));
+        offset += sizes.back();
+      }
+      return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        llvm::Value* result = nullptr;
+        for (size_t i = 0; i < gens.size(); ++i) {
+          if (sizes[i] == 0) continue;
+          IrIndex in;
+          in.multi = index.multi;
+          in.multi[dim] = Clamp64(b_, b_->CreateSub(index.multi[dim], I64(offsets[i])), 0, sizes[i] - 1);
+          ASSIGN_OR_RETURN(llvm::Value* v, gens[i](in));
+          result = result == nullptr ? v
+                                     : b_->CreateSelect(b_->CreateICmpSGE(index.multi[dim], I64(offsets[i])), v, result);
+        }
+        if (result == nullptr) return absl::InternalError("concatenate of empty operands");
+        return result;
+      });
+    }
+    case HloOpcode::kPad: {
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      ASSIGN_OR_RETURN(Generator pad_value, operand(1));
+      const Shape in_shape = hlo->operand(0)->shape();
+      const PaddingConfig config = hlo->attrs().padding_config();
+      if (config.dimensions_size() != in_shape.rank()) return UnimplementedOp(*hlo, "bad padding config");
+      return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        IrIndex scalar;
+        ASSIGN_OR_RETURN(llvm::Value* pv, pad_value(scalar));
+        if (ShapeUtil::ElementsIn(in_shape) == 0) return pv;
+        llvm::Value* valid = b_->getTrue();
+        IrIndex in;
+        for (int d = 0; d < in_shape.rank(); ++d) {
+          const auto& c = config.dimensions(d);
+          const int64_t step = c.interior_padding() + 1;
+          llvm::Value* rel = b_->CreateSub(index.multi[d], I64(c.edge_padding_low()));
+          llvm::Value* nonneg = b_->CreateICmpSGE(rel, I64(0));
+          llvm::Value* safe_rel = b_->CreateSelect(nonneg, rel, I64(0));
+          llvm::Value* q = step == 1 ? safe_rel : b_->CreateUDiv(safe_rel, I64(step));
+          llvm::Value* on_grid = step == 1 ? b_->getTrue() : b_->CreateICmpEQ(b_->CreateURem(safe_rel, I64(step)), I64(0));
+          llvm::Value* in_range = b_->CreateICmpSLT(q, I64(in_shape.dimensions(d)));
+          valid = b_->CreateAnd(valid, b_->CreateAnd(nonneg, b_->CreateAnd(on_grid, in_range)));
+          in.multi.push_back(Clamp64(b_, q, 0, in_shape.dimensions(d) - 1));
+        }
+        ASSIGN_OR_RETURN(llvm::Value* v, g(in));
+        return b_->CreateSelect(valid, v, pv);
+      });
+    }
+    case HloOpcode::kIota: {
+      if (hlo->dimensions().size() != 1) return UnimplementedOp(*hlo, "iota needs one dimension");
+      const int64_t dim = hlo->dimensions(0);
+      const PrimitiveType t = shape.element_type();
+      return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        return EmitConvert(index.multi[dim], S64, t);
+      });
+    }
+    case HloOpcode::kConstant: {
+      // Constants inside fusions: module globals.
+      const Literal& literal = hlo->literal();
+      auto* data = llvm::ConstantDataArray::getRaw(
+          llvm::StringRef(static_cast<const char*>(literal.untyped_data()), literal.size_bytes()),
+          literal.size_bytes(), b_->getInt8Ty());
+      auto* global = new llvm::GlobalVariable(*module_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data,
+                                              absl::StrCat("constant.", hlo->name()));
+      global->setAlignment(llvm::Align(64));
+      auto literal_shape = std::make_shared<Shape>(WithDefaultLayout(literal.shape()));
+      return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        if (literal_shape->rank() == 0) return LoadElement(global, *literal_shape, IrIndex{{}, I64(0), literal_shape.get()});
+        return LoadElement(global, *literal_shape, index);
+      });
+    }
+    case HloOpcode::kReduce:
+      return MakeReduceGenerator(hlo, operand);
+    case HloOpcode::kDot:
+      return MakeDotGenerator(hlo, operand);
+    case HloOpcode::kFusion:
+      return MakeFusionGenerator(hlo, operand);
+    case HloOpcode::kTuple: {
+      std::vector<Generator> gens;
+      for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+        if (!hlo->operand(i)->shape().IsArray()) return UnimplementedOp(*hlo, "nested tuple in a fusion");
+        ASSIGN_OR_RETURN(Generator g, operand(i));
+        gens.push_back(std::move(g));
+      }
+      return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        std::vector<llvm::Value*> values;
+        std::vector<llvm::Type*> types;
+        for (const auto& g : gens) {
+          ASSIGN_OR_RETURN(llvm::Value* v, g(index));
+          values.push_back(v);
+          types.push_back(v->getType());
+        }
+        llvm::Value* agg = llvm::UndefValue::get(llvm::StructType::get(b_->getContext(), types));
+        for (size_t i = 0; i < values.size(); ++i) agg = b_->CreateInsertValue(agg, values[i], {static_cast<unsigned>(i)});
+        return agg;
+      });
+    }
+    case HloOpcode::kGetTupleElement: {
+      ASSIGN_OR_RETURN(Generator g, operand(0));
+      const unsigned i = static_cast<unsigned>(hlo->tuple_index());
+      return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+        ASSIGN_OR_RETURN(llvm::Value* agg, g(index));
+        return b_->CreateExtractValue(agg, {i});
+      });
+    }
+    default:
+      return UnimplementedOp(*hlo);
+  }
+}
+
+}  // namespace cpu
+}  // namespace xla

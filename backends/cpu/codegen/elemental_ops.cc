@@ -1,0 +1,469 @@
+// Scalar elementwise ops for the cpu backend: types, loads/stores, unary/binary math,
+// integer edge cases (as the interpreter: x / 0 == -1, x % 0 == x, INT_MIN / -1 == INT_MIN,
+// shifts past the width give 0 or the sign fill), NaN-propagating maximum/minimum,
+// compare (including total order), saturating float->int convert.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+#include "hlo/comparison_util.h"
+#include "hlo/primitive_util.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+bool IsF16OrBF16(PrimitiveType t) { return t == F16 || t == BF16; }
+bool IsRealFloat(PrimitiveType t) { return t == F16 || t == BF16 || t == F32 || t == F64; }
+
+absl::Status Unimplemented(const HloInstruction& hlo, PrimitiveType type) {
+  return absl::UnimplementedError(absl::StrCat("cpu backend: ", std::string(HloOpcodeString(hlo.opcode())),
+                                               " on ", std::string(primitive_util::LowercasePrimitiveTypeName(type)),
+                                               " (", hlo.name(), ")"));
+}
+
+}  // namespace
+
+bool IsSupportedElementType(PrimitiveType type) {
+  switch (type) {
+    case PRED: case S8: case S16: case S32: case S64: case U8: case U16: case U32: case U64:
+    case F16: case BF16: case F32: case F64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+llvm::Type* ElementalEmitter::RegisterType(PrimitiveType type) {
+  llvm::LLVMContext& c = module_->getContext();
+  switch (type) {
+    case PRED: return llvm::Type::getInt1Ty(c);
+    case S8: case U8: return llvm::Type::getInt8Ty(c);
+    case S16: case U16: case BF16: return llvm::Type::getInt16Ty(c);
+    case S32: case U32: return llvm::Type::getInt32Ty(c);
+    case S64: case U64: return llvm::Type::getInt64Ty(c);
+    case F16: return llvm::Type::getHalfTy(c);
+    case F32: return llvm::Type::getFloatTy(c);
+    case F64: return llvm::Type::getDoubleTy(c);
+    default: return nullptr;
+  }
+}
+
+llvm::Type* ElementalEmitter::StorageType(PrimitiveType type) {
+  if (type == PRED) return llvm::Type::getInt8Ty(module_->getContext());
+  return RegisterType(type);
+}
+
+llvm::Value* ElementalEmitter::StorageOffset(const Shape& shape, const IrIndex& index) {
+  if (index.linear != nullptr && index.linear_shape != nullptr &&
+      index.linear_shape->dimensions() == shape.dimensions() &&
+      index.linear_shape->layout().minor_to_major() == shape.layout().minor_to_major()) {
+    return index.linear;
+  }
+  llvm::Value* offset = I64(0);
+  int64_t stride = 1;
+  for (int64_t dim : shape.layout().minor_to_major()) {
+    llvm::Value* term = b_->CreateMul(index.multi[dim], I64(stride), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    offset = b_->CreateAdd(offset, term, "", true, true);
+    stride *= shape.dimensions(static_cast<int>(dim));
+  }
+  return offset;
+}
+
+llvm::Value* ElementalEmitter::LoadElement(llvm::Value* base, const Shape& shape, const IrIndex& index) {
+  llvm::Type* storage = StorageType(shape.element_type());
+  llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, StorageOffset(shape, index));
+  llvm::Value* v = b_->CreateLoad(storage, ptr);
+  if (shape.element_type() == PRED) v = b_->CreateICmpNE(v, b_->getInt8(0));
+  return v;
+}
+
+void ElementalEmitter::StoreElement(llvm::Value* value, llvm::Value* base, const Shape& shape,
+                                    const IrIndex& index) {
+  llvm::Type* storage = StorageType(shape.element_type());
+  llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, StorageOffset(shape, index));
+  if (shape.element_type() == PRED) value = b_->CreateZExt(value, storage);
+  b_->CreateStore(value, ptr);
+}
+
+llvm::Value* ElementalEmitter::WidenToF32(llvm::Value* v, PrimitiveType type) {
+  if (type == F16) return b_->CreateFPExt(v, b_->getFloatTy());
+  // bf16: the high half of an f32.
+  llvm::Value* bits = b_->CreateShl(b_->CreateZExt(v, b_->getInt32Ty()), 16);
+  return b_->CreateBitCast(bits, b_->getFloatTy());
+}
+
+llvm::Value* ElementalEmitter::NarrowFromF32(llvm::Value* v, PrimitiveType type) {
+  if (type == F16) return b_->CreateFPTrunc(v, b_->getHalfTy());
+  // bf16, round to nearest even; NaNs stay quiet NaNs.
+  llvm::Value* bits = b_->CreateBitCast(v, b_->getInt32Ty());
+  llvm::Value* lsb = b_->CreateAnd(b_->CreateLShr(bits, 16), b_->getInt32(1));
+  llvm::Value* rounded = b_->CreateAdd(bits, b_->CreateAdd(lsb, b_->getInt32(0x7FFF)));
+  llvm::Value* nan = b_->CreateOr(bits, b_->getInt32(0x00400000));
+  llvm::Value* is_nan = b_->CreateFCmpUNO(v, v);
+  llvm::Value* result = b_->CreateSelect(is_nan, nan, rounded);
+  return b_->CreateTrunc(b_->CreateLShr(result, 16), b_->getInt16Ty());
+}
+
+llvm::Value* ElementalEmitter::CallLibm(const char* name, llvm::Type* t, absl::Span<llvm::Value* const> args) {
+  std::vector<llvm::Type*> types(args.size(), t);
+  llvm::FunctionCallee f = module_->getOrInsertFunction(name, llvm::FunctionType::get(t, types, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setOnlyAccessesInaccessibleMemory();
+  }
+  return b_->CreateCall(f, llvm::ArrayRef<llvm::Value*>(args.data(), args.size()));
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(HloOpcode op, llvm::Value* x, llvm::Type* t) {
+  const bool f32 = t->isFloatTy();
+  auto libm = [&](const char* f, const char* d) { return CallLibm(f32 ? f : d, t, {x}); };
+  auto intrinsic = [&](llvm::Intrinsic::ID id) { return b_->CreateUnaryIntrinsic(id, x); };
+  switch (op) {
+    case HloOpcode::kAbs: return intrinsic(llvm::Intrinsic::fabs);
+    case HloOpcode::kNegate: return b_->CreateFNeg(x);
+    case HloOpcode::kSqrt: return intrinsic(llvm::Intrinsic::sqrt);
+    case HloOpcode::kRsqrt: return b_->CreateFDiv(llvm::ConstantFP::get(t, 1.0), intrinsic(llvm::Intrinsic::sqrt));
+    case HloOpcode::kFloor: return intrinsic(llvm::Intrinsic::floor);
+    case HloOpcode::kCeil: return intrinsic(llvm::Intrinsic::ceil);
+    case HloOpcode::kRoundNearestAfz: return intrinsic(llvm::Intrinsic::round);
+    case HloOpcode::kRoundNearestEven: return intrinsic(llvm::Intrinsic::roundeven);
+    case HloOpcode::kSign: {
+      llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+      llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+      llvm::Value* r = b_->CreateSelect(b_->CreateFCmpOGT(x, zero), one, x);
+      return b_->CreateSelect(b_->CreateFCmpOLT(x, zero), llvm::ConstantFP::get(t, -1.0), r);
+    }
+    case HloOpcode::kIsFinite:
+      return b_->CreateFCmpONE(intrinsic(llvm::Intrinsic::fabs), llvm::ConstantFP::getInfinity(t));
+    case HloOpcode::kExponential: return f32 ? EmitExpF32(x) : libm("expf", "exp");
+    case HloOpcode::kLog: return f32 ? EmitLogF32(x) : libm("logf", "log");
+    case HloOpcode::kTanh: return f32 ? EmitTanhF32(x) : libm("tanhf", "tanh");
+    case HloOpcode::kLogistic:
+      if (f32) return EmitLogisticF32(x);
+      return b_->CreateFDiv(llvm::ConstantFP::get(t, 1.0),
+                            b_->CreateFAdd(llvm::ConstantFP::get(t, 1.0), CallLibm("exp", t, {b_->CreateFNeg(x)})));
+    case HloOpcode::kExponentialMinusOne: return libm("expm1f", "expm1");
+    case HloOpcode::kLogPlusOne: return libm("log1pf", "log1p");
+    case HloOpcode::kSine: return libm("sinf", "sin");
+    case HloOpcode::kCosine: return libm("cosf", "cos");
+    case HloOpcode::kTan: return libm("tanf", "tan");
+    case HloOpcode::kSinh: return libm("sinhf", "sinh");
+    case HloOpcode::kCosh: return libm("coshf", "cosh");
+    case HloOpcode::kAsin: return libm("asinf", "asin");
+    case HloOpcode::kAcos: return libm("acosf", "acos");
+    case HloOpcode::kAsinh: return libm("asinhf", "asinh");
+    case HloOpcode::kAcosh: return libm("acoshf", "acosh");
+    case HloOpcode::kAtanh: return libm("atanhf", "atanh");
+    case HloOpcode::kCbrt: return libm("cbrtf", "cbrt");
+    case HloOpcode::kErf: return libm("erff", "erf");
+    default: return nullptr;
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(const HloInstruction& hlo, llvm::Value* x,
+                                                         PrimitiveType in, PrimitiveType out) {
+  const HloOpcode op = hlo.opcode();
+  if (op == HloOpcode::kConvert) return EmitConvert(x, in, out);
+  if (op == HloOpcode::kCopy) return x;
+  if (op == HloOpcode::kBitcastConvert) {
+    if (primitive_util::BitWidth(in) != primitive_util::BitWidth(out) || in == PRED || out == PRED) {
+      return absl::UnimplementedError(absl::StrCat("cpu backend: bitcast-convert between widths (", hlo.name(), ")"));
+    }
+    return b_->CreateBitCast(x, RegisterType(out));
+  }
+  if (IsRealFloat(in)) {
+    if (op == HloOpcode::kIsFinite && IsF16OrBF16(in)) x = WidenToF32(x, in);
+    else if (IsF16OrBF16(in)) {
+      ASSIGN_OR_RETURN(llvm::Value* r, EmitFloatUnary(op, WidenToF32(x, in), b_->getFloatTy()));
+      if (r == nullptr) return Unimplemented(hlo, in);
+      return NarrowFromF32(r, in);
+    }
+    ASSIGN_OR_RETURN(llvm::Value* r, EmitFloatUnary(op, x, x->getType()));
+    if (r == nullptr) return Unimplemented(hlo, in);
+    return r;
+  }
+  if (in == PRED) {
+    if (op == HloOpcode::kNot) return b_->CreateNot(x);
+    if (op == HloOpcode::kAbs || op == HloOpcode::kNegate || op == HloOpcode::kSign) return x;
+    return Unimplemented(hlo, in);
+  }
+  if (primitive_util::IsIntegralType(in)) {
+    const bool is_signed = primitive_util::IsSignedIntegralType(in);
+    llvm::Value* zero = llvm::ConstantInt::get(x->getType(), 0);
+    switch (op) {
+      case HloOpcode::kNot: return b_->CreateNot(x);
+      case HloOpcode::kNegate: return b_->CreateSub(zero, x);
+      case HloOpcode::kAbs:
+        return is_signed ? b_->CreateSelect(b_->CreateICmpSLT(x, zero), b_->CreateSub(zero, x), x) : x;
+      case HloOpcode::kSign: {
+        if (!is_signed) return b_->CreateZExt(b_->CreateICmpNE(x, zero), x->getType());
+        llvm::Value* pos = b_->CreateZExt(b_->CreateICmpSGT(x, zero), x->getType());
+        llvm::Value* neg = b_->CreateZExt(b_->CreateICmpSLT(x, zero), x->getType());
+        return b_->CreateSub(pos, neg);
+      }
+      case HloOpcode::kPopcnt: return b_->CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+      case HloOpcode::kCountLeadingZeros:
+        return b_->CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, b_->getFalse());
+      default: return Unimplemented(hlo, in);
+    }
+  }
+  return Unimplemented(hlo, in);
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatBinary(HloOpcode op, llvm::Value* a, llvm::Value* c,
+                                                               llvm::Type* t) {
+  const bool f32 = t->isFloatTy();
+  switch (op) {
+    case HloOpcode::kAdd: return b_->CreateFAdd(a, c);
+    case HloOpcode::kSubtract: return b_->CreateFSub(a, c);
+    case HloOpcode::kMultiply: return b_->CreateFMul(a, c);
+    case HloOpcode::kDivide: return b_->CreateFDiv(a, c);
+    case HloOpcode::kRemainder: return b_->CreateFRem(a, c);
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum: {
+      // The first NaN operand wins; ties keep lhs.
+      llvm::Value* pick_c = op == HloOpcode::kMaximum ? b_->CreateFCmpOLT(a, c) : b_->CreateFCmpOLT(c, a);
+      llvm::Value* r = b_->CreateSelect(pick_c, c, a);
+      r = b_->CreateSelect(b_->CreateFCmpUNO(c, c), c, r);
+      return b_->CreateSelect(b_->CreateFCmpUNO(a, a), a, r);
+    }
+    case HloOpcode::kPower: {
+      llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+      llvm::Value* p = CallLibm(f32 ? "powf" : "pow", t, {a, c});
+      llvm::Value* trivial = b_->CreateOr(b_->CreateFCmpOEQ(a, one), b_->CreateFCmpOEQ(c, llvm::ConstantFP::get(t, 0.0)));
+      return b_->CreateSelect(trivial, one, p);
+    }
+    case HloOpcode::kAtan2: return CallLibm(f32 ? "atan2f" : "atan2", t, {a, c});
+    default: return nullptr;
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitIntBinary(HloOpcode op, llvm::Value* a, llvm::Value* c,
+                                                             bool is_signed, int bits) {
+  llvm::Type* t = a->getType();
+  auto k = [&](int64_t v) { return llvm::ConstantInt::get(t, v, true); };
+  switch (op) {
+    case HloOpcode::kAdd: return b_->CreateAdd(a, c);
+    case HloOpcode::kSubtract: return b_->CreateSub(a, c);
+    case HloOpcode::kMultiply: return b_->CreateMul(a, c);
+    case HloOpcode::kAnd: return b_->CreateAnd(a, c);
+    case HloOpcode::kOr: return b_->CreateOr(a, c);
+    case HloOpcode::kXor: return b_->CreateXor(a, c);
+    case HloOpcode::kMaximum:
+      return b_->CreateSelect(is_signed ? b_->CreateICmpSLT(a, c) : b_->CreateICmpULT(a, c), c, a);
+    case HloOpcode::kMinimum:
+      return b_->CreateSelect(is_signed ? b_->CreateICmpSLT(c, a) : b_->CreateICmpULT(c, a), c, a);
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder: {
+      const bool div = op == HloOpcode::kDivide;
+      llvm::Value* zero_divisor = b_->CreateICmpEQ(c, k(0));
+      llvm::Value* minus_one = is_signed ? b_->CreateICmpEQ(c, k(-1)) : b_->getFalse();
+      llvm::Value* safe = b_->CreateSelect(b_->CreateOr(zero_divisor, minus_one), k(1), c);
+      llvm::Value* q = div ? (is_signed ? b_->CreateSDiv(a, safe) : b_->CreateUDiv(a, safe))
+                           : (is_signed ? b_->CreateSRem(a, safe) : b_->CreateURem(a, safe));
+      if (is_signed) q = b_->CreateSelect(minus_one, div ? b_->CreateSub(k(0), a) : k(0), q);
+      return b_->CreateSelect(zero_divisor, div ? k(-1) : a, q);
+    }
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kShiftRightArithmetic: {
+      llvm::Value* too_far = b_->CreateICmpUGE(c, k(bits));
+      llvm::Value* amount = b_->CreateSelect(too_far, k(0), c);
+      if (op == HloOpcode::kShiftLeft) return b_->CreateSelect(too_far, k(0), b_->CreateShl(a, amount));
+      if (op == HloOpcode::kShiftRightLogical) return b_->CreateSelect(too_far, k(0), b_->CreateLShr(a, amount));
+      llvm::Value* fill = b_->CreateAShr(a, k(bits - 1));
+      return b_->CreateSelect(too_far, fill, b_->CreateAShr(a, amount));
+    }
+    case HloOpcode::kPower: {
+      // Square and multiply over every exponent bit (branch free, so it vectorizes).
+      llvm::Value* result = k(1);
+      llvm::Value* base = a;
+      for (int i = 0; i < bits; ++i) {
+        llvm::Value* bit = b_->CreateICmpNE(b_->CreateAnd(c, llvm::ConstantInt::get(t, uint64_t{1} << i)), k(0));
+        result = b_->CreateSelect(bit, b_->CreateMul(result, base), result);
+        base = b_->CreateMul(base, base);
+      }
+      if (is_signed) result = b_->CreateSelect(b_->CreateICmpSLT(c, k(0)), k(0), result);
+      llvm::Value* trivial = b_->CreateOr(b_->CreateICmpEQ(a, k(1)), b_->CreateICmpEQ(c, k(0)));
+      return b_->CreateSelect(trivial, k(1), result);
+    }
+    default: return nullptr;
+  }
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(const HloInstruction& hlo, llvm::Value* a, llvm::Value* c,
+                                                          PrimitiveType type) {
+  const HloOpcode op = hlo.opcode();
+  if (op == HloOpcode::kCompare) return EmitCompare(hlo, a, c, type);
+  if (IsRealFloat(type)) {
+    if (IsF16OrBF16(type)) {
+      ASSIGN_OR_RETURN(llvm::Value* r, EmitFloatBinary(op, WidenToF32(a, type), WidenToF32(c, type), b_->getFloatTy()));
+      if (r == nullptr) return Unimplemented(hlo, type);
+      return NarrowFromF32(r, type);
+    }
+    ASSIGN_OR_RETURN(llvm::Value* r, EmitFloatBinary(op, a, c, a->getType()));
+    if (r == nullptr) return Unimplemented(hlo, type);
+    return r;
+  }
+  if (type == PRED) {
+    switch (op) {
+      case HloOpcode::kAdd: case HloOpcode::kOr: case HloOpcode::kMaximum: return b_->CreateOr(a, c);
+      case HloOpcode::kMultiply: case HloOpcode::kAnd: case HloOpcode::kMinimum: return b_->CreateAnd(a, c);
+      case HloOpcode::kSubtract: case HloOpcode::kXor: return b_->CreateXor(a, c);
+      case HloOpcode::kPower: return b_->CreateOr(a, b_->CreateNot(c));
+      default: return Unimplemented(hlo, type);
+    }
+  }
+  if (primitive_util::IsIntegralType(type)) {
+    ASSIGN_OR_RETURN(llvm::Value* r, EmitIntBinary(op, a, c, primitive_util::IsSignedIntegralType(type),
+                                                   primitive_util::BitWidth(type)));
+    if (r == nullptr) return Unimplemented(hlo, type);
+    return r;
+  }
+  return Unimplemented(hlo, type);
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(const HloInstruction& hlo, llvm::Value* a,
+                                                           llvm::Value* c, PrimitiveType type) {
+  std::optional<ComparisonDirection> dir = StringToComparisonDirection(hlo.attrs().comparison_direction());
+  if (!dir.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat("compare ", hlo.name(), ": unknown direction '",
+                                                   hlo.attrs().comparison_direction(), "'"));
+  }
+  ComparisonType ct = DefaultComparisonType(type);
+  if (!hlo.attrs().comparison_type().empty()) {
+    std::optional<ComparisonType> parsed = StringToComparisonType(hlo.attrs().comparison_type());
+    if (!parsed.has_value()) return absl::InvalidArgumentError(absl::StrCat("compare ", hlo.name(), ": bad type"));
+    ct = *parsed;
+  }
+  using P = llvm::CmpInst::Predicate;
+  auto int_pred = [&](bool is_signed) {
+    switch (*dir) {
+      case ComparisonDirection::kEq: return P::ICMP_EQ;
+      case ComparisonDirection::kNe: return P::ICMP_NE;
+      case ComparisonDirection::kLt: return is_signed ? P::ICMP_SLT : P::ICMP_ULT;
+      case ComparisonDirection::kLe: return is_signed ? P::ICMP_SLE : P::ICMP_ULE;
+      case ComparisonDirection::kGt: return is_signed ? P::ICMP_SGT : P::ICMP_UGT;
+      case ComparisonDirection::kGe: return is_signed ? P::ICMP_SGE : P::ICMP_UGE;
+    }
+    return P::ICMP_EQ;
+  };
+  if (IsRealFloat(type)) {
+    if (ct == ComparisonType::kFloatTotalOrder) {
+      // Flip the magnitude bits of negatives: the integers then order like the floats.
+      const int bits = primitive_util::BitWidth(type);
+      llvm::Type* it = b_->getIntNTy(bits);
+      auto key = [&](llvm::Value* v) {
+        llvm::Value* i = b_->CreateBitCast(v, it);
+        llvm::Value* mask = b_->CreateLShr(b_->CreateAShr(i, bits - 1), 1);
+        return b_->CreateXor(i, mask);
+      };
+      return b_->CreateICmp(int_pred(true), key(a), key(c));
+    }
+    if (IsF16OrBF16(type)) {
+      a = WidenToF32(a, type);
+      c = WidenToF32(c, type);
+    }
+    switch (*dir) {
+      case ComparisonDirection::kEq: return b_->CreateFCmpOEQ(a, c);
+      case ComparisonDirection::kNe: return b_->CreateFCmpUNE(a, c);
+      case ComparisonDirection::kLt: return b_->CreateFCmpOLT(a, c);
+      case ComparisonDirection::kLe: return b_->CreateFCmpOLE(a, c);
+      case ComparisonDirection::kGt: return b_->CreateFCmpOGT(a, c);
+      case ComparisonDirection::kGe: return b_->CreateFCmpOGE(a, c);
+    }
+  }
+  if (type == PRED) return b_->CreateICmp(int_pred(false), a, c);
+  if (primitive_util::IsIntegralType(type)) {
+    bool is_signed = primitive_util::IsSignedIntegralType(type);
+    if (ct == ComparisonType::kSigned) is_signed = true;
+    if (ct == ComparisonType::kUnsigned) is_signed = false;
+    return b_->CreateICmp(int_pred(is_signed), a, c);
+  }
+  return Unimplemented(hlo, type);
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x, PrimitiveType from, PrimitiveType to) {
+  if (from == to) return x;
+  llvm::Type* out = RegisterType(to);
+  if (to == PRED) {
+    if (IsRealFloat(from)) {
+      if (IsF16OrBF16(from)) x = WidenToF32(x, from);
+      return b_->CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+    }
+    return b_->CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+  }
+  if (IsRealFloat(from)) {
+    if (IsF16OrBF16(from)) {
+      x = WidenToF32(x, from);
+      from = F32;
+    }
+    if (IsRealFloat(to)) {
+      if (IsF16OrBF16(to)) {
+        if (to == F16 && from == F64) return b_->CreateFPTrunc(x, out);
+        if (from == F64) x = b_->CreateFPTrunc(x, b_->getFloatTy());
+        return NarrowFromF32(x, to);
+      }
+      return x->getType() == out ? x : (from == F64 ? b_->CreateFPTrunc(x, out) : b_->CreateFPExt(x, out));
+    }
+    // Saturating, NaN -> 0.
+    const bool is_signed = primitive_util::IsSignedIntegralType(to);
+    return b_->CreateIntrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                               {out, x->getType()}, {x});
+  }
+  const bool from_signed = primitive_util::IsSignedIntegralType(from);
+  if (IsRealFloat(to)) {
+    llvm::Type* target = IsF16OrBF16(to) && to == BF16 ? b_->getFloatTy() : out;
+    llvm::Value* f = from_signed ? b_->CreateSIToFP(x, target) : b_->CreateUIToFP(x, target);
+    return to == BF16 ? NarrowFromF32(f, to) : f;
+  }
+  return from_signed ? b_->CreateSExtOrTrunc(x, out) : b_->CreateZExtOrTrunc(x, out);
+}
+
+absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(const HloInstruction& hlo,
+                                                               absl::Span<llvm::Value* const> operands) {
+  const PrimitiveType out = hlo.shape().element_type();
+  switch (hlo.opcode()) {
+    case HloOpcode::kSelect:
+      return b_->CreateSelect(operands[0], operands[1], operands[2]);
+    case HloOpcode::kClamp: {
+      // clamp(lo, x, hi) = min(max(x, lo), hi) with NaN checks of lo, x, hi in that order.
+      const PrimitiveType t = hlo.operand(1)->shape().element_type();
+      llvm::Value* lo = operands[0], *x = operands[1], *hi = operands[2];
+      if (IsRealFloat(t)) {
+        const bool narrow = IsF16OrBF16(t);
+        llvm::Value* l = narrow ? WidenToF32(lo, t) : lo;
+        llvm::Value* v = narrow ? WidenToF32(x, t) : x;
+        llvm::Value* h = narrow ? WidenToF32(hi, t) : hi;
+        llvm::Value* raised = b_->CreateSelect(b_->CreateFCmpOLT(v, l), lo, x);
+        llvm::Value* rv = b_->CreateSelect(b_->CreateFCmpOLT(v, l), l, v);
+        llvm::Value* r = b_->CreateSelect(b_->CreateFCmpOLT(rv, h), raised, hi);
+        r = b_->CreateSelect(b_->CreateFCmpUNO(h, h), hi, r);
+        r = b_->CreateSelect(b_->CreateFCmpUNO(v, v), x, r);
+        return b_->CreateSelect(b_->CreateFCmpUNO(l, l), lo, r);
+      }
+      if (t == PRED || primitive_util::IsIntegralType(t)) {
+        const bool s = primitive_util::IsSignedIntegralType(t);
+        llvm::Value* raised = b_->CreateSelect(s ? b_->CreateICmpSLT(x, lo) : b_->CreateICmpULT(x, lo), lo, x);
+        return b_->CreateSelect(s ? b_->CreateICmpSLT(raised, hi) : b_->CreateICmpULT(raised, hi), raised, hi);
+      }
+      return Unimplemented(hlo, t);
+    }
+    default:
+      break;
+  }
+  if (operands.size() == 1 && HloOpcodeIsElementwiseUnary(hlo.opcode())) {
+    return EmitUnary(hlo, operands[0], hlo.operand(0)->shape().element_type(), out);
+  }
+  if (operands.size() == 2 && HloOpcodeIsElementwiseBinary(hlo.opcode())) {
+    return EmitBinary(hlo, operands[0], operands[1], hlo.operand(0)->shape().element_type());
+  }
+  return absl::UnimplementedError(
+      absl::StrCat("cpu backend: ", std::string(HloOpcodeString(hlo.opcode())), " is not elementwise (", hlo.name(), ")"));
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,347 @@
+// The entry function: instructions in schedule order, each array-producing op as a kernel
+// (its own function over a range of the outermost output dimension, run through the
+// runtime's parallel_for when large), dots as GEMM calls, while/conditional/call as
+// control flow in the entry function, and copies where values must move between slots.
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/buffer_plan.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+#include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+// Kernels smaller than this run on the calling thread without the parallel_for call.
+constexpr int64_t kParallelElements = int64_t{1} << 15;
+
+class ModuleEmitter {
+ public:
+  ModuleEmitter(const BufferPlan& plan, llvm::Module* module)
+      : plan_(plan), module_(module), b_(module->getContext()), elemental_(&b_, module) {}
+
+  absl::Status Emit(const std::string& name) {
+    llvm::LLVMContext& c = module_->getContext();
+    ptr_ = llvm::PointerType::get(c, 0);
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);
+    main_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
+    main_slots_ = main_->getArg(0);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", main_));
+    RETURN_IF_ERROR(EmitComputation(*plan_.entry));
+    for (const auto& [from, to] : plan_.output_copies) RETURN_IF_ERROR(EmitCopy(from, to));
+    b_.CreateRetVoid();
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status EmitComputation(const ComputationPlan& cp) {
+    for (const HloInstruction* hlo : cp.schedule) RETURN_IF_ERROR(EmitInstruction(cp, hlo));
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitInstruction(const ComputationPlan& cp, const HloInstruction* hlo) {
+    switch (hlo->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kAfterAll:
+        return absl::OkStatus();
+      case HloOpcode::kCall:
+        return EmitComputation(*cp.callees.at(hlo)[0]);
+      case HloOpcode::kWhile:
+        return EmitWhile(cp, hlo);
+      case HloOpcode::kConditional:
+        return EmitConditional(cp, hlo);
+      case HloOpcode::kDot: {
+        ASSIGN_OR_RETURN(bool done, MaybeEmitGemm(cp, hlo));
+        if (done) return absl::OkStatus();
+        break;
+      }
+      default:
+        if (IsAliasingInstruction(*hlo)) return absl::OkStatus();
+        break;
+    }
+    return EmitKernel(cp, hlo);
+  }
+
+  // Shape to read `hlo`'s value from `slot` with (aliasing reshapes see the same bytes
+  // under their own row-major dimensions).
+  Shape ReadShape(const HloInstruction* hlo, int slot) const {
+    const Shape& s = plan_.slots[slot].shape;
+    if (hlo->shape().IsArray() && s.dimensions() != hlo->shape().dimensions()) {
+      Shape own = hlo->shape();
+      ShapeUtil::SetDefaultLayoutsIfMissing(&own);
+      return own;
+    }
+    return s;
+  }
+
+  llvm::Value* MainSlotPointer(int slot) {
+    llvm::Value* p = b_.CreateInBoundsGEP(ptr_, main_slots_, b_.getInt64(slot));
+    return b_.CreateLoad(ptr_, p);
+  }
+
+  // Base pointer of `slot` inside the current kernel, loaded once in its entry block.
+  llvm::Value* KernelSlotPointer(int slot) {
+    auto it = kernel_bases_.find(slot);
+    if (it != kernel_bases_.end()) return it->second;
+    llvm::IRBuilder<> eb(kernel_entry_->getTerminator());
+    llvm::Value* p = eb.CreateInBoundsGEP(ptr_, kernel_->getArg(0), eb.getInt64(slot));
+    llvm::LoadInst* load = eb.CreateLoad(ptr_, p);
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(module_->getContext(), {}));
+    kernel_bases_[slot] = load;
+    return load;
+  }
+
+  absl::StatusOr<Generator> SlotReader(const ComputationPlan& cp, const HloInstruction* operand) {
+    const auto& slots = cp.slots(operand);
+    if (slots.size() != 1) {
+      return absl::UnimplementedError(absl::StrCat("cpu backend: operand ", operand->name(), " is not an array"));
+    }
+    const int slot = slots[0];
+    auto shape = std::make_shared<Shape>(ReadShape(operand, slot));
+    return Generator([this, slot, shape](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      if (shape->rank() == 0) {
+        return elemental_.LoadElement(KernelSlotPointer(slot), *shape, IrIndex{{}, b_.getInt64(0), shape.get()});
+      }
+      return elemental_.LoadElement(KernelSlotPointer(slot), *shape, index);
+    });
+  }
+
+  // A kernel computing `hlo` elementally into its slots.
+  absl::Status EmitKernel(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const std::vector<int>& out = cp.slots(hlo);
+    if (out.empty()) {
+      return absl::UnimplementedError(absl::StrCat("cpu backend does not implement ",
+                                                   std::string(HloOpcodeString(hlo->opcode())), " (", hlo->name(), ")"));
+    }
+    std::vector<Shape> shapes;
+    for (int s : out) shapes.push_back(plan_.slots[s].shape);
+    for (const Shape& s : shapes) {
+      if (s.dimensions() != shapes[0].dimensions()) {
+        return absl::UnimplementedError(absl::StrCat("cpu backend: outputs of ", hlo->name(), " differ in shape"));
+      }
+    }
+    const Shape& iteration = shapes[0];
+    const int64_t elements = ShapeUtil::ElementsIn(iteration);
+    llvm::LLVMContext& c = module_->getContext();
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                                    absl::StrCat("kernel.", hlo->name()), module_);
+    kernel->addParamAttr(0, llvm::Attribute::NoAlias);
+    llvm::IRBuilderBase::InsertPoint saved = b_.saveIP();
+    kernel_ = kernel;
+    kernel_bases_.clear();
+    elemental_.ClearCache();
+    kernel_entry_ = llvm::BasicBlock::Create(c, "entry", kernel);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "body", kernel);
+    b_.SetInsertPoint(kernel_entry_);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    OperandGenerator operand = [&](int64_t i) { return SlotReader(cp, hlo->operand(i)); };
+    absl::StatusOr<Generator> gen = elemental_.MakeGenerator(hlo, operand);
+    absl::Status status = gen.status();
+    if (status.ok()) {
+      status = EmitLoopNest(&b_, iteration, kernel->getArg(1), kernel->getArg(2),
+                            [&](const IrIndex& index) -> absl::Status {
+                              ASSIGN_OR_RETURN(llvm::Value* v, (*gen)(index));
+                              if (out.size() == 1) {
+                                elemental_.StoreElement(v, KernelSlotPointer(out[0]), shapes[0], index);
+                                return absl::OkStatus();
+                              }
+                              for (size_t i = 0; i < out.size(); ++i) {
+                                elemental_.StoreElement(b_.CreateExtractValue(v, {static_cast<unsigned>(i)}),
+                                                        KernelSlotPointer(out[i]), shapes[i], index);
+                              }
+                              return absl::OkStatus();
+                            });
+    }
+    if (status.ok()) b_.CreateRetVoid();
+    b_.restoreIP(saved);
+    kernel_ = nullptr;
+    if (!status.ok()) {
+      kernel->eraseFromParent();
+      return status;
+    }
+    if (elements == 0) return absl::OkStatus();
+    const int64_t outer = iteration.rank() == 0
+                              ? 1
+                              : iteration.dimensions(static_cast<int>(iteration.layout().minor_to_major().back()));
+    if (elements >= kParallelElements && outer > 1) {
+      llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
+          "__xla_cpu_parallel_for",
+          llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false));
+      b_.CreateCall(parallel_for, {kernel, main_slots_, b_.getInt64(outer), b_.getInt64(elements / outer)});
+    } else {
+      b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(outer)});
+    }
+    return absl::OkStatus();
+  }
+
+  // Copies slot `from` into slot `to` (a kernel when the layouts differ).
+  absl::Status EmitCopy(int from, int to) {
+    if (from == to) return absl::OkStatus();
+    const Slot& dst = plan_.slots[to];
+    Shape src_shape = plan_.slots[from].shape;
+    if (ShapeUtil::ElementsIn(src_shape) != ShapeUtil::ElementsIn(dst.shape) ||
+        src_shape.element_type() != dst.shape.element_type()) {
+      return absl::InternalError(absl::StrCat("copy between slots of shapes ", src_shape.ToString(true), " and ",
+                                              dst.shape.ToString(true)));
+    }
+    // Different dimensions: the value is a row-major reshape of the slot's bytes.
+    if (src_shape.dimensions() != dst.shape.dimensions()) {
+      src_shape = ShapeUtil::MakeShapeWithDescendingLayout(dst.shape.element_type(), dst.shape.dimensions());
+    }
+    if (src_shape.layout().minor_to_major() == dst.shape.layout().minor_to_major()) {
+      if (dst.bytes > 0) {
+        b_.CreateMemCpy(MainSlotPointer(to), llvm::MaybeAlign(1), MainSlotPointer(from), llvm::MaybeAlign(1),
+                        b_.getInt64(dst.bytes));
+      }
+      return absl::OkStatus();
+    }
+    // A relayout: a copy instruction over a parameter bound to the source slot.
+    ComputationPlan cp;
+    auto param = HloInstruction::Create(HloOpcode::kParameter, src_shape);
+    auto copy = HloInstruction::Create(HloOpcode::kCopy, dst.shape, {param.get()});
+    copy->set_name("relayout");
+    cp.values[param.get()] = {from};
+    cp.values[copy.get()] = {to};
+    absl::Status status = EmitKernel(cp, copy.get());
+    copy->DetachFromOperands();
+    return status;
+  }
+
+  absl::Status EmitWhile(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const std::vector<int>& state = cp.slots(hlo);
+    const std::vector<int>& init = cp.slots(hlo->operand(0));
+    for (size_t i = 0; i < state.size(); ++i) RETURN_IF_ERROR(EmitCopy(init[i], state[i]));
+    const ComputationPlan& condition = *cp.callees.at(hlo)[0];
+    const ComputationPlan& body = *cp.callees.at(hlo)[1];
+    llvm::LLVMContext& c = module_->getContext();
+    llvm::BasicBlock* header = llvm::BasicBlock::Create(c, "while.header", main_);
+    llvm::BasicBlock* body_block = llvm::BasicBlock::Create(c, "while.body", main_);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(c, "while.exit", main_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    RETURN_IF_ERROR(EmitComputation(condition));
+    const std::vector<int>& pred = condition.slots(hlo->while_condition()->root_instruction());
+    if (pred.size() != 1) return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": condition must return pred[]"));
+    llvm::Value* go = b_.CreateLoad(b_.getInt8Ty(), MainSlotPointer(pred[0]));
+    b_.CreateCondBr(b_.CreateICmpNE(go, b_.getInt8(0)), body_block, exit);
+    b_.SetInsertPoint(body_block);
+    RETURN_IF_ERROR(EmitComputation(body));
+    const std::vector<int>& result = body.slots(hlo->while_body()->root_instruction());
+    const std::vector<int>& shadow = cp.while_shadow.at(hlo);
+    for (size_t i = 0; i < result.size(); ++i) {
+      if (shadow[i] >= 0) RETURN_IF_ERROR(EmitCopy(result[i], shadow[i]));
+    }
+    for (size_t i = 0; i < result.size(); ++i) {
+      RETURN_IF_ERROR(EmitCopy(shadow[i] >= 0 ? shadow[i] : result[i], state[i]));
+    }
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitConditional(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const std::vector<int>& out = cp.slots(hlo);
+    const auto& branches = cp.callees.at(hlo);
+    const int selector = cp.slots(hlo->operand(0)).at(0);
+    const PrimitiveType type = hlo->operand(0)->shape().element_type();
+    llvm::Value* index;
+    if (type == PRED) {
+      llvm::Value* p = b_.CreateLoad(b_.getInt8Ty(), MainSlotPointer(selector));
+      index = b_.CreateSelect(b_.CreateICmpNE(p, b_.getInt8(0)), b_.getInt32(0), b_.getInt32(1));
+    } else if (type == S32) {
+      llvm::Value* i = b_.CreateLoad(b_.getInt32Ty(), MainSlotPointer(selector));
+      const int32_t n = static_cast<int32_t>(branches.size());
+      index = b_.CreateSelect(b_.CreateOr(b_.CreateICmpSLT(i, b_.getInt32(0)), b_.CreateICmpSGE(i, b_.getInt32(n))),
+                              b_.getInt32(n - 1), i);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": branch index must be pred or s32"));
+    }
+    llvm::LLVMContext& c = module_->getContext();
+    llvm::BasicBlock* merge = llvm::BasicBlock::Create(c, "cond.merge", main_);
+    llvm::SwitchInst* sw = b_.CreateSwitch(index, merge, static_cast<unsigned>(branches.size()));
+    for (size_t i = 0; i < branches.size(); ++i) {
+      llvm::BasicBlock* block = llvm::BasicBlock::Create(c, absl::StrCat("cond.branch", i), main_);
+      sw->addCase(b_.getInt32(static_cast<int32_t>(i)), block);
+      b_.SetInsertPoint(block);
+      RETURN_IF_ERROR(EmitComputation(*branches[i]));
+      const std::vector<int>& result = branches[i]->slots(hlo->called_computations()[i]->root_instruction());
+      for (size_t k = 0; k < out.size(); ++k) RETURN_IF_ERROR(EmitCopy(result[k], out[k]));
+      b_.CreateBr(merge);
+    }
+    b_.SetInsertPoint(merge);
+    return absl::OkStatus();
+  }
+
+  // f32/f64 matrix products without batch dimensions go to the GEMM; false = not handled.
+  absl::StatusOr<bool> MaybeEmitGemm(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const DotDimensionNumbers& d = hlo->attrs().dot_dimension_numbers();
+    const PrimitiveType t = hlo->shape().element_type();
+    if ((t != F32 && t != F64) || d.lhs_batch_dimensions_size() != 0 || d.lhs_contracting_dimensions_size() != 1 ||
+        d.rhs_contracting_dimensions_size() != 1) {
+      return false;
+    }
+    const HloInstruction* lhs = hlo->operand(0);
+    const HloInstruction* rhs = hlo->operand(1);
+    if (lhs->shape().element_type() != t || rhs->shape().element_type() != t || lhs->shape().rank() > 2 ||
+        rhs->shape().rank() > 2 || lhs->shape().rank() < 1 || rhs->shape().rank() < 1) {
+      return false;
+    }
+    const int ls = cp.slots(lhs).at(0), rs = cp.slots(rhs).at(0), os = cp.slots(hlo).at(0);
+    const Shape lshape = ReadShape(lhs, ls), rshape = ReadShape(rhs, rs);
+    const Shape& oshape = plan_.slots[os].shape;
+    if (!ShapeUtil::HasDescendingLayout(oshape)) return false;
+    const int64_t lk = d.lhs_contracting_dimensions(0), rk = d.rhs_contracting_dimensions(0);
+    const int64_t k = lshape.dimensions(static_cast<int>(lk));
+    const int64_t m = lshape.rank() == 2 ? lshape.dimensions(static_cast<int>(1 - lk)) : 1;
+    const int64_t n = rshape.rank() == 2 ? rshape.dimensions(static_cast<int>(1 - rk)) : 1;
+    // op(A) is m x k: stored [m][k] (no transpose) when k is the minor dimension.
+    const bool lhs_k_minor = lshape.rank() == 1 || lshape.layout().minor_to_major(0) == lk;
+    const int64_t trans_a = lhs_k_minor ? 0 : 1, lda = lhs_k_minor ? k : m;
+    // op(B) is k x n: stored [k][n] when n is the minor dimension.
+    const bool rhs_n_minor = rshape.rank() == 1 || rshape.layout().minor_to_major(0) != rk;
+    const int64_t trans_b = rhs_n_minor ? 0 : 1, ldb = rhs_n_minor ? n : k;
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::FunctionCallee gemm = module_->getOrInsertFunction(
+        t == F32 ? "__xla_cpu_gemm_f32" : "__xla_cpu_gemm_f64",
+        llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, i64, ptr_, i64, i64, ptr_, i64, i64, ptr_}, false));
+    b_.CreateCall(gemm, {b_.getInt64(m), b_.getInt64(n), b_.getInt64(k), MainSlotPointer(ls), b_.getInt64(trans_a),
+                         b_.getInt64(lda), MainSlotPointer(rs), b_.getInt64(trans_b), b_.getInt64(ldb),
+                         MainSlotPointer(os)});
+    return true;
+  }
+
+  const BufferPlan& plan_;
+  llvm::Module* module_;
+  llvm::IRBuilder<> b_;
+  ElementalEmitter elemental_;
+  llvm::PointerType* ptr_ = nullptr;
+  llvm::Function* main_ = nullptr;
+  llvm::Value* main_slots_ = nullptr;
+  llvm::Function* kernel_ = nullptr;
+  llvm::BasicBlock* kernel_entry_ = nullptr;
+  absl::flat_hash_map<int, llvm::Value*> kernel_bases_;
+};
+
+}  // namespace
+
+absl::Status EmitEntryFunction(const HloModule& module, const BufferPlan& plan, llvm::Module* llvm_module,
+                               const std::string& name) {
+  (void)module;
+  ModuleEmitter emitter(plan, llvm_module);
+  return emitter.Emit(name);
+}
+
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,129 @@
+#ifndef XLA_BACKENDS_CPU_CODEGEN_IR_EMITTER_H_
+#define XLA_BACKENDS_CPU_CODEGEN_IR_EMITTER_H_
+
+// LLVM IR emission for the cpu backend (internal: includes LLVM headers; only codegen/*.cc
+// include it). ElementalEmitter turns HLO ops into "generators": functions from an output
+// index to the element's value, composed through fusions, so a loop fusion is one loop
+// over its output. ModuleEmitter (ir_emitter.cc) wraps generators in kernels and emits
+// the entry function's control flow.
+//
+// Register types: pred is i1; integers their width; f16 is `half`; bf16 travels as its i16
+// bit pattern; f32/f64 float/double. f16/bf16 arithmetic widens to f32 and rounds back once
+// per op (round to nearest even), as XLA does.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/hlo_computation.h"
+#include "hlo/hlo_instruction.h"
+#include "hlo/hlo_module.h"
+#include "hlo/shape.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+namespace xla {
+namespace cpu {
+
+// An index into an array: one i64 per logical dimension, plus optionally the position in
+// storage order of an array with `linear_shape`'s dims and layout (cheaper to use when an
+// operand has exactly that shape).
+struct IrIndex {
+  std::vector<llvm::Value*> multi;
+  llvm::Value* linear = nullptr;
+  const Shape* linear_shape = nullptr;
+};
+
+using Generator = std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>;
+using OperandGenerator = std::function<absl::StatusOr<Generator>(int64_t operand)>;
+
+// True for element types the cpu backend computes with.
+bool IsSupportedElementType(PrimitiveType type);
+
+class ElementalEmitter {
+ public:
+  ElementalEmitter(llvm::IRBuilder<>* b, llvm::Module* module) : b_(b), module_(module) {}
+
+  llvm::Type* RegisterType(PrimitiveType type);
+  llvm::Type* StorageType(PrimitiveType type);
+  llvm::Value* LoadElement(llvm::Value* base, const Shape& shape, const IrIndex& index);
+  void StoreElement(llvm::Value* value, llvm::Value* base, const Shape& shape, const IrIndex& index);
+  // Position of `index` in the storage of `shape` (an i64).
+  llvm::Value* StorageOffset(const Shape& shape, const IrIndex& index);
+
+  // The generator of `hlo` given its operands' generators. Handles elementwise ops and the
+  // data-movement ops (broadcast, reshape, transpose, slice, dynamic-slice,
+  // dynamic-update-slice, concatenate, pad, iota, reverse, reduce, fusion, dot, tuple/gte in
+  // fusions).
+  absl::StatusOr<Generator> MakeGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+
+  // One elementwise op on scalar values (register types).
+  absl::StatusOr<llvm::Value*> EmitElementwise(const HloInstruction& hlo, absl::Span<llvm::Value* const> operands);
+  // A scalar computation (reducers, comparators) applied to scalar values; a tuple root
+  // gives one value per element.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(const HloComputation& computation,
+                                                                  absl::Span<llvm::Value* const> args);
+
+  // f16/bf16 <-> f32.
+  llvm::Value* WidenToF32(llvm::Value* v, PrimitiveType type);
+  llvm::Value* NarrowFromF32(llvm::Value* v, PrimitiveType type);
+
+  // Approximations emitted inline (math.cc): f32 in, f32 out, vectorizable.
+  llvm::Value* EmitExpF32(llvm::Value* x);
+  llvm::Value* EmitLogF32(llvm::Value* x);
+  llvm::Value* EmitTanhF32(llvm::Value* x);
+  llvm::Value* EmitLogisticF32(llvm::Value* x);
+
+  llvm::IRBuilder<>* b() { return b_; }
+  void ClearCache() { cache_.clear(); }
+
+ private:
+  absl::StatusOr<llvm::Value*> EmitUnary(const HloInstruction& hlo, llvm::Value* x, PrimitiveType in,
+                                         PrimitiveType out);
+  absl::StatusOr<llvm::Value*> EmitBinary(const HloInstruction& hlo, llvm::Value* a, llvm::Value* c,
+                                          PrimitiveType type);
+  absl::StatusOr<llvm::Value*> EmitFloatUnary(HloOpcode op, llvm::Value* x, llvm::Type* t);
+  absl::StatusOr<llvm::Value*> EmitFloatBinary(HloOpcode op, llvm::Value* a, llvm::Value* c, llvm::Type* t);
+  absl::StatusOr<llvm::Value*> EmitIntBinary(HloOpcode op, llvm::Value* a, llvm::Value* c, bool is_signed,
+                                             int bits);
+  absl::StatusOr<llvm::Value*> EmitCompare(const HloInstruction& hlo, llvm::Value* a, llvm::Value* c,
+                                           PrimitiveType type);
+  absl::StatusOr<llvm::Value*> EmitConvert(llvm::Value* x, PrimitiveType from, PrimitiveType to);
+  absl::StatusOr<Generator> MakeReduceGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  absl::StatusOr<Generator> MakeDotGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  absl::StatusOr<Generator> MakeFusionGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  llvm::Value* CallLibm(const char* name, llvm::Type* t, absl::Span<llvm::Value* const> args);
+  llvm::Value* I64(int64_t v) { return b_->getInt64(v); }
+
+  llvm::IRBuilder<>* b_;
+  llvm::Module* module_;
+  // Values generated for (hlo, index) in one basic block, so shared subexpressions of a
+  // fusion are emitted once.
+  std::map<std::tuple<const HloInstruction*, std::vector<llvm::Value*>, llvm::BasicBlock*>, llvm::Value*> cache_;
+};
+
+// Emits loops over [0, dims) in `shape`'s layout order, innermost minor; `body` gets the
+// index (with the linear storage position of `shape`). The outermost dimension runs over
+// [begin, end) (rank 0: body runs once when begin < end).
+absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value* begin, llvm::Value* end,
+                          const std::function<absl::Status(const IrIndex&)>& body);
+
+struct BufferPlan;
+// Emits `void name(void** slots)`, running the module's entry computation over the slot table
+// described by `plan`.
+absl::Status EmitEntryFunction(const HloModule& module, const BufferPlan& plan, llvm::Module* llvm_module,
+                               const std::string& name);
+
+// A counted loop [start, limit) at the builder's position; continues after it.
+absl::Status EmitForLoop(llvm::IRBuilder<>* b, llvm::Value* start, llvm::Value* limit, const char* name,
+                         const std::function<absl::Status(llvm::Value* i)>& body);
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_CPU_CODEGEN_IR_EMITTER_H_

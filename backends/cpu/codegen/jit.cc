@@ -1,0 +1,137 @@
+#include "backends/cpu/codegen/jit.h"
+
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/runtime/runtime.h"
+#include "hlo/status_macros.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+void InitializeLlvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+// The one place llvm::Error becomes absl::Status.
+absl::Status ToStatus(llvm::Error error, const char* what) {
+  std::string message;
+  llvm::handleAllErrors(std::move(error), [&](const llvm::ErrorInfoBase& e) { message += e.message(); });
+  return absl::InternalError(absl::StrCat("LLVM ", what, ": ", message));
+}
+
+void Optimize(llvm::Module& module, llvm::TargetMachine* tm) {
+  llvm::PipelineTuningOptions options;
+  options.LoopVectorization = true;
+  options.SLPVectorization = true;
+  options.LoopUnrolling = true;
+  llvm::PassBuilder pb(tm, options);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+}
+
+}  // namespace
+
+struct CompiledProgram::Jit {
+  std::unique_ptr<llvm::orc::LLJIT> lljit;
+};
+
+CompiledProgram::CompiledProgram(std::unique_ptr<Jit> jit, EntryFunction entry)
+    : jit_(std::move(jit)), entry_(entry) {}
+CompiledProgram::~CompiledProgram() = default;
+
+std::string HostCpuDescription() {
+  InitializeLlvm();
+  std::string features;
+  llvm::StringMap<bool> host_features;
+  if (llvm::sys::getHostCPUFeatures(host_features)) {
+    std::vector<std::string> on;
+    for (const auto& f : host_features) {
+      if (f.second) on.push_back(f.first().str());
+    }
+    std::sort(on.begin(), on.end());
+    for (const auto& f : on) absl::StrAppend(&features, features.empty() ? "+" : ",+", f);
+  }
+  return absl::StrCat(llvm::sys::getHostCPUName().str(), " ", features);
+}
+
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(const HloModule& module,
+                                                                          const BufferPlan& plan) {
+  InitializeLlvm();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return ToStatus(jtmb.takeError(), "host detection");
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) return ToStatus(tm.takeError(), "target machine");
+
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
+  llvm_module->setDataLayout((*tm)->createDataLayout());
+  llvm_module->setTargetTriple((*tm)->getTargetTriple().str());
+  const std::string entry_name = "xla_cpu_entry";
+  RETURN_IF_ERROR(EmitEntryFunction(module, plan, llvm_module.get(), entry_name));
+  // Every function gets the host CPU and features, so the vectorizer sees AVX-512/AVX2.
+  for (llvm::Function& f : *llvm_module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", (*tm)->getTargetCPU());
+    f.addFnAttr("target-features", (*tm)->getTargetFeatureString());
+    f.addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(*llvm_module, &os)) {
+    return absl::InternalError(absl::StrCat("cpu backend emitted invalid IR: ", os.str()));
+  }
+  Optimize(*llvm_module, tm->get());
+
+  auto lljit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!lljit) return ToStatus(lljit.takeError(), "JIT creation");
+  llvm::orc::JITDylib& dylib = (*lljit)->getMainJITDylib();
+  llvm::orc::SymbolMap symbols;
+  for (const RuntimeSymbol& s : RuntimeSymbols()) {
+    symbols[(*lljit)->mangleAndIntern(s.name)] =
+        llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(s.address), llvm::JITSymbolFlags::Exported);
+  }
+  if (auto error = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) return ToStatus(std::move(error), "symbols");
+  // memcpy/memset and the like that LLVM itself may emit.
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*lljit)->getDataLayout().getGlobalPrefix());
+  if (!process) return ToStatus(process.takeError(), "process symbols");
+  dylib.addGenerator(std::move(*process));
+  if (auto error = (*lljit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(llvm_module), std::move(context)))) {
+    return ToStatus(std::move(error), "adding the module");
+  }
+  auto address = (*lljit)->lookup(entry_name);
+  if (!address) return ToStatus(address.takeError(), "symbol lookup");
+  auto jit = std::make_unique<Jit>();
+  jit->lljit = std::move(*lljit);
+  auto entry = address->toPtr<EntryFunction>();
+  return std::unique_ptr<CompiledProgram>(new CompiledProgram(std::move(jit), entry));
+}
+
+}  // namespace cpu
+}  // namespace xla

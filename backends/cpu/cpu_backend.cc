@@ -1,0 +1,278 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/buffer_plan.h"
+#include "backends/cpu/codegen/jit.h"
+#include "backends/cpu/host_memory_pool.h"
+#include "backends/interpreter/device_state.h"
+#include "hlo/hlo_verifier.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+#if __has_include("backends/cpu/passes/pipeline.h")
+#include "backends/cpu/passes/pipeline.h"
+#define XLA_CPU_HAS_PIPELINE 1
+#endif
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using backend::Buffer;
+
+// An array in pooled host memory, or a tuple owning its elements.
+class CpuBuffer : public Buffer {
+ public:
+  CpuBuffer(Shape shape, std::shared_ptr<void> memory, int64_t bytes)
+      : shape_(std::move(shape)), memory_(std::move(memory)), bytes_(bytes) {}
+  CpuBuffer(Shape shape, std::vector<std::shared_ptr<Buffer>> elements)
+      : shape_(std::move(shape)), elements_(std::move(elements)) {}
+
+  const Shape& shape() const override { return shape_; }
+  int device_ordinal() const override { return 0; }
+  int64_t size_bytes() const override { return bytes_; }
+  std::vector<std::shared_ptr<Buffer>> tuple_elements() const override { return elements_; }
+  void* data() const { return memory_.get(); }
+
+ private:
+  const Shape shape_;
+  const std::shared_ptr<void> memory_;
+  const int64_t bytes_ = 0;
+  const std::vector<std::shared_ptr<Buffer>> elements_;
+};
+
+absl::StatusOr<std::shared_ptr<CpuBuffer>> AllocateArray(HostMemoryPool* pool, const Shape& shape) {
+  const int64_t bytes = ShapeUtil::ByteSizeOf(shape);
+  std::shared_ptr<void> memory = pool->Allocate(bytes);
+  if (memory == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat("out of host memory allocating ", bytes, " bytes"));
+  }
+  return std::make_shared<CpuBuffer>(shape, std::move(memory), bytes);
+}
+
+// Array leaves of a (tuple) buffer in depth-first order.
+absl::Status FlattenLeaves(const std::shared_ptr<Buffer>& buffer, std::vector<const CpuBuffer*>* out) {
+  if (buffer->shape().IsTuple()) {
+    for (const auto& element : buffer->tuple_elements()) RETURN_IF_ERROR(FlattenLeaves(element, out));
+    return absl::OkStatus();
+  }
+  if (!buffer->shape().IsArray()) return absl::OkStatus();
+  const auto* cpu = dynamic_cast<const CpuBuffer*>(buffer.get());
+  if (cpu == nullptr) return absl::InvalidArgumentError("not a cpu buffer");
+  out->push_back(cpu);
+  return absl::OkStatus();
+}
+
+class CpuExecutable : public backend::Executable {
+ public:
+  CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferPlan> plan,
+                std::unique_ptr<CompiledProgram> program, std::shared_ptr<HostMemoryPool> pool)
+      : module_(std::move(module)), plan_(std::move(plan)), program_(std::move(program)), pool_(std::move(pool)) {}
+
+  const HloModule& module() const override { return *module_; }
+
+  absl::StatusOr<std::shared_ptr<Buffer>> Execute(absl::Span<const std::shared_ptr<Buffer>> arguments,
+                                                  const backend::ExecuteOptions& options) override {
+    if (arguments.size() != plan_->parameter_shapes.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("the computation takes ", plan_->parameter_shapes.size(),
+                                                     " arguments, got ", arguments.size()));
+    }
+    for (int64_t donated : options.donated_arguments) {
+      if (donated < 0 || donated >= static_cast<int64_t>(arguments.size())) {
+        return absl::InvalidArgumentError(absl::StrCat("donated argument ", donated, " does not exist"));
+      }
+    }
+    if (options.should_cancel && options.should_cancel()) return absl::CancelledError("execution cancelled");
+    // Arguments: array leaves, relaid out when their layout is not the compiled one.
+    std::vector<const CpuBuffer*> leaves;
+    std::vector<std::shared_ptr<CpuBuffer>> relaid;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      if (arguments[i] == nullptr) return absl::InvalidArgumentError(absl::StrCat("argument ", i, " is null"));
+      if (!ShapeUtil::Compatible(arguments[i]->shape(), plan_->parameter_shapes[i])) {
+        return absl::InvalidArgumentError(absl::StrCat("argument ", i, " has shape ", arguments[i]->shape().ToString(),
+                                                       ", the parameter is ", plan_->parameter_shapes[i].ToString()));
+      }
+      std::vector<const CpuBuffer*> own;
+      RETURN_IF_ERROR(FlattenLeaves(arguments[i], &own));
+      leaves.insert(leaves.end(), own.begin(), own.end());
+    }
+    if (static_cast<int64_t>(leaves.size()) != plan_->parameter_leaf_count) {
+      return absl::InternalError("argument leaves do not match the parameters");
+    }
+    std::vector<void*> table(plan_->slots.size(), nullptr);
+    std::vector<std::shared_ptr<CpuBuffer>> outputs(plan_->output_slots.size());
+    std::shared_ptr<void> arena = pool_->Allocate(plan_->arena_bytes);
+    if (arena == nullptr) return absl::ResourceExhaustedError("out of host memory for temporaries");
+    for (size_t s = 0; s < plan_->slots.size(); ++s) {
+      const Slot& slot = plan_->slots[s];
+      switch (slot.kind) {
+        case SlotKind::kParameter: {
+          const CpuBuffer* leaf = leaves[slot.index];
+          const Shape& have = leaf->shape();
+          if (have.has_layout() && have.layout().minor_to_major() != slot.shape.layout().minor_to_major() &&
+              ShapeUtil::ElementsIn(have) > 1) {
+            ASSIGN_OR_RETURN(auto copy, Relayout(*leaf, slot.shape));
+            table[s] = copy->data();
+            relaid.push_back(std::move(copy));
+          } else {
+            table[s] = leaf->data();
+          }
+          break;
+        }
+        case SlotKind::kConstant:
+          table[s] = const_cast<void*>(slot.constant->untyped_data());
+          break;
+        case SlotKind::kTemp:
+          table[s] = static_cast<char*>(arena.get()) + slot.offset;
+          break;
+        case SlotKind::kOutput: {
+          ASSIGN_OR_RETURN(outputs[slot.index], AllocateArray(pool_.get(), slot.shape));
+          table[s] = outputs[slot.index]->data();
+          break;
+        }
+      }
+    }
+    program_->entry()(table.data());
+    size_t next = 0;
+    return BuildResult(plan_->result_shape, outputs, &next);
+  }
+
+ private:
+  absl::StatusOr<std::shared_ptr<CpuBuffer>> Relayout(const CpuBuffer& buffer, const Shape& target) {
+    ASSIGN_OR_RETURN(Literal literal, Literal::CreateFromBuffer(buffer.shape(), buffer.data(), buffer.size_bytes()));
+    ASSIGN_OR_RETURN(Literal relaid, literal.Relayout(target.layout()));
+    ASSIGN_OR_RETURN(auto out, AllocateArray(pool_.get(), target));
+    std::memcpy(out->data(), relaid.untyped_data(), relaid.size_bytes());
+    return out;
+  }
+
+  std::shared_ptr<Buffer> BuildResult(const Shape& shape, const std::vector<std::shared_ptr<CpuBuffer>>& outputs,
+                                      size_t* next) {
+    if (shape.IsTuple()) {
+      std::vector<std::shared_ptr<Buffer>> elements;
+      for (const Shape& element : shape.tuple_shapes()) elements.push_back(BuildResult(element, outputs, next));
+      return std::make_shared<CpuBuffer>(shape, std::move(elements));
+    }
+    if (!shape.IsArray()) return std::make_shared<CpuBuffer>(shape, std::vector<std::shared_ptr<Buffer>>{});
+    return outputs[(*next)++];
+  }
+
+  std::unique_ptr<HloModule> module_;
+  std::unique_ptr<BufferPlan> plan_;
+  std::unique_ptr<CompiledProgram> program_;
+  std::shared_ptr<HostMemoryPool> pool_;
+};
+
+class CpuBackend : public backend::Backend {
+ public:
+  CpuBackend() : pool_(std::make_shared<HostMemoryPool>()), device_(0) {}
+  std::string platform() const override { return "cpu"; }
+  int device_count() const override { return 1; }
+
+  absl::StatusOr<backend::DeviceDescription> Describe(int device_ordinal) const override {
+    RETURN_IF_ERROR(CheckDevice(device_ordinal));
+    backend::DeviceDescription d;
+    d.platform = "cpu";
+    d.name = absl::StrCat("host CPU ", HostCpuDescription());
+    d.ordinal = device_ordinal;
+    return d;
+  }
+
+  absl::StatusOr<std::unique_ptr<backend::Executable>> Compile(std::unique_ptr<HloModule> module,
+                                                               const backend::CompileOptions& options) override {
+    RETURN_IF_ERROR(CheckDevice(options.device_ordinal));
+    if (module == nullptr) return absl::InvalidArgumentError("no module");
+    RETURN_IF_ERROR(VerifyHloModule(*module));
+#ifdef XLA_CPU_HAS_PIPELINE
+    RETURN_IF_ERROR(RunCpuPipeline(module.get()));
+#endif
+    ASSIGN_OR_RETURN(std::unique_ptr<BufferPlan> plan, PlanBuffers(*module));
+    ASSIGN_OR_RETURN(std::unique_ptr<CompiledProgram> program, CompiledProgram::Compile(*module, *plan));
+    return std::unique_ptr<backend::Executable>(
+        std::make_unique<CpuExecutable>(std::move(module), std::move(plan), std::move(program), pool_));
+  }
+
+  absl::StatusOr<std::shared_ptr<Buffer>> TransferToDevice(const Literal& literal, int device_ordinal) override {
+    RETURN_IF_ERROR(CheckDevice(device_ordinal));
+    return FromLiteral(literal);
+  }
+
+  absl::StatusOr<Literal> TransferFromDevice(const Buffer& buffer) override {
+    if (buffer.shape().IsTuple()) {
+      std::vector<Literal> elements;
+      for (const auto& element : buffer.tuple_elements()) {
+        ASSIGN_OR_RETURN(Literal l, TransferFromDevice(*element));
+        elements.push_back(std::move(l));
+      }
+      return Literal::MakeTuple(std::move(elements));
+    }
+    const auto* cpu = dynamic_cast<const CpuBuffer*>(&buffer);
+    if (cpu == nullptr) return absl::InvalidArgumentError("not a cpu buffer");
+    if (!buffer.shape().IsArray()) return Literal::Create(buffer.shape());
+    return Literal::CreateFromBuffer(buffer.shape(), cpu->data(), cpu->size_bytes());
+  }
+
+  absl::StatusOr<std::shared_ptr<Buffer>> Allocate(const Shape& shape, int device_ordinal) override {
+    RETURN_IF_ERROR(CheckDevice(device_ordinal));
+    RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    ASSIGN_OR_RETURN(Literal zeros, Literal::Create(shape));
+    return FromLiteral(zeros);
+  }
+
+  absl::Status TransferToInfeed(int device_ordinal, const Literal& literal) override {
+    RETURN_IF_ERROR(CheckDevice(device_ordinal));
+    device_.PushInfeed(literal.Clone());
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Literal> TransferFromOutfeed(int device_ordinal, const Shape& shape, int64_t timeout_ms) override {
+    RETURN_IF_ERROR(CheckDevice(device_ordinal));
+    return device_.PopOutfeed(timeout_ms, shape);
+  }
+
+ private:
+  absl::StatusOr<std::shared_ptr<Buffer>> FromLiteral(const Literal& literal) {
+    if (literal.IsTuple()) {
+      std::vector<std::shared_ptr<Buffer>> elements;
+      for (int64_t i = 0; i < literal.tuple_element_count(); ++i) {
+        ASSIGN_OR_RETURN(auto element, FromLiteral(literal.tuple_element(i)));
+        elements.push_back(std::move(element));
+      }
+      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(literal.shape(), std::move(elements)));
+    }
+    Shape shape = literal.shape();
+    if (!shape.IsArray()) return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(shape, std::vector<std::shared_ptr<Buffer>>{}));
+    ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
+    ASSIGN_OR_RETURN(auto buffer, AllocateArray(pool_.get(), shape));
+    std::memcpy(buffer->data(), literal.untyped_data(), literal.size_bytes());
+    return std::shared_ptr<Buffer>(buffer);
+  }
+
+  absl::Status CheckDevice(int ordinal) const {
+    if (ordinal != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("the cpu backend has one device (0); device ", ordinal,
+                                                     " does not exist"));
+    }
+    return absl::OkStatus();
+  }
+
+  std::shared_ptr<HostMemoryPool> pool_;
+  interpreter::DeviceState device_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend::Backend> CreateCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+void RegisterCpuBackend() {
+  backend::RegisterBackendFactory("cpu", []() -> absl::StatusOr<std::unique_ptr<backend::Backend>> {
+    return CreateCpuBackend();
+  });
+}
+
+}  // namespace cpu
+}  // namespace xla

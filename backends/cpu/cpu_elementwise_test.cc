@@ -1,0 +1,165 @@
+// Elementwise ops on cpu vs the interpreter over random inputs with edge cases: bit-exact
+// for integer, pred and exactly rounded float ops; transcendental ops within the ulp bounds
+// of codegen/math.cc (checked as a relative tolerance here; cpu_math_test.cc measures ulps).
+#include <random>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using testing::RandomLiteral;
+using testing::SameOnBothBackends;
+
+std::string TypeName(PrimitiveType t) { return std::string(primitive_util::LowercasePrimitiveTypeName(t)); }
+
+std::string BinaryModule(const std::string& op, PrimitiveType t, PrimitiveType out, const std::string& extra = "") {
+  const std::string in = absl::StrCat(TypeName(t), "[37]");
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = ", in, " parameter(0)\n  b = ", in, " parameter(1)\n  ROOT r = ",
+                      TypeName(out), "[37] ", op, "(a, b)", extra, "\n}\n");
+}
+
+std::string UnaryModule(const std::string& op, PrimitiveType t, PrimitiveType out) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = ", TypeName(t), "[53] parameter(0)\n  ROOT r = ", TypeName(out),
+                      "[53] ", op, "(a)\n}\n");
+}
+
+const PrimitiveType kInts[] = {S8, S16, S32, S64, U8, U16, U32, U64};
+const PrimitiveType kFloats[] = {F16, BF16, F32, F64};
+
+TEST(CpuElementwise, IntegerBinaryOpsBitExact) {
+  std::mt19937_64 rng(1);
+  for (PrimitiveType t : kInts) {
+    for (const char* op : {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or",
+                           "xor", "shift-left", "shift-right-logical", "shift-right-arithmetic", "power"}) {
+      Shape s = ShapeUtil::MakeShape(t, {37});
+      Literal a = RandomLiteral(s, &rng), b = RandomLiteral(s, &rng);
+      EXPECT_TRUE(SameOnBothBackends(BinaryModule(op, t, t), {a.Clone(), b.Clone()})) << op << " " << TypeName(t);
+    }
+  }
+}
+
+TEST(CpuElementwise, IntegerUnaryOpsBitExact) {
+  std::mt19937_64 rng(2);
+  for (PrimitiveType t : kInts) {
+    for (const char* op : {"negate", "abs", "sign", "not", "popcnt", "count-leading-zeros"}) {
+      if (primitive_util::IsUnsignedIntegralType(t) && (op == std::string("abs") || op == std::string("sign"))) continue;
+      Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {53}), &rng);
+      EXPECT_TRUE(SameOnBothBackends(UnaryModule(op, t, t), {a.Clone()})) << op << " " << TypeName(t);
+    }
+  }
+}
+
+TEST(CpuElementwise, PredOps) {
+  std::mt19937_64 rng(3);
+  Shape s = ShapeUtil::MakeShape(PRED, {37});
+  for (const char* op : {"and", "or", "xor", "add", "multiply", "maximum", "minimum"}) {
+    Literal a = RandomLiteral(s, &rng), b = RandomLiteral(s, &rng);
+    EXPECT_TRUE(SameOnBothBackends(BinaryModule(op, PRED, PRED), {a.Clone(), b.Clone()})) << op;
+  }
+  Literal a = RandomLiteral(ShapeUtil::MakeShape(PRED, {53}), &rng);
+  EXPECT_TRUE(SameOnBothBackends(UnaryModule("not", PRED, PRED), {a.Clone()}));
+}
+
+TEST(CpuElementwise, FloatArithmeticBitExact) {
+  std::mt19937_64 rng(4);
+  for (PrimitiveType t : kFloats) {
+    for (const char* op : {"add", "subtract", "multiply", "divide", "maximum", "minimum", "remainder"}) {
+      Shape s = ShapeUtil::MakeShape(t, {37});
+      Literal a = RandomLiteral(s, &rng), b = RandomLiteral(s, &rng);
+      EXPECT_TRUE(SameOnBothBackends(BinaryModule(op, t, t), {a.Clone(), b.Clone()})) << op << " " << TypeName(t);
+    }
+    for (const char* op : {"negate", "abs", "sign", "floor", "ceil", "round-nearest-afz", "round-nearest-even",
+                           "sqrt"}) {
+      Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {53}), &rng);
+      EXPECT_TRUE(SameOnBothBackends(UnaryModule(op, t, t), {a.Clone()})) << op << " " << TypeName(t);
+    }
+    Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {53}), &rng);
+    EXPECT_TRUE(SameOnBothBackends(UnaryModule("is-finite", t, PRED), {a.Clone()})) << TypeName(t);
+  }
+}
+
+TEST(CpuElementwise, FloatTranscendentalWithinTolerance) {
+  std::mt19937_64 rng(5);
+  for (PrimitiveType t : kFloats) {
+    // Narrow types round the f32 result once: a few ulps of f32 can move it by one ulp of the type.
+    const double rtol = t == F16 ? 1e-3 : t == BF16 ? 8e-3 : 1e-6;
+    for (const char* op : {"exponential", "log", "tanh", "logistic", "rsqrt", "sine", "cosine", "tan", "atanh",
+                           "exponential-minus-one", "log-plus-one", "erf", "cbrt"}) {
+      Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {53}), &rng);
+      EXPECT_TRUE(SameOnBothBackends(UnaryModule(op, t, t), {a.Clone()}, rtol, 1e-30)) << op << " " << TypeName(t);
+    }
+    Shape s = ShapeUtil::MakeShape(t, {37});
+    for (const char* op : {"power", "atan2"}) {
+      Literal a = RandomLiteral(s, &rng), b = RandomLiteral(s, &rng);
+      EXPECT_TRUE(SameOnBothBackends(BinaryModule(op, t, t), {a.Clone(), b.Clone()}, rtol, 1e-30))
+          << op << " " << TypeName(t);
+    }
+  }
+}
+
+TEST(CpuElementwise, CompareEveryDirectionAndType) {
+  std::mt19937_64 rng(6);
+  std::vector<PrimitiveType> types(std::begin(kInts), std::end(kInts));
+  types.insert(types.end(), std::begin(kFloats), std::end(kFloats));
+  types.push_back(PRED);
+  for (PrimitiveType t : types) {
+    for (const char* dir : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+      Shape s = ShapeUtil::MakeShape(t, {37});
+      Literal a = RandomLiteral(s, &rng), b = RandomLiteral(s, &rng);
+      EXPECT_TRUE(SameOnBothBackends(BinaryModule("compare", t, PRED, absl::StrCat(", direction=", dir)),
+                                     {a.Clone(), b.Clone()}))
+          << dir << " " << TypeName(t);
+      if (primitive_util::IsFloatingPointType(t)) {
+        EXPECT_TRUE(SameOnBothBackends(
+            BinaryModule("compare", t, PRED, absl::StrCat(", direction=", dir, ", type=TOTALORDER")),
+            {a.Clone(), b.Clone()}))
+            << dir << " totalorder " << TypeName(t);
+      }
+    }
+  }
+}
+
+TEST(CpuElementwise, ConvertBetweenEveryPairOfTypes) {
+  std::mt19937_64 rng(7);
+  std::vector<PrimitiveType> types(std::begin(kInts), std::end(kInts));
+  types.insert(types.end(), std::begin(kFloats), std::end(kFloats));
+  types.push_back(PRED);
+  for (PrimitiveType from : types) {
+    for (PrimitiveType to : types) {
+      Literal a = RandomLiteral(ShapeUtil::MakeShape(from, {53}), &rng);
+      EXPECT_TRUE(SameOnBothBackends(UnaryModule("convert", from, to), {a.Clone()}))
+          << TypeName(from) << " -> " << TypeName(to);
+    }
+  }
+}
+
+TEST(CpuElementwise, SelectClampBitcastConvert) {
+  std::mt19937_64 rng(8);
+  for (PrimitiveType t : {S32, F32, BF16, U8, F64}) {
+    const std::string ty = absl::StrCat(TypeName(t), "[37]");
+    Literal p = RandomLiteral(ShapeUtil::MakeShape(PRED, {37}), &rng);
+    Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {37}), &rng), b = RandomLiteral(ShapeUtil::MakeShape(t, {37}), &rng);
+    Literal c = RandomLiteral(ShapeUtil::MakeShape(t, {37}), &rng);
+    EXPECT_TRUE(SameOnBothBackends(absl::StrCat("HloModule m\nENTRY e {\n p = pred[37] parameter(0)\n a = ", ty,
+                                                " parameter(1)\n b = ", ty, " parameter(2)\n ROOT r = ", ty,
+                                                " select(p, a, b)\n}\n"),
+                                   {p.Clone(), a.Clone(), b.Clone()}));
+    EXPECT_TRUE(SameOnBothBackends(absl::StrCat("HloModule m\nENTRY e {\n a = ", ty, " parameter(0)\n b = ", ty,
+                                                " parameter(1)\n c = ", ty, " parameter(2)\n ROOT r = ", ty,
+                                                " clamp(a, b, c)\n}\n"),
+                                   {a.Clone(), b.Clone(), c.Clone()}))
+        << TypeName(t);
+  }
+  Literal f = RandomLiteral(ShapeUtil::MakeShape(F32, {53}), &rng);
+  EXPECT_TRUE(SameOnBothBackends(UnaryModule("bitcast-convert", F32, S32), {f.Clone()}));
+  EXPECT_TRUE(SameOnBothBackends(UnaryModule("bitcast-convert", F32, U32), {f.Clone()}));
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

@@ -1,0 +1,167 @@
+#include "backends/cpu/runtime/runtime.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace xla {
+namespace cpu {
+namespace {
+
+// Fixed pool of hardware_concurrency() - 1 workers; the calling thread runs one share too.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int workers) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  int workers() const { return static_cast<int>(threads_.size()); }
+  void Schedule(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tasks_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void Work() {
+    for (;;) {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return done_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  bool done_ = false;
+  std::vector<std::thread> threads_;
+};
+
+ThreadPool& Pool() {
+  static ThreadPool* pool = new ThreadPool(std::max(1, RuntimeThreadCount() - 1));
+  return *pool;
+}
+
+// Below this much work (elements x per-element cost), a split costs more than it saves.
+constexpr int64_t kMinParallelWork = int64_t{1} << 16;
+
+}  // namespace
+
+int RuntimeThreadCount() {
+  static const int count = std::max(1u, std::thread::hardware_concurrency());
+  return count;
+}
+
+const std::vector<RuntimeSymbol>& RuntimeSymbols() {
+  static const auto* symbols = new std::vector<RuntimeSymbol>{
+      {"__xla_cpu_parallel_for", reinterpret_cast<void*>(&__xla_cpu_parallel_for)},
+      {"__xla_cpu_gemm_f32", reinterpret_cast<void*>(&__xla_cpu_gemm_f32)},
+      {"__xla_cpu_gemm_f64", reinterpret_cast<void*>(&__xla_cpu_gemm_f64)},
+      // libm, for the functions without an approximation emitted in IR.
+#define XLA_LIBM(name, type) {#name, reinterpret_cast<void*>(static_cast<type>(&::name))}
+      XLA_LIBM(sinf, float (*)(float)), XLA_LIBM(sin, double (*)(double)),
+      XLA_LIBM(cosf, float (*)(float)), XLA_LIBM(cos, double (*)(double)),
+      XLA_LIBM(tanf, float (*)(float)), XLA_LIBM(tan, double (*)(double)),
+      XLA_LIBM(sinhf, float (*)(float)), XLA_LIBM(sinh, double (*)(double)),
+      XLA_LIBM(coshf, float (*)(float)), XLA_LIBM(cosh, double (*)(double)),
+      XLA_LIBM(asinf, float (*)(float)), XLA_LIBM(asin, double (*)(double)),
+      XLA_LIBM(acosf, float (*)(float)), XLA_LIBM(acos, double (*)(double)),
+      XLA_LIBM(asinhf, float (*)(float)), XLA_LIBM(asinh, double (*)(double)),
+      XLA_LIBM(acoshf, float (*)(float)), XLA_LIBM(acosh, double (*)(double)),
+      XLA_LIBM(atanhf, float (*)(float)), XLA_LIBM(atanh, double (*)(double)),
+      XLA_LIBM(cbrtf, float (*)(float)), XLA_LIBM(cbrt, double (*)(double)),
+      XLA_LIBM(erff, float (*)(float)), XLA_LIBM(erf, double (*)(double)),
+      XLA_LIBM(expf, float (*)(float)), XLA_LIBM(exp, double (*)(double)),
+      XLA_LIBM(expm1f, float (*)(float)), XLA_LIBM(expm1, double (*)(double)),
+      XLA_LIBM(logf, float (*)(float)), XLA_LIBM(log, double (*)(double)),
+      XLA_LIBM(log1pf, float (*)(float)), XLA_LIBM(log1p, double (*)(double)),
+      XLA_LIBM(tanhf, float (*)(float)), XLA_LIBM(tanh, double (*)(double)),
+      XLA_LIBM(powf, float (*)(float, float)), XLA_LIBM(pow, double (*)(double, double)),
+      XLA_LIBM(atan2f, float (*)(float, float)), XLA_LIBM(atan2, double (*)(double, double)),
+      XLA_LIBM(fmodf, float (*)(float, float)), XLA_LIBM(fmod, double (*)(double, double)),
+#undef XLA_LIBM
+  };
+  return *symbols;
+}
+
+}  // namespace cpu
+}  // namespace xla
+
+extern "C" {
+
+void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration) {
+  using xla::cpu::Pool;
+  const int threads = xla::cpu::RuntimeThreadCount();
+  if (n <= 1 || threads <= 1 || n * std::max<int64_t>(cost_per_iteration, 1) < xla::cpu::kMinParallelWork) {
+    if (n > 0) kernel(slots, 0, n);
+    return;
+  }
+  const int64_t shards = std::min<int64_t>(threads, n);
+  const int64_t per_shard = (n + shards - 1) / shards;
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t pending = 0;
+  for (int64_t s = 1; s < shards; ++s) {
+    const int64_t begin = s * per_shard, end = std::min(n, begin + per_shard);
+    if (begin >= end) break;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++pending;
+    }
+    Pool().Schedule([&, begin, end] {
+      kernel(slots, begin, end);
+      std::lock_guard<std::mutex> lock(mu);
+      if (--pending == 0) cv.notify_all();
+    });
+  }
+  kernel(slots, 0, std::min(n, per_shard));
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return pending == 0; });
+}
+
+void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t trans_a, int64_t lda,
+                        const float* b, int64_t trans_b, int64_t ldb, float* c) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::fill(c, c + m * n, 0.0f);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,
+              static_cast<int>(ldb), 0.0f, c, static_cast<int>(n));
+}
+
+void __xla_cpu_gemm_f64(int64_t m, int64_t n, int64_t k, const double* a, int64_t trans_a, int64_t lda,
+                        const double* b, int64_t trans_b, int64_t ldb, double* c) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::fill(c, c + m * n, 0.0);
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a, static_cast<int>(lda), b,
+              static_cast<int>(ldb), 0.0, c, static_cast<int>(n));
+}
+
+}  // extern "C"

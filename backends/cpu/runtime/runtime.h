@@ -1,0 +1,43 @@
+#ifndef XLA_BACKENDS_CPU_RUNTIME_RUNTIME_H_
+#define XLA_BACKENDS_CPU_RUNTIME_RUNTIME_H_
+
+// Routines that generated code calls (by these C names; the JIT binds them to the addresses
+// from RuntimeSymbols(), never by searching the process). All are thread-safe.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+extern "C" {
+// A kernel computes iterations [begin, end) of its outermost loop.
+using XlaCpuKernel = void (*)(void** slots, int64_t begin, int64_t end);
+
+// Runs kernel(slots, begin, end) over a partition of [0, n) on the runtime's thread pool
+// (sized to the machine) when `n * cost_per_iteration` is large enough to pay for it.
+void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration);
+
+// Row-major C[m,n] = op(A) * op(B) (C overwritten); op transposes when trans_* != 0.
+// lda/ldb are the row strides of A and B as stored.
+void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t trans_a, int64_t lda,
+                        const float* b, int64_t trans_b, int64_t ldb, float* c);
+void __xla_cpu_gemm_f64(int64_t m, int64_t n, int64_t k, const double* a, int64_t trans_a, int64_t lda,
+                        const double* b, int64_t trans_b, int64_t ldb, double* c);
+}
+
+namespace xla {
+namespace cpu {
+
+struct RuntimeSymbol {
+  std::string name;
+  void* address;
+};
+// Every routine above and the libm functions generated code may call.
+const std::vector<RuntimeSymbol>& RuntimeSymbols();
+
+// Threads in the runtime's pool, counting the caller (std::thread::hardware_concurrency()).
+int RuntimeThreadCount();
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_CPU_RUNTIME_RUNTIME_H_
