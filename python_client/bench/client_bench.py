@@ -6,7 +6,8 @@
 Measures transfer_to_server and transfer of an f32 array of --mib MiB (median of --repeats),
 and the round trip of a small execute_and_transfer (f32[16] + 1, median of --roundtrips), for
 this package and for the C++ client (cpp_client_bench, built with `ninja cpp_client_bench`),
-and prints a markdown table with the ratios the issue asks for.
+in --blocks alternating blocks, and prints a markdown table with the ratios the issue asks
+for.
 """
 
 import argparse
@@ -38,33 +39,29 @@ def median_time(fn, n):
   return float(np.median(times))
 
 
-def python_side(address, token, mib, repeats, roundtrips):
-  results = {}
-  with xc.Client(address, token=token, client_name="python_bench") as client:
-    array = np.ones(mib << 18, np.float32)
-    holder = {}
+def python_transfers(client, mib, repeats):
+  array = np.ones(mib << 18, np.float32)
+  up, down = [], []
+  for _ in range(repeats):
+    start = time.perf_counter()
+    data = client.transfer_to_server(array)
+    up.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    out = client.transfer(data)
+    down.append(time.perf_counter() - start)
+    assert out.nbytes == array.nbytes
+    data.close()
+    del out
+  return {"transfer_to_server": float(np.median(up)), "transfer": float(np.median(down))}
 
-    def upload():
-      holder["data"] = client.transfer_to_server(array)
 
-    def download():
-      holder["out"] = client.transfer(holder["data"])
-
-    up, down = [], []
-    for _ in range(repeats):
-      up.append(median_time(upload, 1))
-      down.append(median_time(download, 1))
-      assert holder["out"].nbytes == array.nbytes
-      holder["data"].close()
-    results["transfer_to_server"] = float(np.median(up))
-    results["transfer"] = float(np.median(down))
-    exe = client.compile(ADD_ONE)
-    arg = np.zeros(16, np.float32)
-    for _ in range(20):  # warm up the channel and the executable
-      client.execute_and_transfer(exe, [arg])
-    results["execute_and_transfer"] = median_time(
-        lambda: client.execute_and_transfer(exe, [arg]), roundtrips)
-  return results
+def python_roundtrips(client, roundtrips):
+  exe = client.compile(ADD_ONE)
+  arg = np.zeros(16, np.float32)
+  for _ in range(20):  # warm up the channel and the executable
+    client.execute_and_transfer(exe, [arg])
+  return {"execute_and_transfer": median_time(lambda: client.execute_and_transfer(exe, [arg]),
+                                              roundtrips)}
 
 
 def cpp_side(binary, address, token, mib, repeats, roundtrips):
@@ -83,19 +80,26 @@ def main():
   parser.add_argument("--mib", type=int, default=256)
   parser.add_argument("--repeats", type=int, default=5)
   parser.add_argument("--roundtrips", type=int, default=200)
+  parser.add_argument("--blocks", type=int, default=3, help="alternating Python/C++ blocks")
   parser.add_argument("--server-binary", default=os.path.join(REPO, "build-py", "bin", "xla-server"))
   parser.add_argument("--cpp-bench", default=os.path.join(REPO, "build-py", "bench",
                                                           "cpp_client_bench"))
   args = parser.parse_args()
+  # Python and C++ alternate in blocks (the machine is shared: load drifts); each figure is
+  # the median over the blocks of the per-block medians.
+  py_runs, cpp_runs = [], []
+  have_cpp = os.path.exists(args.cpp_bench)
   with xc.LocalServer(args.server_binary) as server:
-    # Alternate the clients so that neither always runs on a warmer server.
-    py = python_side(server.address, server.token, args.mib, args.repeats, args.roundtrips)
-    cpp = None
-    if os.path.exists(args.cpp_bench):
-      cpp = cpp_side(args.cpp_bench, server.address, server.token, args.mib, args.repeats,
-                     args.roundtrips)
-    py2 = python_side(server.address, server.token, args.mib, args.repeats, args.roundtrips)
-    py = {k: min(py[k], py2[k]) for k in py}
+    with xc.Client(server.address, token=server.token, client_name="python_bench") as client:
+      for _ in range(args.blocks):
+        py = python_transfers(client, args.mib, args.repeats)
+        py.update(python_roundtrips(client, args.roundtrips))
+        py_runs.append(py)
+        if have_cpp:
+          cpp_runs.append(cpp_side(args.cpp_bench, server.address, server.token, args.mib,
+                                   args.repeats, args.roundtrips))
+  py = {k: float(np.median([r[k] for r in py_runs])) for k in py_runs[0]}
+  cpp = {k: float(np.median([r[k] for r in cpp_runs])) for k in cpp_runs[0]} if cpp_runs else None
   size = args.mib << 20
   print("| measurement | Python client | C++ client | ratio | target |")
   print("| --- | --- | --- | --- | --- |")

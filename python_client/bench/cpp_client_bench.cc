@@ -55,13 +55,13 @@ int main(int argc, char** argv) {
   }
   auto client = std::move(*client_or);
 
-  const int64_t elements = mib * (int64_t{1} << 20) / 4;
+  const int64_t elements = std::max<int64_t>(mib * (int64_t{1} << 20) / 4, 1);
   auto literal_or = xla::Literal::Create(xla::ShapeUtil::MakeShapeWithDescendingLayout(xla::F32, {elements}));
   if (!literal_or.ok()) return 1;
   xla::Literal literal = std::move(*literal_or);
   std::memset(literal.untyped_data(), 1, literal.size_bytes());
   std::vector<double> up, down;
-  for (int i = 0; i < repeats; ++i) {
+  for (int i = 0; i < repeats && mib > 0; ++i) {
     double start = Now();
     auto data = client->TransferToServer(literal);
     if (!data.ok()) return 1;
@@ -71,8 +71,10 @@ int main(int argc, char** argv) {
     if (!back.ok()) return 1;
     down.push_back(Now() - start);
   }
-  std::printf("transfer_to_server %.6f %lld\n", Median(up), static_cast<long long>(literal.size_bytes()));
-  std::printf("transfer %.6f %lld\n", Median(down), static_cast<long long>(literal.size_bytes()));
+  if (mib > 0) {
+    std::printf("transfer_to_server %.6f %lld\n", Median(up), static_cast<long long>(literal.size_bytes()));
+    std::printf("transfer %.6f %lld\n", Median(down), static_cast<long long>(literal.size_bytes()));
+  }
 
   auto exe = client->Compile(kAddOne);
   if (!exe.ok()) return 1;
@@ -81,12 +83,15 @@ int main(int argc, char** argv) {
   std::vector<xla::Literal> args;
   args.push_back(std::move(*arg_or));
   std::vector<double> rt;
+  for (int i = 0; i < 20; ++i) {  // warm up the channel and the executable
+    if (!client->ExecuteAndTransfer(*exe, args).ok()) return 1;
+  }
   for (int i = 0; i < roundtrips; ++i) {
     double start = Now();
     auto out = client->ExecuteAndTransfer(*exe, args);
     if (!out.ok()) return 1;
     rt.push_back(Now() - start);
   }
-  std::printf("execute_and_transfer %.6f 0\n", Median(rt));
+  if (roundtrips > 0) std::printf("execute_and_transfer %.6f 0\n", Median(rt));
   return 0;
 }

@@ -536,15 +536,21 @@ class Client:
     params = executable.program_shape.parameter_shapes() if isinstance(executable, Executable) else None
     literals = []
     inline = True
+    total = 0
     for i, arg in enumerate(arguments):
       if isinstance(arg, GlobalData):
         inline = False
         literals.append(arg)
         continue
       shape = params[i] if params is not None and i < len(params) else None
-      lit = _literal.to_literal(arg, _loose(shape, arg))
+      target = _loose(shape, arg)
+      if target is None and isinstance(arg, np.ndarray) and arg.dtype.isnative:
+        literals.append(arg)  # sent as it is: no Literal in between
+        total += arg.nbytes
+        continue
+      lit = _literal.to_literal(arg, target)
       literals.append(lit)
-    total = sum(l.size_bytes() for l in literals if isinstance(l, Literal))
+      total += lit.size_bytes()
     result_bytes = 0
     if isinstance(executable, Executable):
       result_bytes = executable.program_shape.result_shape().byte_size()
@@ -554,12 +560,16 @@ class Client:
     request = pb.ExecuteAndTransferRequest(
         session_id=self.session_id, execution_handle=_handle_of(executable), rng_seed=rng_seed)
     for lit in literals:
-      _literal._write_proto(lit, request.arguments.add())
+      if isinstance(lit, np.ndarray):
+        _literal.array_to_proto(lit, request.arguments.add())
+      else:
+        _literal._write_proto(lit, request.arguments.add())
     response = self._call("ExecuteAndTransfer", request)
     if profile is not None:
       profile.CopyFrom(response.profile)
-    result = Literal.from_proto(response.result)
-    return result if as_literal else result.to_py()
+    if as_literal:
+      return Literal.from_proto(response.result)
+    return _literal.proto_to_py(response.result)
 
   def execute_parallel(self, requests):
     """Runs several executions at once.

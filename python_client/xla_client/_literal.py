@@ -348,3 +348,60 @@ def _read_proto(proto, shape, where=""):
                      (where, shape, flat.size, n))
   dims = shape.dimensions()
   return Literal(shape, _buffer=flat.reshape([dims[d] for d in _major_to_minor(shape)]))
+
+
+# --- fast paths for small inline values ---------------------------------------------------
+
+_SHAPE_CACHE = {}
+
+
+def _shape_proto_bytes(etype, dims):
+  """Serialized ShapeProto (descending layout) of an array; cached per (type, dims)."""
+  key = (etype, dims)
+  raw = _SHAPE_CACHE.get(key)
+  if raw is None:
+    raw = Shape.array_shape(etype, dims).with_major_to_minor_layout_if_absent().to_serialized_proto()
+    if len(_SHAPE_CACHE) < 4096:
+      _SHAPE_CACHE[key] = raw
+  return raw
+
+
+def array_to_proto(arr, proto):
+  """Fills a LiteralProto from a native numpy array (row-major), without a Literal."""
+  etype = _types.dtype_to_etype(arr.dtype)
+  if etype in _FIXED_FIELDS:
+    number, _ = _FIXED_FIELDS[etype]
+    shape = _shape_proto_bytes(etype, arr.shape)
+    raw = _le_bytes(arr)
+    proto.MergeFromString(b"\x0a" + _varint(len(shape)) + shape +
+                          ((_varint(number << 3 | 2) + _varint(len(raw)) + raw) if raw else b""))
+    return
+  proto.shape.MergeFromString(_shape_proto_bytes(etype, arr.shape))
+  if etype in _BYTES_FIELDS:
+    setattr(proto, _BYTES_FIELDS[etype], _le_bytes(arr))
+  else:
+    getattr(proto, _VARINT_FIELDS[etype]).extend(arr.ravel().tolist())
+
+
+def proto_to_py(proto):
+  """numpy value(s) of a LiteralProto: what Literal.from_proto(proto).to_py() returns."""
+  shape = proto.shape
+  if shape.element_type == _P.TUPLE or shape.tuple_shapes:
+    return Literal.from_proto(proto).to_py()
+  m2m = list(shape.layout.minor_to_major)
+  dims = list(shape.dimensions)
+  if m2m and m2m != list(range(len(dims) - 1, -1, -1)):
+    return Literal.from_proto(proto).to_py()
+  etype = PrimitiveType(shape.element_type)
+  if etype not in _FIXED_FIELDS:
+    return Literal.from_proto(proto).to_py()
+  _, name = _FIXED_FIELDS[etype]
+  base = np.float32 if etype in (_P.F32, _P.C64) else np.float64
+  flat = np.array(getattr(proto, name), dtype=base)
+  if etype in (_P.C64, _P.C128):
+    flat = flat.view(_types.etype_to_dtype(etype))
+  n = int(np.prod(dims, dtype=np.int64)) if dims else 1
+  if flat.size != n:
+    raise ValueError("LiteralProto of shape %s holds %d values, expected %d" %
+                     (Shape.from_proto(shape), flat.size, n))
+  return flat.reshape(dims)
