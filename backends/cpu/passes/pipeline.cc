@@ -4,10 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/algebraic_simplifier.h"
+#include "backends/cpu/passes/batch_norm_expander.h"
 #include "backends/cpu/passes/constant_folding.h"
 #include "backends/cpu/passes/cse.h"
 #include "backends/cpu/passes/dce.h"
 #include "backends/cpu/passes/fusion.h"
+#include "backends/cpu/passes/layout_assignment.h"
 #include "backends/cpu/passes/pass.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/status_macros.h"
@@ -21,6 +23,8 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
   const bool verify = options.verify_after_each_pass;
 
   HloPassPipeline pipeline("cpu", verify);
+  // Expansions first, so that their output is simplified and fused like everything else.
+  pipeline.AddPass<BatchNormExpander>();
   {
     auto simplify = std::make_unique<HloPassPipeline>("simplify", verify);
     simplify->AddPass<AlgebraicSimplifier>();
@@ -29,6 +33,7 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
     simplify->AddPass<HloDce>();
     pipeline.AddPass(std::make_unique<FixedPointPass>(std::move(simplify)));
   }
+  pipeline.AddPass<LayoutAssignment>();
   pipeline.AddPass<CpuFusion>();
   pipeline.AddPass<HloDce>();
   RETURN_IF_ERROR(pipeline.Run(module).status());

@@ -6,10 +6,13 @@
 // Output contract (what code generation may rely on after RunCpuPipeline returns OK):
 //  - the module verifies (hlo/hlo_verifier.h);
 //  - no dead instructions or unreachable computations;
-//  - (once layout assignment runs) every array shape carries a layout; see
-//    layout_assignment.h for which layouts;
-//  - (once fusion runs) elementwise chains are `fusion` instructions (kind=kLoop, or kInput
-//    with a reduce root); see fusion.h.
+//  - no batch-norm ops (expanded into elementwise ops and reduces);
+//  - every shape carries a layout, and every value is row-major except entry parameters
+//    and the copies at the module's interface (layout_assignment.h);
+//  - elementwise chains are `fusion` instructions (kind=kLoop, or kInput with a reduce
+//    root) whose contents are restricted as fusion.h says.
+// Pass order: batch-norm expansion; {algebraic simplification, constant folding, CSE, DCE}
+// to a fixed point; layout assignment; fusion; DCE.
 
 #include "absl/status/status.h"
 #include "hlo/hlo_module.h"

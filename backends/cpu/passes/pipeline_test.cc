@@ -1,0 +1,185 @@
+#include "backends/cpu/passes/pipeline.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "backends/cpu/passes/pass_test_util.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CountOpcode;
+
+TEST(PipelineTest, SoftmaxBecomesReduceInputFusionAndLoopFusion) {
+  const std::string text = R"(
+HloModule softmax
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  ninf = f32[] constant(-inf)
+  rmax = f32[8] reduce(x, ninf), dimensions={1}, to_apply=max
+  bmax = f32[8,16] broadcast(rmax), dimensions={0}
+  sub = f32[8,16] subtract(x, bmax)
+  ex = f32[8,16] exponential(sub)
+  zero = f32[] constant(0)
+  zero2 = f32[] constant(0)
+  sum = f32[8] reduce(ex, zero), dimensions={1}, to_apply=add
+  bsum = f32[8,16] broadcast(sum), dimensions={0}
+  dead = f32[8] reduce(ex, zero2), dimensions={1}, to_apply=add
+  one = f32[] constant(1)
+  bone = f32[8,16] broadcast(one), dimensions={}
+  out = f32[8,16] divide(ex, bsum)
+  ROOT r = f32[8,16] multiply(out, bone)
+}
+)";
+  auto before = testing::ParseOrNull(text);
+  auto after = testing::ParseOrNull(text);
+  ASSERT_NE(after, nullptr);
+  CpuPipelineOptions options;
+  options.verify_after_each_pass = true;
+  ASSERT_TRUE(RunCpuPipeline(after.get(), options).ok());
+  const HloComputation* entry = after->entry_computation();
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kFusion), 2) << testing::ToText(*after);
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kReduce), 1);
+  // x, -inf, reduce(max), the input fusion (exp and sum), the loop fusion (divide).
+  EXPECT_EQ(entry->instruction_count(), 5);
+  EXPECT_EQ(CountOpcode(*entry->root_instruction()->to_apply(), HloOpcode::kMultiply), 0);
+  EXPECT_TRUE(testing::SameResults(*before, *after));
+}
+
+TEST(PipelineTest, InvalidModuleIsAnErrorNotACrash) {
+  auto module = ParseAndReturnUnverifiedModule(R"(
+HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT n = f32[5] negate(p)
+}
+)");
+  ASSERT_TRUE(module.ok());
+  EXPECT_FALSE(RunCpuPipeline(module->get()).ok());
+  EXPECT_EQ(RunCpuPipeline(nullptr).code(), absl::StatusCode::kInvalidArgument);
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string ConformanceDir() {
+  const char* env = std::getenv("XLA_SHARED_DIR");
+  return std::string(env != nullptr ? env : "../shared") + "/conformance";
+}
+
+// Ops whose results depend on more than the arguments (I/O, random draws, replicas) or
+// that would wait on a queue: such modules are rewritten but not compared.
+bool RunsDeterministically(const HloModule& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      switch (instruction->opcode()) {
+        case HloOpcode::kInfeed:
+        case HloOpcode::kOutfeed:
+        case HloOpcode::kRecv:
+        case HloOpcode::kRecvDone:
+        case HloOpcode::kSend:
+        case HloOpcode::kSendDone:
+        case HloOpcode::kRng:
+        case HloOpcode::kRngGetAndUpdateState:
+        case HloOpcode::kCustomCall:
+          return false;
+        default:
+          break;
+      }
+    }
+  }
+  return true;
+}
+
+bool HasBatchNorm(const HloModule& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const HloOpcode op = instruction->opcode();
+      if (op == HloOpcode::kBatchNormTraining || op == HloOpcode::kBatchNormInference ||
+          op == HloOpcode::kBatchNormGrad) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool SmallInputs(const HloModule& module) {
+  int64_t elements = 0;
+  for (const HloInstruction* p : module.entry_computation()->parameter_instructions()) {
+    elements += ShapeUtil::ElementsInRecursive(p->shape());
+  }
+  return elements <= (1 << 20);
+}
+
+// Every conformance module that verifies goes through the pipeline (verified after every
+// pass); those the interpreter can run give the same results before and after.
+TEST(PipelineTest, ConformanceModulesKeepTheirResults) {
+  const auto start = std::chrono::steady_clock::now();
+  int files = 0, piped = 0, compared = 0, not_runnable = 0;
+  for (const char* sub : {"parser_roundtrip", "parse_only"}) {
+    const fs::path dir = fs::path(ConformanceDir()) / sub;
+    ASSERT_TRUE(fs::exists(dir)) << dir;
+    for (const auto& file : fs::directory_iterator(dir)) {
+      if (file.path().extension() != ".hlo") continue;
+      ++files;
+      const std::string name = file.path().filename().string();
+      const std::string text = ReadFile(file.path());
+      auto before = ParseAndReturnUnverifiedModule(text);
+      if (!before.ok() || !VerifyHloModule(**before).ok()) continue;
+      auto after = ParseAndReturnUnverifiedModule(text);
+      ASSERT_TRUE(after.ok());
+      CpuPipelineOptions options;
+      options.verify_after_each_pass = true;
+      absl::Status status = RunCpuPipeline(after->get(), options);
+      EXPECT_TRUE(status.ok()) << name << ": " << status;
+      if (!status.ok()) continue;
+      ++piped;
+      if (!RunsDeterministically(**before) || !SmallInputs(**before)) continue;
+      std::vector<Literal> args = testing::RandomArguments(**before, 7);
+      absl::StatusOr<Literal> expected = testing::RunOnInterpreter(**before, args);
+      if (!expected.ok()) {
+        ++not_runnable;
+        continue;
+      }
+      absl::StatusOr<Literal> actual = testing::RunOnInterpreter(**after, args);
+      ASSERT_TRUE(actual.ok()) << name << ": " << actual.status() << "\n" << testing::ToText(**after);
+      if (HasBatchNorm(**before)) {
+        EXPECT_TRUE(xla::testing::LiteralNear(*expected, actual, 1e-4, 1e-4)) << name;
+      } else {
+        EXPECT_TRUE(xla::testing::LiteralEqual(*expected, actual)) << name << "\n" << testing::ToText(**after);
+      }
+      ++compared;
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("conformance: %d files, %d through the pipeline, %d compared, %d not runnable, %.1f s\n", files,
+              piped, compared, not_runnable, seconds);
+  EXPECT_GT(compared, 40);
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla
