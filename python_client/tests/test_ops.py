@@ -657,3 +657,19 @@ def test_ragged_dot(client):
                 ops.Parameter(b, 2, S(np.int32, sizes.shape)), ((([1], [1]), ([], [])), [0], [0]))
   expected = np.concatenate([lhs[:2] @ rhs[0], lhs[2:] @ rhs[1]])
   check(client, b, [lhs, rhs, sizes], expected, rtol=1e-5)
+
+
+def test_dynamic_shape_ops_compile_and_run(client):
+  v = np.arange(4, dtype=F32)
+  b = xc.XlaBuilder("dynamic")
+  x = ops.Parameter(b, 0, S(F32, (4,)))
+  two = ops.Constant(b, np.int32(2))
+  d = ops.SetDimensionSize(x, two, 0)
+  assert b.get_shape(d).is_dynamic_dimension(0) and str(b.get_shape(d)) == "f32[<=4]{0}"
+  r = ops.RemoveDynamicDimension(d, 0)
+  assert not b.get_shape(r).is_dynamic_dimension(0)
+  ops.Tuple(b, [ops.DynamicReshape(x, [two, two], [2, 2], [True, True]), r])
+  comp = b.build()
+  for form in (comp, comp.as_hlo_text()):
+    out = client.execute_and_transfer(client.compile(form), [v])
+    np.testing.assert_array_equal(out[0], v.reshape(2, 2))

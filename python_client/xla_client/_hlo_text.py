@@ -175,7 +175,7 @@ def _attributes(instr, names, pred_selectors=frozenset()):
   a = []
   called = [names[c] for c in instr.called_computation_ids]
   if op in ("broadcast", "transpose", "reverse", "reduce", "concatenate", "map", "sort",
-            "get-dimension-size"):
+            "get-dimension-size", "set-dimension-size"):
     a.append("dimensions=" + _braced(instr.dimensions))
   if op == "iota":
     a.append("iota_dimension=%d" % (instr.dimensions[0] if instr.dimensions else 0))

@@ -1694,3 +1694,57 @@ def CollectivePermute(operand, source_target_pairs, channel_id=None):
     fields["channel_id"] = int(channel_id)
   return b._add("collective-permute", Shape.array_shape(s.element_type(), s.dimensions()),
                 (operand,), **fields)
+
+
+# --- dynamic shapes -------------------------------------------------------------------
+
+def _with_dynamic(s, dim, dynamic):
+  flags = [s.is_dynamic_dimension(i) for i in range(s.rank())]
+  flags[dim] = dynamic
+  return Shape.array_shape(s.element_type(), s.dimensions(), dynamic_dimensions=flags)
+
+
+@_op
+def SetDimensionSize(operand, val, dimension):
+  """Marks `dimension` dynamic with runtime size val (an s32 scalar <= its bound)."""
+  b = _same_builder(operand, val)
+  s = _array_shape(operand)
+  dim = _canonical_dim(dimension, s.rank())
+  vs = _array_shape(val, "size")
+  if vs.rank() != 0 or vs.element_type() != _P.S32:
+    raise BuilderError("the dimension size must be an s32 scalar, got %s" % _shape_str(vs))
+  return b._add("set-dimension-size", _with_dynamic(s, dim, True), (operand, val),
+                dimensions=[dim])
+
+
+def RemoveDynamicDimension(operand, dimension):
+  """Makes `dimension` static again (its size becomes the bound)."""
+  s = operand.shape()
+  dim = _canonical_dim(dimension, s.rank())
+  b = operand.builder()
+  op = SetDimensionSize(operand, ScalarConstant(b, s.dimensions()[dim], _P.S32), dim)
+  if op.valid():
+    proto = b.get_op_proto(op)
+    proto.shape.is_dynamic_dimension[dim] = False
+    b._shapes[op.handle] = _with_dynamic(s, dim, False)
+  return op
+
+
+@_op
+def DynamicReshape(operand, dim_sizes, new_size_bounds, dims_are_dynamic):
+  """Reshape to runtime sizes dim_sizes (s32 scalars) bounded by new_size_bounds."""
+  sizes = list(dim_sizes)
+  b = _same_builder(operand, *sizes)
+  s = _array_shape(operand)
+  bounds = _dims(new_size_bounds)
+  flags = [bool(x) for x in dims_are_dynamic]
+  if not len(sizes) == len(bounds) == len(flags):
+    raise BuilderError("DynamicReshape needs one size, bound and flag per output dimension")
+  for x in sizes:
+    xs = _array_shape(x, "size")
+    if xs.rank() != 0 or xs.element_type() != _P.S32:
+      raise BuilderError("DynamicReshape sizes must be s32 scalars, got %s" % _shape_str(xs))
+  if int(np.prod(bounds, dtype=np.int64)) < s.element_count() and not any(flags):
+    raise BuilderError("bounds %s hold fewer elements than %s" % (bounds, _shape_str(s)))
+  out = Shape.array_shape(s.element_type(), bounds, dynamic_dimensions=flags)
+  return b._add("dynamic-reshape", out, [operand] + sizes)
