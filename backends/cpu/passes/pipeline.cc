@@ -8,6 +8,7 @@
 #include "backends/cpu/passes/constant_folding.h"
 #include "backends/cpu/passes/cse.h"
 #include "backends/cpu/passes/dce.h"
+#include "backends/cpu/passes/dot_decomposer.h"
 #include "backends/cpu/passes/fusion.h"
 #include "backends/cpu/passes/layout_assignment.h"
 #include "backends/cpu/passes/pass.h"
@@ -25,6 +26,7 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
   HloPassPipeline pipeline("cpu", verify);
   // Expansions first, so that their output is simplified and fused like everything else.
   pipeline.AddPass<BatchNormExpander>();
+  pipeline.AddPass<DotDecomposer>();
   {
     auto simplify = std::make_unique<HloPassPipeline>("simplify", verify);
     simplify->AddPass<AlgebraicSimplifier>();
