@@ -203,6 +203,7 @@ def test_execute_with_global_data(client):
   np.testing.assert_array_equal(client.transfer(client.execute(exe, [a, f32(2, 3)])),
                                 2 * f32(2, 3))
   np.testing.assert_array_equal(exe.execute([a, a]).to_py(), 2 * f32(2, 3))
+  np.testing.assert_array_equal(exe(f32(2, 3), a), 2 * f32(2, 3))
 
 
 def test_execute_errors(client):

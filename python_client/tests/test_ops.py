@@ -673,3 +673,39 @@ def test_dynamic_shape_ops_compile_and_run(client):
   for form in (comp, comp.as_hlo_text()):
     out = client.execute_and_transfer(client.compile(form), [v])
     np.testing.assert_array_equal(out[0], v.reshape(2, 2))
+
+
+def test_math_library_ops(client):
+  import math  # pylint: disable=g-import-not-at-top
+  v = np.array([0.1, 0.5, 1, 1.5, 2, 3.7, 10, 50, -0.5, -2.5, -3, 0], np.float64)
+  probs = np.array([-0.999, -0.9, -0.3, 0, 0.2, 0.7, 0.99, 0.99999, 1, -1], np.float64)
+  frm = np.array([0, 0, 1, 1, -1, 2.5, np.inf, np.nan, 3], np.float32)
+  to = np.array([1, -1, 2, 0, -2, 2.5, 0, 1, np.nan], np.float32)
+  b = xc.XlaBuilder("math")
+  x = ops.Parameter(b, 0, S(np.float64, v.shape))
+  xf = ops.ConvertElementType(x, F32)
+  p = ops.Parameter(b, 1, S(np.float64, probs.shape))
+  f, t = ops.Parameter(b, 2, S(F32, frm.shape)), ops.Parameter(b, 3, S(F32, to.shape))
+  ops.Tuple(b, [ops.Lgamma(x), ops.Lgamma(xf), ops.Digamma(x), ops.ErfInv(p),
+                ops.ErfInv(ops.ConvertElementType(p, F32)), ops.NextAfter(f, t),
+                ops.CrossReplicaSum(xf)])
+  comp = b.build()
+  lg, lgf, dg, ei, eif, na, crs = client.execute_and_transfer(client.compile(comp),
+                                                              [v, probs, frm, to])
+  from_text = client.execute_and_transfer(client.compile(comp.as_hlo_text()), [v, probs, frm, to])
+  for x_, y_ in zip(from_text, (lg, lgf, dg, ei, eif, na, crs)):
+    np.testing.assert_array_equal(x_, y_)
+  ref = np.array([math.lgamma(a) if not (a <= 0 and a == int(a)) else np.inf for a in v])
+  np.testing.assert_allclose(lg, ref, rtol=1e-9, atol=1e-9)
+  np.testing.assert_allclose(lgf, ref.astype(F32), rtol=2e-5, atol=2e-5)
+  known = {1: -0.5772156649015329, 0.5: -1.9635100260214235, 2: 0.42278433509846713,
+           -0.5: 0.03648997397857652, 10: 2.251752589066721, -2.5: 1.1031566406452432}
+  for a, want in known.items():
+    np.testing.assert_allclose(dg[list(v).index(a)], want, rtol=1e-9)
+  assert np.isnan(dg[list(v).index(-3)]) and np.isnan(dg[list(v).index(0)])
+  inner = probs[np.abs(probs) < 1]
+  np.testing.assert_allclose([math.erf(y) for y in ei[np.abs(probs) < 1]], inner, atol=1e-6)
+  np.testing.assert_allclose([math.erf(y) for y in eif[np.abs(probs) < 1]], inner, atol=1e-5)
+  assert ei[-2] == np.inf and ei[-1] == -np.inf
+  np.testing.assert_array_equal(na.view(np.uint32), np.nextafter(frm, to).view(np.uint32))
+  np.testing.assert_array_equal(crs, v.astype(F32))

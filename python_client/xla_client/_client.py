@@ -177,6 +177,10 @@ class Executable:
   def execute_and_transfer(self, arguments=(), **kwargs):
     return self._client.execute_and_transfer(self, arguments, **kwargs)
 
+  def __call__(self, *arguments, **kwargs):
+    """exe(x, y) is client.execute_and_transfer(exe, [x, y])."""
+    return self._client.execute_and_transfer(self, list(arguments), **kwargs)
+
   def __repr__(self):
     return "Executable(handle=%d, device=%d, %s)" % (self.handle, self.device_ordinal,
                                                       self.program_shape)

@@ -1748,3 +1748,11 @@ def DynamicReshape(operand, dim_sizes, new_size_bounds, dims_are_dynamic):
     raise BuilderError("bounds %s hold fewer elements than %s" % (bounds, _shape_str(s)))
   out = Shape.array_shape(s.element_type(), bounds, dynamic_dimensions=flags)
   return b._add("dynamic-reshape", out, [operand] + sizes)
+
+
+# Ops composed from the ones above (XLA's client math library).
+from ._ops_math import CrossReplicaSum  # pylint: disable=g-import-not-at-top,wrong-import-position
+from ._ops_math import Digamma  # pylint: disable=g-import-not-at-top,wrong-import-position
+from ._ops_math import ErfInv  # pylint: disable=g-import-not-at-top,wrong-import-position
+from ._ops_math import Lgamma  # pylint: disable=g-import-not-at-top,wrong-import-position
+from ._ops_math import NextAfter  # pylint: disable=g-import-not-at-top,wrong-import-position
