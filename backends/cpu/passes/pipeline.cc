@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/algebraic_simplifier.h"
 #include "backends/cpu/passes/batch_norm_expander.h"
+#include "backends/cpu/passes/call_inliner.h"
 #include "backends/cpu/passes/constant_folding.h"
 #include "backends/cpu/passes/cse.h"
 #include "backends/cpu/passes/dce.h"
@@ -25,6 +26,7 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
 
   HloPassPipeline pipeline("cpu", verify);
   // Expansions first, so that their output is simplified and fused like everything else.
+  pipeline.AddPass<CallInliner>();
   pipeline.AddPass<BatchNormExpander>();
   pipeline.AddPass<DotDecomposer>();
   {

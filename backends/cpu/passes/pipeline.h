@@ -6,13 +6,15 @@
 // Output contract (what code generation may rely on after RunCpuPipeline returns OK):
 //  - the module verifies (hlo/hlo_verifier.h);
 //  - no dead instructions or unreachable computations;
+//  - no call instructions, and the only fusions are the pipeline's own (input fusions and
+//    calls are inlined first);
 //  - no batch-norm ops (expanded into elementwise ops and reduces);
 //  - every dot is [m,k]x[k,n] or [b,m,k]x[b,k,n] (dot_decomposer.h);
 //  - every shape carries a layout, and every value is row-major except entry parameters
 //    and the copies at the module's interface (layout_assignment.h);
 //  - elementwise chains are `fusion` instructions (kind=kLoop, or kInput with a reduce
 //    root) whose contents are restricted as fusion.h says.
-// Pass order: batch-norm expansion; dot canonicalization; {algebraic simplification, constant folding, CSE, DCE}
+// Pass order: call inlining; batch-norm expansion; dot canonicalization; {algebraic simplification, constant folding, CSE, DCE}
 // to a fixed point; layout assignment; fusion; DCE.
 
 #include "absl/status/status.h"

@@ -17,6 +17,54 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CountOpcode;
 
+::testing::AssertionResult MeetsContract(const HloModule& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      const HloOpcode op = instruction->opcode();
+      const std::string where = computation->name() + "/" + instruction->name();
+      if (!ShapeUtil::HasLayoutEverywhere(instruction->shape())) {
+        return ::testing::AssertionFailure() << where << " has no layout";
+      }
+      if (op == HloOpcode::kBatchNormTraining || op == HloOpcode::kBatchNormInference ||
+          op == HloOpcode::kBatchNormGrad) {
+        return ::testing::AssertionFailure() << where << " was not expanded";
+      }
+      if (op == HloOpcode::kDot && instruction->shape().is_static()) {
+        const DotDimensionNumbers& d = instruction->attrs().dot_dimension_numbers();
+        const bool batched = d.lhs_batch_dimensions_size() > 0;
+        const int64_t rank = batched ? 3 : 2;
+        if (instruction->operand(0)->shape().rank() != rank || instruction->operand(1)->shape().rank() != rank ||
+            d.lhs_contracting_dimensions_size() != 1 || d.lhs_contracting_dimensions(0) != rank - 1 ||
+            d.rhs_contracting_dimensions_size() != 1 || d.rhs_contracting_dimensions(0) != rank - 2) {
+          return ::testing::AssertionFailure() << where << " is not a canonical dot";
+        }
+      }
+      if (computation->is_fusion_computation()) {
+        const bool allowed = op == HloOpcode::kParameter || op == HloOpcode::kBroadcast ||
+                             op == HloOpcode::kReshape || op == HloOpcode::kTranspose || op == HloOpcode::kSlice ||
+                             op == HloOpcode::kIota || op == HloOpcode::kReduce ||
+                             (op == HloOpcode::kConstant && ShapeUtil::IsEffectiveScalar(instruction->shape())) ||
+                             (HloOpcodeCategoryOf(op) != HloOpcodeCategory::kOther && op != HloOpcode::kCopy &&
+                              op != HloOpcode::kBitcastConvert);
+        if (!allowed) return ::testing::AssertionFailure() << where << " may not be fused";
+        if (op == HloOpcode::kReduce && instruction.get() != computation->root_instruction()) {
+          return ::testing::AssertionFailure() << where << ": a fused reduce must be the root";
+        }
+      }
+      if (op == HloOpcode::kFusion) {
+        const HloComputation* fused = instruction->to_apply();
+        const bool input = instruction->attrs().fusion_kind() == "kInput";
+        if (fused == nullptr || !fused->is_fusion_computation() ||
+            fused->num_parameters() != instruction->operand_count() ||
+            input != (fused->root_instruction()->opcode() == HloOpcode::kReduce)) {
+          return ::testing::AssertionFailure() << where << " is not a well-formed fusion";
+        }
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(PipelineTest, SoftmaxBecomesReduceInputFusionAndLoopFusion) {
   const std::string text = R"(
 HloModule softmax
@@ -61,6 +109,7 @@ ENTRY e {
   EXPECT_EQ(entry->instruction_count(), 5);
   EXPECT_EQ(CountOpcode(*entry->root_instruction()->to_apply(), HloOpcode::kMultiply), 0);
   EXPECT_TRUE(testing::SameResults(*before, *after));
+  EXPECT_TRUE(MeetsContract(*after));
 }
 
 TEST(PipelineTest, InvalidModuleIsAnErrorNotACrash) {
@@ -133,6 +182,7 @@ bool SmallInputs(const HloModule& module) {
   return elements <= (1 << 20);
 }
 
+// The output contract of pipeline.h, checked on every module the pipeline produced.
 // Every conformance module that verifies goes through the pipeline (verified after every
 // pass); those the interpreter can run give the same results before and after.
 TEST(PipelineTest, ConformanceModulesKeepTheirResults) {
@@ -156,6 +206,7 @@ TEST(PipelineTest, ConformanceModulesKeepTheirResults) {
       EXPECT_TRUE(status.ok()) << name << ": " << status;
       if (!status.ok()) continue;
       ++piped;
+      EXPECT_TRUE(MeetsContract(**after)) << name;
       if (!RunsDeterministically(**before) || !SmallInputs(**before)) continue;
       std::vector<Literal> args = testing::RandomArguments(**before, 7);
       absl::StatusOr<Literal> expected = testing::RunOnInterpreter(**before, args);
