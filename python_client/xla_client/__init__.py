@@ -12,34 +12,27 @@
   client.execute_and_transfer(exe, [np.arange(3, dtype=np.float32)])  # [1., 3., 5.]
 """
 
-from ._types import PrimitiveType
-from ._types import dtype_to_etype
-from ._types import etype_to_dtype
-from ._types import bits_to_float
-from ._types import float_to_bits
-from ._types import HAS_ML_DTYPES
-from ._shape import Shape
-from ._shape import ProgramShape
-from ._shape import shape_from_pyval
-from ._literal import Literal
-from ._client import Client
-from ._client import Executable
-from ._client import GlobalData
-from ._client import XlaRuntimeError
-from ._client import PROTOCOL_VERSION
-
-__version__ = "0.1.0"
-
+# pylint: disable=g-importing-member
+from . import ops
+from ._builder import current_source_info_metadata
 from ._builder import XlaBuilder
 from ._builder import XlaComputation
 from ._builder import XlaOp
-from ._builder import current_source_info_metadata
+from ._client import Client
+from ._client import Executable
+from ._client import GlobalData
+from ._client import PROTOCOL_VERSION
+from ._client import XlaRuntimeError
 from ._helpers import ConvolutionDimensionNumbers
 from ._helpers import DotDimensionNumbers
 from ._helpers import ExecutionProfile
 from ._helpers import FftType
 from ._helpers import FrontendAttributes
 from ._helpers import GatherDimensionNumbers
+from ._helpers import make_convolution_dimension_numbers
+from ._helpers import make_dot_dimension_numbers
+from ._helpers import make_padding_config
+from ._helpers import make_replica_groups
 from ._helpers import OpMetadata
 from ._helpers import OpSharding
 from ._helpers import PaddingConfig
@@ -50,16 +43,25 @@ from ._helpers import RandomAlgorithm
 from ._helpers import ReplicaGroup
 from ._helpers import ScatterDimensionNumbers
 from ._helpers import TriangularSolveOptions_Transpose
-from ._helpers import make_convolution_dimension_numbers
-from ._helpers import make_dot_dimension_numbers
-from ._helpers import make_padding_config
-from ._helpers import make_replica_groups
 from ._helpers import window_padding_type_to_pad_values
-from . import ops
+from ._literal import Literal
+from ._local import LocalServer
+from ._shape import ProgramShape
+from ._shape import Shape
+from ._shape import shape_from_pyval
+from ._types import bits_to_float
+from ._types import dtype_to_etype
+from ._types import etype_to_dtype
+from ._types import float_to_bits
+from ._types import HAS_ML_DTYPES
+from ._types import PrimitiveType
 
-# XLA's xla_client spells the dtype helpers this way too.
+__version__ = "0.1.0"
+
+# XLA's xla_client has this table too.
 XLA_ELEMENT_TYPE_TO_DTYPE = {t: etype_to_dtype(t) for t in PrimitiveType
                              if t not in (PrimitiveType.PRIMITIVE_TYPE_INVALID,
                                           PrimitiveType.TUPLE, PrimitiveType.OPAQUE_TYPE,
                                           PrimitiveType.TOKEN, PrimitiveType.BUFFER)}
-from ._local import LocalServer
+
+__all__ = [name for name in dir() if not name.startswith("_")]

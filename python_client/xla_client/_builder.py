@@ -20,7 +20,6 @@ from ._client import XlaRuntimeError
 from ._pb import hlo_pb2
 from ._pb import xla_data_pb2
 from ._shape import ProgramShape
-from ._shape import Shape
 
 
 class BuilderError(ValueError):
