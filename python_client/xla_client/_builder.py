@@ -16,7 +16,7 @@ import os
 
 import grpc
 
-from ._client import XlaRuntimeError
+from ._errors import XlaRuntimeError
 from ._pb import hlo_pb2
 from ._pb import xla_data_pb2
 from ._shape import ProgramShape

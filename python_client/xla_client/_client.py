@@ -27,6 +27,8 @@ import grpc
 import numpy as np
 
 from . import _literal
+from ._errors import from_rpc_error
+from ._errors import XlaRuntimeError
 from ._literal import Literal
 from ._pb import xla_data_pb2
 from ._pb import xla_service_pb2 as pb
@@ -34,6 +36,8 @@ from ._pb import xla_service_pb2_grpc
 from ._shape import ProgramShape
 from ._shape import Shape
 from ._types import dtype_to_etype
+from ._wire import parse_chunk
+from ._wire import upload_chunks
 
 PROTOCOL_VERSION = 1
 UNREGISTER_BATCH = 256
@@ -42,25 +46,6 @@ TRANSFER_CHUNK_BYTES = 1 << 20
 # results) it streams: TransferToServer + Execute + TransferToClient.
 INLINE_LITERAL_BYTES = 4 << 20
 _SERVICE = "/xla.server.XlaService/"
-
-
-class XlaRuntimeError(RuntimeError):
-  """An error reported by xla-server (or the connection to it).
-
-  Attributes: code (grpc.StatusCode), message (the server's text), request_id.
-  """
-
-  def __init__(self, code, message, request_id=None):
-    self.code = code
-    self.message = message
-    self.request_id = request_id
-    super().__init__("%s: %s" % (code.name if code is not None else "UNKNOWN", message))
-
-
-def _from_rpc_error(error, request_id):
-  code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
-  details = error.details() if hasattr(error, "details") else str(error)
-  return XlaRuntimeError(code, details or "", request_id)
 
 
 class _ReleaseQueue:
@@ -186,77 +171,6 @@ class Executable:
                                                       self.program_shape)
 
 
-def _varint(n):
-  out = bytearray()
-  while True:
-    b = n & 0x7F
-    n >>= 7
-    if n:
-      out.append(b | 0x80)
-    else:
-      out.append(b)
-      return bytes(out)
-
-
-def _read_varint(buf, pos):
-  result = shift = 0
-  while True:
-    b = buf[pos]
-    pos += 1
-    result |= (b & 0x7F) << shift
-    if not b & 0x80:
-      return result, pos
-    shift += 7
-
-
-def _parse_chunk(msg):
-  """(shape ShapeProto bytes or None, [memoryviews of data]) of a serialized TransferChunk."""
-  view = memoryview(msg)
-  pos, end = 0, len(msg)
-  shape, data = None, []
-  while pos < end:
-    key, pos = _read_varint(msg, pos)
-    field, wire = key >> 3, key & 7
-    if wire == 0:
-      _, pos = _read_varint(msg, pos)
-    elif wire == 2:
-      length, pos = _read_varint(msg, pos)
-      if field == 3:
-        shape = bytes(view[pos:pos + length])
-      elif field == 4:
-        data.append(view[pos:pos + length])
-      pos += length
-    elif wire == 1:
-      pos += 8
-    elif wire == 5:
-      pos += 4
-    else:
-      raise XlaRuntimeError(grpc.StatusCode.INTERNAL, "malformed TransferChunk from the server")
-  return shape, data
-
-
-def _upload_chunks(header, buffers, chunk_bytes):
-  """Serialized TransferChunks: header fields first, then the data of every buffer.
-
-  Each chunk is assembled once from memoryview slices of the (contiguous) buffers.
-  """
-  views = [memoryview(b).cast("B") for b in buffers if b.nbytes]
-  pieces, size = [], 0
-  first = True
-  for view in views:
-    offset = 0
-    while offset < len(view):
-      take = min(chunk_bytes - size, len(view) - offset)
-      pieces.append(view[offset:offset + take])
-      size += take
-      offset += take
-      if size == chunk_bytes:
-        yield b"".join([header if first else b"", b"\x22", _varint(size)] + pieces)
-        first, pieces, size = False, [], 0
-  if pieces or first:
-    yield b"".join([header if first else b"", b"\x22", _varint(size)] + pieces)
-
-
 class Client:
   """A session on an xla-server. See the module docstring.
 
@@ -351,7 +265,7 @@ class Client:
           time.sleep(backoff)
           backoff = min(backoff * 2, 2.0)
           continue
-        raise _from_rpc_error(e, request_id) from None
+        raise from_rpc_error(e, request_id) from None
 
   def _call(self, name, request, retry=False, timeout=None):
     method = getattr(self._stub, name)
@@ -616,7 +530,7 @@ class Client:
                               shape=wire_shape.to_proto()).SerializeToString()
 
     def send(request_id):
-      return self._upload(_upload_chunks(header, buffers, TRANSFER_CHUNK_BYTES),
+      return self._upload(upload_chunks(header, buffers, TRANSFER_CHUNK_BYTES),
                           timeout=self._timeout, metadata=self._metadata(request_id))
 
     response = self._retrying(send, retry=False)
@@ -631,7 +545,7 @@ class Client:
       shape, out, filled = None, None, 0
       for msg in self._download(request, timeout=self._timeout,
                                 metadata=self._metadata(request_id)):
-        shape_bytes, pieces = _parse_chunk(msg)
+        shape_bytes, pieces = parse_chunk(msg)
         if shape is None:
           if shape_bytes is None:
             raise XlaRuntimeError(grpc.StatusCode.INTERNAL, "first TransferChunk has no shape")

@@ -12,6 +12,7 @@ from . import _types
 from ._pb import xla_data_pb2
 from ._shape import Shape
 from ._types import PrimitiveType
+from ._wire import varint as _varint
 
 _P = PrimitiveType
 _LITTLE = np.little_endian
@@ -273,18 +274,6 @@ _FIXED_FIELDS = {_P.F32: (8, "f32s"), _P.F64: (9, "f64s"), _P.C64: (12, "c64s"),
                  _P.C128: (18, "c128s")}
 _VARINT_FIELDS = {_P.PRED: "preds", _P.S32: "s32s", _P.S64: "s64s", _P.U32: "u32s",
                   _P.U64: "u64s"}
-
-
-def _varint(n):
-  out = bytearray()
-  while True:
-    b = n & 0x7F
-    n >>= 7
-    if n:
-      out.append(b | 0x80)
-    else:
-      out.append(b)
-      return bytes(out)
 
 
 def _le_bytes(buf):
