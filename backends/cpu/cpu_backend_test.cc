@@ -149,6 +149,36 @@ ENTRY e {
   EXPECT_TRUE(SameOnBothBackends(kModule, {R(F32, {33, 70})}, 1e-5, 1e-5));
 }
 
+TEST(CpuBackend, MaxMinReducePropagateNaN) {
+  const char* kModule = R"(HloModule m
+max {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] maximum(x, y)
+}
+min {
+  x = f64[] parameter(0)
+  y = f64[] parameter(1)
+  ROOT s = f64[] minimum(x, y)
+}
+ENTRY e {
+  a = f32[4,37] parameter(0)
+  b = f64[4,37] parameter(1)
+  m = f32[] constant(-inf)
+  p = f64[] constant(inf)
+  mx = f32[4] reduce(a, m), dimensions={1}, to_apply=max
+  mn = f64[4] reduce(b, p), dimensions={1}, to_apply=min
+  ROOT t = (f32[4], f64[4]) tuple(mx, mn)
+})";
+  Literal a = R(F32, {4, 37});
+  Literal b = R(F64, {4, 37}, 2);
+  a.SetFromDouble(37 + 5, NAN);         // row 1 has a NaN
+  a.SetFromDouble(2 * 37 + 36, INFINITY);  // row 2 has +inf last
+  b.SetFromDouble(3 * 37, NAN);
+  b.SetFromDouble(2, -INFINITY);
+  EXPECT_TRUE(SameOnBothBackends(kModule, {a.Clone(), b.Clone()}, 0, 0));
+}
+
 TEST(CpuBackend, VariadicArgmaxReduce) {
   const char* kModule = R"(HloModule m
 argmax {

@@ -177,6 +177,15 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
   const bool reassociate = n == 1 && (root->opcode() == HloOpcode::kAdd || root->opcode() == HloOpcode::kMultiply) &&
                            root->operand(0)->opcode() == HloOpcode::kParameter &&
                            root->operand(1)->opcode() == HloOpcode::kParameter;
+  // Float maximum/minimum reducers run as integer max/min over order-preserving keys of the
+  // float bits (the vectorizer turns those into vector reductions; it would not vectorize
+  // NaN-propagating float selects) plus an "any NaN" flag, since XLA's maximum propagates NaN.
+  // Only the sign of a zero result may differ from a sequential evaluation.
+  const bool minmax = n == 1 && (types[0] == F32 || types[0] == F64) &&
+                      (root->opcode() == HloOpcode::kMaximum || root->opcode() == HloOpcode::kMinimum) &&
+                      root->operand(0)->opcode() == HloOpcode::kParameter &&
+                      root->operand(1)->opcode() == HloOpcode::kParameter;
+  const bool is_max = root->opcode() == HloOpcode::kMaximum;
   const HloComputation* reducer = hlo->to_apply();
   auto input_shape = std::make_shared<Shape>(input);
   return Generator([=](const IrIndex& out) -> absl::StatusOr<llvm::Value*> {
@@ -189,6 +198,23 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
       ASSIGN_OR_RETURN(llvm::Value* init, inits[i](scalar));
       b_->CreateStore(init, accumulators.back());
     }
+    llvm::AllocaInst* nan_seen = nullptr;
+    llvm::AllocaInst* key_acc = nullptr;
+    llvm::Type* key_type = nullptr;
+    const int key_bits = types[0] == F64 ? 64 : 32;
+    // The key map is an involution: flips the magnitude bits of negative numbers.
+    auto key = [&](llvm::Value* v) {
+      llvm::Value* i = v->getType()->isIntegerTy() ? v : b_->CreateBitCast(v, key_type);
+      return b_->CreateXor(i, b_->CreateLShr(b_->CreateAShr(i, key_bits - 1), 1));
+    };
+    if (minmax) {
+      key_type = b_->getIntNTy(key_bits);
+      nan_seen = entry.CreateAlloca(b_->getInt1Ty());
+      key_acc = entry.CreateAlloca(key_type);
+      llvm::Value* init = b_->CreateLoad(RegisterType(types[0]), accumulators[0]);
+      b_->CreateStore(b_->CreateFCmpUNO(init, init), nan_seen);
+      b_->CreateStore(key(init), key_acc);
+    }
     IrIndex in;
     in.multi.assign(input_shape->rank(), nullptr);
     int64_t k = 0;
@@ -196,6 +222,14 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
       if (!reduced[d]) in.multi[d] = out.multi[k++];
     }
     std::function<absl::Status(size_t)> level = [&](size_t j) -> absl::Status {
+      if (j == loop_dims.size() && minmax) {
+        ASSIGN_OR_RETURN(llvm::Value* v, inputs[0](in));
+        llvm::Value* acc = b_->CreateLoad(key_type, key_acc);
+        b_->CreateStore(b_->CreateBinaryIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, acc, key(v)),
+                        key_acc);
+        b_->CreateStore(b_->CreateOr(b_->CreateLoad(b_->getInt1Ty(), nan_seen), b_->CreateFCmpUNO(v, v)), nan_seen);
+        return absl::OkStatus();
+      }
       if (j == loop_dims.size()) {
         std::vector<llvm::Value*> args;
         for (int64_t i = 0; i < n; ++i) args.push_back(b_->CreateLoad(RegisterType(types[i]), accumulators[i]));
@@ -225,6 +259,11 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
     ClearCache();
     RETURN_IF_ERROR(level(0));
     ClearCache();
+    if (minmax) {
+      llvm::Type* t = RegisterType(types[0]);
+      llvm::Value* value = b_->CreateBitCast(key(b_->CreateLoad(key_type, key_acc)), t);
+      return b_->CreateSelect(b_->CreateLoad(b_->getInt1Ty(), nan_seen), llvm::ConstantFP::getNaN(t), value);
+    }
     if (n == 1) return static_cast<llvm::Value*>(b_->CreateLoad(RegisterType(types[0]), accumulators[0]));
     std::vector<llvm::Type*> member_types;
     for (int64_t i = 0; i < n; ++i) member_types.push_back(RegisterType(types[i]));

@@ -175,11 +175,21 @@ class ModuleEmitter {
     const int64_t outer = iteration.rank() == 0
                               ? 1
                               : iteration.dimensions(static_cast<int>(iteration.layout().minor_to_major().back()));
-    if (elements >= kParallelElements && outer > 1) {
+    // Work per output element: reductions (also as fusion roots) read many inputs each.
+    const HloInstruction* root = hlo->opcode() == HloOpcode::kFusion && hlo->to_apply() != nullptr
+                                     ? hlo->to_apply()->root_instruction()
+                                     : hlo;
+    int64_t work_per_element = 1;
+    if (root->opcode() == HloOpcode::kReduce && root->operand(0)->shape().IsArray()) {
+      work_per_element = std::max<int64_t>(1, ShapeUtil::ElementsIn(root->operand(0)->shape()) /
+                                                  std::max<int64_t>(1, ShapeUtil::ElementsIn(root->shape().IsArray() ? root->shape() : iteration)));
+    }
+    if (elements * work_per_element >= kParallelElements && outer > 1) {
       llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
           "__xla_cpu_parallel_for",
           llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false));
-      b_.CreateCall(parallel_for, {kernel, main_slots_, b_.getInt64(outer), b_.getInt64(elements / outer)});
+      b_.CreateCall(parallel_for, {kernel, main_slots_, b_.getInt64(outer),
+                                     b_.getInt64(elements / outer * work_per_element)});
     } else {
       b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(outer)});
     }

@@ -1,5 +1,6 @@
 #include "backends/cpu/codegen/jit.h"
 
+#include <cstdlib>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -107,6 +108,12 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(const 
     return absl::InternalError(absl::StrCat("cpu backend emitted invalid IR: ", os.str()));
   }
   Optimize(*llvm_module, tm->get());
+  // XLA_CPU_DUMP_IR=<dir>: write the optimized IR of every compiled module there.
+  if (const char* dir = std::getenv("XLA_CPU_DUMP_IR"); dir != nullptr && *dir != '\0') {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(absl::StrCat(dir, "/", module.name(), ".ll"), ec);
+    if (!ec) llvm_module->print(out, nullptr);
+  }
 
   auto lljit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
   if (!lljit) return ToStatus(lljit.takeError(), "JIT creation");

@@ -23,7 +23,9 @@ llvm::Value* F(llvm::IRBuilder<>* b, double v) { return llvm::ConstantFP::get(b-
 llvm::Value* Horner(llvm::IRBuilder<>* b, llvm::Value* x, std::initializer_list<double> coefficients) {
   llvm::Value* acc = nullptr;
   for (double c : coefficients) {
-    acc = acc == nullptr ? F(b, c) : b->CreateFAdd(b->CreateFMul(acc, x), F(b, c));
+    // fmuladd: one FMA where the target has it (more accurate, and half the instructions).
+    acc = acc == nullptr ? F(b, c)
+                         : b->CreateIntrinsic(llvm::Intrinsic::fmuladd, {x->getType()}, {acc, x, F(b, c)});
   }
   return acc;
 }
