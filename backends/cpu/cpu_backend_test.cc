@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
+#include "backends/cpu/codegen/buffer_plan.h"
 #include "hlo/hlo_parser.h"
 
 namespace xla {
@@ -367,6 +368,53 @@ ENTRY e {
   ROOT s = f32[3,5]{0,1} add(a, t)
 })";
   EXPECT_TRUE(SameOnBothBackends(kModule, {R(F32, {3, 5}), R(F32, {5, 3}, 2)}));
+}
+
+constexpr char kInPlaceModule[] = R"(HloModule m
+ENTRY e {
+  x = f32[8,8] parameter(0)
+  u = f32[2,3] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[8,8] add(x, x)
+  d = f32[8,8] dynamic-update-slice(a, u, i, i)
+  n = f32[8,8] negate(d)
+  d2 = f32[8,8] dynamic-update-slice(x, u, i, i)
+  ROOT t = (f32[8,8], f32[8,8]) tuple(n, d2)
+})";
+
+TEST(CpuBufferPlan, UpdatesInPlaceAndReusesTemporaries) {
+  auto module = ParseAndReturnUnverifiedModule(kInPlaceModule);
+  ASSERT_TRUE(module.ok());
+  auto plan = PlanBuffers(**module);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const HloComputation* entry = (*module)->entry_computation();
+  const ComputationPlan& cp = *(*plan)->entry;
+  // d writes into a's temporary; d2 must not write into the parameter x.
+  EXPECT_EQ(cp.slots(entry->GetInstructionWithName("d")), cp.slots(entry->GetInstructionWithName("a")));
+  EXPECT_NE(cp.slots(entry->GetInstructionWithName("d2")), cp.slots(entry->GetInstructionWithName("x")));
+  // n and d2 are outputs; a/d is the only temporary: one 256-byte block.
+  EXPECT_EQ((*plan)->arena_bytes, 256);
+  for (int i : {-5, 0, 3, 7}) {
+    EXPECT_TRUE(SameOnBothBackends(kInPlaceModule, {R(F32, {8, 8}), R(F32, {2, 3}, 2), Literal::CreateR0<int32_t>(i)}))
+        << i;
+  }
+}
+
+TEST(CpuBufferPlan, DisjointLifetimesShareArenaBytes) {
+  auto module = ParseAndReturnUnverifiedModule(R"(HloModule m
+ENTRY e {
+  x = f32[256] parameter(0)
+  a = f32[256] exponential(x)
+  b = f32[256] negate(a)
+  c = f32[256] exponential(b)
+  d = f32[256] negate(c)
+  ROOT r = f32[256] exponential(d)
+})");
+  ASSERT_TRUE(module.ok());
+  auto plan = PlanBuffers(**module);
+  ASSERT_TRUE(plan.ok());
+  // Four 1 KiB temporaries, at most two live at once.
+  EXPECT_EQ((*plan)->arena_bytes, 2048);
 }
 
 TEST(CpuBackend, ReusesArenaAndRunsRepeatedly) {

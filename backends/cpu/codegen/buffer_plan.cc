@@ -133,8 +133,11 @@ class Planner {
         default:
           if (IsAliasingInstruction(*hlo)) {
             slots = cp->slots(hlo->operand(0));
+          } else if (CanUpdateInPlace(*cp, *hlo)) {
+            slots = cp->slots(hlo->operand(0));
           } else {
             slots = NewSlots(hlo->shape(), position);
+            for (int s : slots) owner_[s] = hlo;
           }
           break;
       }
@@ -152,6 +155,23 @@ class Planner {
     def_.push_back(position);
     last_use_.push_back(position);
     return static_cast<int>(plan_->slots.size() - 1);
+  }
+
+  // A dynamic-update-slice may write into its operand's buffer when nothing else reads that
+  // value: the operand's only user is this instruction, it is not the computation's result,
+  // and it owns its temporary (not a parameter, constant, while state or alias).
+  bool CanUpdateInPlace(const ComputationPlan& cp, const HloInstruction& hlo) const {
+    if (hlo.opcode() != HloOpcode::kDynamicUpdateSlice) return false;
+    const HloInstruction* operand = hlo.operand(0);
+    if (operand->users().size() != 1 || operand == operand->parent()->root_instruction()) return false;
+    const std::vector<int>& slots = cp.slots(operand);
+    if (slots.size() != 1) return false;
+    auto it = owner_.find(slots[0]);
+    if (it == owner_.end() || it->second != operand) return false;
+    const Slot& slot = plan_->slots[slots[0]];
+    Shape shape = hlo.shape();
+    ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
+    return slot.kind == SlotKind::kTemp && slot.shape == shape;
   }
 
   std::vector<int> NewSlots(const Shape& shape, int64_t position) {
@@ -266,6 +286,7 @@ class Planner {
   std::vector<int64_t> def_;
   std::vector<int64_t> last_use_;
   std::vector<std::vector<int>> entry_parameter_slots_;
+  absl::flat_hash_map<int, const HloInstruction*> owner_;  // temporaries and their defining op
 };
 
 }  // namespace

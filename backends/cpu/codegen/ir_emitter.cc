@@ -65,11 +65,78 @@ class ModuleEmitter {
         if (done) return absl::OkStatus();
         break;
       }
+      case HloOpcode::kDynamicUpdateSlice:
+        if (cp.slots(hlo) == cp.slots(hlo->operand(0))) return EmitInPlaceUpdate(cp, hlo);
+        break;
       default:
         if (IsAliasingInstruction(*hlo)) return absl::OkStatus();
         break;
     }
     return EmitKernel(cp, hlo);
+  }
+
+  // dynamic-update-slice sharing its operand's buffer: only the update region is written.
+  absl::Status EmitInPlaceUpdate(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const int out = cp.slots(hlo)[0];
+    const Shape& out_shape = plan_.slots[out].shape;
+    Shape update_shape = hlo->operand(1)->shape();
+    ShapeUtil::SetDefaultLayoutsIfMissing(&update_shape);
+    if (ShapeUtil::ElementsIn(update_shape) == 0) return absl::OkStatus();
+    if (hlo->operand_count() != 2 + out_shape.rank()) {
+      return absl::UnimplementedError(absl::StrCat("cpu backend: ", hlo->name(), " needs scalar start indices"));
+    }
+    llvm::LLVMContext& c = module_->getContext();
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                                    absl::StrCat("kernel.", hlo->name()), module_);
+    llvm::IRBuilderBase::InsertPoint saved = b_.saveIP();
+    kernel_ = kernel;
+    kernel_bases_.clear();
+    elemental_.ClearCache();
+    kernel_entry_ = llvm::BasicBlock::Create(c, "entry", kernel);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "body", kernel);
+    b_.SetInsertPoint(kernel_entry_);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    absl::Status status = [&]() -> absl::Status {
+      ASSIGN_OR_RETURN(Generator update, SlotReader(cp, hlo->operand(1)));
+      std::vector<llvm::Value*> start;
+      for (int64_t d = 0; d < out_shape.rank(); ++d) {
+        ASSIGN_OR_RETURN(Generator g, SlotReader(cp, hlo->operand(2 + d)));
+        ASSIGN_OR_RETURN(llvm::Value* s, g(IrIndex{}));
+        const PrimitiveType t = hlo->operand(2 + d)->shape().element_type();
+        s = primitive_util::IsUnsignedIntegralType(t) ? b_.CreateZExtOrTrunc(s, b_.getInt64Ty())
+                                                      : b_.CreateSExtOrTrunc(s, b_.getInt64Ty());
+        const int64_t max_start = std::max<int64_t>(
+            0, out_shape.dimensions(static_cast<int>(d)) - update_shape.dimensions(static_cast<int>(d)));
+        s = b_.CreateSelect(b_.CreateICmpSLT(s, b_.getInt64(0)), b_.getInt64(0), s);
+        s = b_.CreateSelect(b_.CreateICmpSGT(s, b_.getInt64(max_start)), b_.getInt64(max_start), s);
+        start.push_back(s);
+      }
+      RETURN_IF_ERROR(EmitLoopNest(&b_, update_shape, kernel->getArg(1), kernel->getArg(2),
+                                   [&](const IrIndex& index) -> absl::Status {
+                                     ASSIGN_OR_RETURN(llvm::Value* v, update(index));
+                                     IrIndex target;
+                                     for (size_t d = 0; d < start.size(); ++d) {
+                                       target.multi.push_back(b_.CreateAdd(index.multi[d], start[d]));
+                                     }
+                                     elemental_.StoreElement(v, KernelSlotPointer(out), out_shape, target);
+                                     return absl::OkStatus();
+                                   }));
+      b_.CreateRetVoid();
+      return absl::OkStatus();
+    }();
+    b_.restoreIP(saved);
+    kernel_ = nullptr;
+    if (!status.ok()) {
+      kernel->eraseFromParent();
+      return status;
+    }
+    const int64_t outer = update_shape.rank() == 0
+                              ? 1
+                              : update_shape.dimensions(static_cast<int>(update_shape.layout().minor_to_major().back()));
+    b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(outer)});
+    return absl::OkStatus();
   }
 
   // Shape to read `hlo`'s value from `slot` with (aliasing reshapes see the same bytes
