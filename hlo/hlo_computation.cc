@@ -13,6 +13,7 @@ HloComputation::~HloComputation() = default;
 HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> instruction) {
   HloInstruction* raw = instruction.get();
   raw->set_parent(this);
+  if (names_ != nullptr) names_->insert(raw->name());
   if (raw->opcode() == HloOpcode::kParameter) {
     int64_t number = raw->parameter_number();
     if (number >= 0) {
@@ -52,13 +53,19 @@ absl::Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
 }
 
 std::string HloComputation::UniqueInstructionName(const std::string& base) const {
-  absl::flat_hash_set<std::string_view> taken;
-  for (const auto& instruction : instructions_) taken.insert(instruction->name());
+  if (names_ == nullptr) {
+    names_ = std::make_unique<absl::flat_hash_set<std::string>>();
+    for (const auto& instruction : instructions_) names_->insert(instruction->name());
+  }
   const std::string stem = base.empty() ? std::string("instruction") : base;
-  if (!taken.contains(stem)) return stem;
-  for (int64_t n = 1;; ++n) {
+  if (!names_->contains(stem)) return stem;
+  int64_t& next = next_suffix_[stem];
+  for (int64_t n = std::max<int64_t>(next, 1);; ++n) {
     std::string candidate = absl::StrCat(stem, ".", n);
-    if (!taken.contains(candidate)) return candidate;
+    if (!names_->contains(candidate)) {
+      next = n + 1;
+      return candidate;
+    }
   }
 }
 
@@ -71,9 +78,7 @@ HloInstruction* HloComputation::AddInstructionWithUniqueName(std::unique_ptr<Hlo
 }
 
 bool HloComputation::ContainsInstruction(const HloInstruction* instruction) const {
-  return instruction != nullptr && instruction->parent() == this &&
-         std::any_of(instructions_.begin(), instructions_.end(),
-                     [&](const auto& p) { return p.get() == instruction; });
+  return instruction != nullptr && instruction->parent() == this;
 }
 
 absl::Status HloComputation::ReplaceInstruction(HloInstruction* old_instruction,

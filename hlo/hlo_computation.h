@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "hlo/hlo_instruction.h"
 #include "hlo/shape.h"
@@ -42,6 +44,9 @@ class HloComputation {
   HloInstruction* AddInstructionWithUniqueName(std::unique_ptr<HloInstruction> instruction,
                                                const std::string& base_name = "");
   // A name not used by any instruction of this computation: `base` itself when free.
+  // Amortized O(1): the set of names is built on first use and kept up to date by
+  // AddInstruction; an instruction renamed with set_name after it was added is not seen
+  // (rename before adding, as the parser and passes do).
   std::string UniqueInstructionName(const std::string& base) const;
   // Replaces every use of `old_instruction` (and the root role) with `new_instruction`,
   // moves its control edges over and removes it. Shapes must be compatible.
@@ -89,6 +94,10 @@ class HloComputation {
   HloInstruction* root_ = nullptr;
   HloModule* parent_ = nullptr;
   bool is_fusion_computation_ = false;
+  // Names in use (a superset after removals), built lazily by UniqueInstructionName.
+  mutable std::unique_ptr<absl::flat_hash_set<std::string>> names_;
+  // Per stem, the next ".N" suffix to try (so repeated stems do not rescan 1, 2, ...).
+  mutable absl::flat_hash_map<std::string, int64_t> next_suffix_;
   std::string execution_thread_ = "main";
 };
 

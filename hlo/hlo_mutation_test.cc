@@ -141,6 +141,17 @@ TEST(HloMutationTest, UniqueInstructionNames) {
   HloComputation* entry = module->entry_computation();
   EXPECT_EQ(entry->UniqueInstructionName("m"), "m.1");
   EXPECT_EQ(entry->UniqueInstructionName("q"), "q");
+  // Names handed out are remembered once their instructions are added, also by plain
+  // AddInstruction after the name index exists.
+  HloInstruction* z = entry->GetInstructionWithName("z");
+  HloInstruction* a = entry->AddInstructionWithUniqueName(z->CloneWithNewOperands(z->shape(), {}), "n");
+  HloInstruction* b = entry->AddInstructionWithUniqueName(z->CloneWithNewOperands(z->shape(), {}), "n");
+  EXPECT_EQ(a->name(), "n.1");
+  EXPECT_EQ(b->name(), "n.2");
+  auto plain = HloInstruction::Create(HloOpcode::kAfterAll, Shape::MakeToken());
+  plain->set_name("n.3");
+  entry->AddInstruction(std::move(plain));
+  EXPECT_EQ(entry->UniqueInstructionName("n"), "n.4");
 }
 
 }  // namespace

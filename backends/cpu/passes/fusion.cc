@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -192,23 +193,23 @@ absl::StatusOr<std::vector<HloInstruction*>> Materialize(const FusionGroup& grou
   for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
     if (group.Contains(instruction)) ordered.push_back(instruction);
   }
+  // Outside values become parameters, numbered in first-use order and listed first.
   std::vector<HloInstruction*> fusion_operands;
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> mapped;
   for (HloInstruction* member : ordered) {
-    std::vector<HloInstruction*> operands;
     for (HloInstruction* operand : member->operands()) {
-      auto it = mapped.find(operand);
-      if (it == mapped.end()) {
-        // An outside value: becomes the next parameter.
-        const int64_t number = static_cast<int64_t>(fusion_operands.size());
-        auto parameter = HloInstruction::Create(HloOpcode::kParameter, operand->shape());
-        parameter->mutable_attrs()->set_parameter_number(number);
-        parameter->set_name(absl::StrCat("param_", number));
-        it = mapped.emplace(operand, fused->AddInstruction(std::move(parameter))).first;
-        fusion_operands.push_back(operand);
-      }
-      operands.push_back(it->second);
+      if (group.Contains(operand) || mapped.contains(operand)) continue;
+      const int64_t number = static_cast<int64_t>(fusion_operands.size());
+      auto parameter = HloInstruction::Create(HloOpcode::kParameter, operand->shape());
+      parameter->mutable_attrs()->set_parameter_number(number);
+      parameter->set_name(absl::StrCat("param_", number));
+      mapped[operand] = fused->AddInstruction(std::move(parameter));
+      fusion_operands.push_back(operand);
     }
+  }
+  for (HloInstruction* member : ordered) {
+    std::vector<HloInstruction*> operands;
+    for (HloInstruction* operand : member->operands()) operands.push_back(mapped.at(operand));
     mapped[member] = fused->AddInstruction(member->CloneWithNewOperands(member->shape(), operands));
   }
   fused->set_root_instruction(mapped.at(root));
