@@ -112,6 +112,73 @@ ENTRY e {
   EXPECT_TRUE(MeetsContract(*after));
 }
 
+// Runs the pipeline (verified after each pass), checks results and the contract.
+std::unique_ptr<HloModule> Pipe(const std::string& text) {
+  auto before = testing::ParseOrNull(text);
+  auto after = testing::ParseOrNull(text);
+  if (after == nullptr) return nullptr;
+  CpuPipelineOptions options;
+  options.verify_after_each_pass = true;
+  absl::Status status = RunCpuPipeline(after.get(), options);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(testing::SameResults(*before, *after));
+  EXPECT_TRUE(MeetsContract(*after));
+  return after;
+}
+
+TEST(PipelineTest, GeluTanhIsOneLoopOverItsInput) {
+  auto module = Pipe(R"(
+HloModule gelu
+ENTRY e {
+  x = f32[64] parameter(0)
+  half = f32[] constant(0.5)
+  one = f32[] constant(1)
+  c = f32[] constant(0.044715)
+  k = f32[] constant(0.7978845608)
+  bhalf = f32[64] broadcast(half), dimensions={}
+  bone = f32[64] broadcast(one), dimensions={}
+  bc = f32[64] broadcast(c), dimensions={}
+  bk = f32[64] broadcast(k), dimensions={}
+  x2 = f32[64] multiply(x, x)
+  x3 = f32[64] multiply(x2, x)
+  cx3 = f32[64] multiply(bc, x3)
+  inner = f32[64] add(x, cx3)
+  scaled = f32[64] multiply(bk, inner)
+  t = f32[64] tanh(scaled)
+  onet = f32[64] add(bone, t)
+  hx = f32[64] multiply(bhalf, x)
+  ROOT y = f32[64] multiply(hx, onet)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  const HloComputation* entry = module->entry_computation();
+  EXPECT_EQ(entry->instruction_count(), 2) << testing::ToText(*module);
+  EXPECT_EQ(entry->root_instruction()->opcode(), HloOpcode::kFusion);
+  EXPECT_EQ(entry->root_instruction()->operand_count(), 1);
+}
+
+TEST(PipelineTest, MlpLayerFusesBiasAndReluAfterTheGemm) {
+  auto module = Pipe(R"(
+HloModule mlp
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  w = f32[16,4] parameter(1)
+  b = f32[4] parameter(2)
+  d = f32[8,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[8,4] broadcast(b), dimensions={1}
+  a = f32[8,4] add(d, bb)
+  z = f32[] constant(0)
+  bz = f32[8,4] broadcast(z), dimensions={}
+  ROOT r = f32[8,4] maximum(a, bz)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  const HloComputation* entry = module->entry_computation();
+  EXPECT_EQ(CountOpcode(*entry, HloOpcode::kDot), 1);
+  ASSERT_EQ(entry->root_instruction()->opcode(), HloOpcode::kFusion) << testing::ToText(*module);
+  EXPECT_EQ(entry->root_instruction()->operand_count(), 2);  // the dot's result and the bias
+}
+
 TEST(PipelineTest, InvalidModuleIsAnErrorNotACrash) {
   auto module = ParseAndReturnUnverifiedModule(R"(
 HloModule m
