@@ -1,6 +1,7 @@
 #include "backends/cpu/passes/cse.h"
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,32 @@
 namespace xla {
 namespace cpu {
 namespace {
+
+// Instruction equality for CSE: as HloInstruction::Identical, but metadata (op names,
+// source lines) does not keep two computations of the same value apart (XLA's CSE ignores
+// it too).
+template <typename OperandEq, typename CompEq>
+bool SameComputation(const HloInstruction& a, const HloInstruction& b, OperandEq operands_equal,
+                     CompEq computations_equal) {
+  if (a.Identical(b, operands_equal, computations_equal)) return true;
+  if (!a.attrs().has_metadata() && !b.attrs().has_metadata()) return false;
+  // Compare again with the metadata-free attributes.
+  std::unique_ptr<HloInstruction> x = a.CloneWithNewOperands(a.shape(), {});
+  std::unique_ptr<HloInstruction> y = b.CloneWithNewOperands(b.shape(), {});
+  x->mutable_attrs()->clear_metadata();
+  y->mutable_attrs()->clear_metadata();
+  if (!x->AttributesEqual(*y) || a.opcode() != b.opcode() || a.shape() != b.shape() ||
+      a.operand_count() != b.operand_count() || a.called_computations().size() != b.called_computations().size()) {
+    return false;
+  }
+  for (int64_t i = 0; i < a.operand_count(); ++i) {
+    if (!operands_equal(a.operand(i), b.operand(i))) return false;
+  }
+  for (size_t i = 0; i < a.called_computations().size(); ++i) {
+    if (!computations_equal(a.called_computations()[i], b.called_computations()[i])) return false;
+  }
+  return true;
+}
 
 // Structural equality of computations, memoized: same parameters, and post orders that
 // match instruction by instruction (operands by position in that order).
@@ -42,8 +69,8 @@ class ComputationEquality {
       const HloInstruction* x = order_a[i];
       const HloInstruction* y = order_b[i];
       if (!x->control_predecessors().empty() || !y->control_predecessors().empty()) return false;
-      bool same = x->Identical(
-          *y, [&](const HloInstruction* p, const HloInstruction* q) { return mapped[p] == q; },
+      bool same = SameComputation(
+          *x, *y, [&](const HloInstruction* p, const HloInstruction* q) { return mapped[p] == q; },
           [&](const HloComputation* p, const HloComputation* q) { return Equal(p, q); });
       if (!same) return false;
     }
@@ -74,8 +101,8 @@ absl::StatusOr<bool> CseComputation(HloComputation* computation, ComputationEqua
     std::vector<HloInstruction*>& bucket = seen[HashOf(*instruction)];
     HloInstruction* match = nullptr;
     for (HloInstruction* candidate : bucket) {
-      if (candidate->Identical(
-              *instruction, [](const HloInstruction* a, const HloInstruction* b) { return a == b; },
+      if (SameComputation(
+              *candidate, *instruction, [](const HloInstruction* a, const HloInstruction* b) { return a == b; },
               [&](const HloComputation* a, const HloComputation* b) { return equality->Equal(a, b); })) {
         match = candidate;
         break;

@@ -59,6 +59,22 @@ ENTRY e {
   EXPECT_FALSE(result.changed);
 }
 
+TEST(CseTest, MetadataDoesNotPreventMerging) {
+  HloCse cse;
+  auto result = RunAndCompare(cse, R"(
+HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  a = f32[4] exponential(p), metadata={op_name="first" source_line=3}
+  b = f32[4] exponential(p), metadata={op_name="second" source_line=9}
+  ROOT r = f32[4] add(a, b)
+}
+)");
+  ASSERT_NE(result.module, nullptr);
+  EXPECT_TRUE(result.changed);
+  EXPECT_EQ(CountOpcode(*result.module->entry_computation(), HloOpcode::kExponential), 1);
+}
+
 TEST(CseTest, NeverMergesRngOrSideEffects) {
   HloCse cse;
   auto result = RunAndCompare(cse, R"(
