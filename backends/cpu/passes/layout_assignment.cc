@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "backends/cpu/passes/pass_util.h"
+#include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -53,6 +54,71 @@ absl::StatusOr<bool> NormalizeUses(HloComputation* computation, HloInstruction* 
   return true;
 }
 
+std::vector<int64_t> MajorToMinor(const Shape& shape) {
+  if (!shape.has_layout()) {
+    std::vector<int64_t> order(shape.rank());
+    for (int64_t i = 0; i < shape.rank(); ++i) order[i] = i;
+    return order;
+  }
+  const auto& m2m = shape.layout().minor_to_major();
+  return std::vector<int64_t>(m2m.rbegin(), m2m.rend());
+}
+
+HloInstruction* TransposeIfNeeded(HloComputation* computation, HloInstruction* value,
+                                  const std::vector<int64_t>& permutation) {
+  bool identity = true;
+  for (size_t i = 0; i < permutation.size(); ++i) identity &= permutation[i] == static_cast<int64_t>(i);
+  if (identity) return value;
+  HloInstructionProto attrs;
+  std::vector<int64_t> dims;
+  for (int64_t p : permutation) {
+    attrs.add_dimensions(p);
+    dims.push_back(value->shape().dimensions(p));
+  }
+  return AddWithShape(computation, HloOpcode::kTranspose,
+                      WithDefaultLayout(ShapeUtil::MakeShape(value->shape().element_type(), dims)), {value}, attrs);
+}
+
+// A bitcast reinterprets its operand's buffer, so its meaning depends on both layouts.
+// Before every value becomes row-major, it is rewritten into layout-free ops with the
+// same result: transpose the operand into its physical order, reshape (and
+// bitcast-convert for another element type of the same width) into the result's physical
+// order, transpose into the result's logical order.
+absl::StatusOr<bool> RewriteBitcast(HloComputation* computation, HloInstruction* bitcast) {
+  HloInstruction* operand = bitcast->mutable_operand(0);
+  const Shape& in = operand->shape();
+  const Shape& out = bitcast->shape();
+  if (!in.IsArray() || !out.IsArray() || !in.is_static() || !out.is_static() ||
+      ShapeUtil::ElementsIn(in) != ShapeUtil::ElementsIn(out) ||
+      primitive_util::BitWidth(in.element_type()) != primitive_util::BitWidth(out.element_type()) ||
+      !bitcast->control_predecessors().empty() || !bitcast->control_successors().empty()) {
+    return false;
+  }
+  HloInstruction* physical = TransposeIfNeeded(computation, operand, MajorToMinor(in));
+  const std::vector<int64_t> out_order = MajorToMinor(out);
+  std::vector<int64_t> out_physical_dims;
+  for (int64_t d : out_order) out_physical_dims.push_back(out.dimensions(d));
+  HloInstruction* value = physical;
+  if (value->shape().dimensions() != out_physical_dims) {
+    value = AddWithShape(computation, HloOpcode::kReshape,
+                         WithDefaultLayout(ShapeUtil::MakeShape(in.element_type(), out_physical_dims)), {value});
+  }
+  if (in.element_type() != out.element_type()) {
+    value = AddWithShape(computation, HloOpcode::kBitcastConvert,
+                         WithDefaultLayout(ShapeUtil::MakeShape(out.element_type(), out_physical_dims)), {value});
+  }
+  std::vector<int64_t> inverse(out_order.size());
+  for (size_t i = 0; i < out_order.size(); ++i) inverse[out_order[i]] = static_cast<int64_t>(i);
+  value = TransposeIfNeeded(computation, value, inverse);
+  if (value == operand) {
+    value = AddWithShape(computation, HloOpcode::kCopy, WithDefaultLayout(in), {operand});
+  }
+  RETURN_IF_ERROR(bitcast->ReplaceAllUsesWith(value));
+  if (computation->root_instruction() == bitcast) computation->set_root_instruction(value);
+  RETURN_IF_ERROR(computation->RemoveInstruction(bitcast));
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
@@ -63,6 +129,13 @@ absl::StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
   Shape result_shape = entry_layout.has_value() ? entry_layout->result() : entry->root_instruction()->shape();
   ShapeUtil::SetDefaultLayoutsIfMissing(&result_shape);
   bool changed = false;
+  for (HloComputation* computation : module->MakeComputationPostOrder()) {
+    for (HloInstruction* instruction : computation->MakeInstructionPostOrder()) {
+      if (instruction->opcode() != HloOpcode::kBitcast) continue;
+      ASSIGN_OR_RETURN(bool c, RewriteBitcast(computation, instruction));
+      changed |= c;
+    }
+  }
 
   std::vector<HloInstruction*> fixed;  // values that keep a non-row-major layout
   for (HloComputation* computation : module->MakeComputationPostOrder()) {

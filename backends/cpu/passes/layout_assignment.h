@@ -14,7 +14,9 @@ namespace cpu {
 //    for tuple parameters) and every user reads the copy;
 //  - the entry result keeps its layout (entry_computation_layout's result when set, else
 //    the root's): a row-major root is copied into it at the end.
-// Custom calls keep their result layout too and are normalized the same way. Constants'
+// Bitcasts (whose meaning depends on both layouts) are first rewritten into transpose,
+// reshape and bitcast-convert ops with the same result, so none remain unless their
+// element widths differ. Custom calls keep their result layout too and are normalized the same way. Constants'
 // literals are relaid out. After this pass every shape carries a layout.
 class LayoutAssignment : public HloPass {
  public:

@@ -119,6 +119,27 @@ ENTRY e {
   EXPECT_TRUE(while_op->while_body()->parameter_instruction(0)->shape() == while_op->shape());
 }
 
+TEST(LayoutAssignmentTest, BitcastsBecomeLayoutFreeOps) {
+  LayoutAssignment layout;
+  // The first bitcast is a transpose in disguise, the second a reshape of a column-major
+  // buffer, the third reinterprets the element type.
+  auto result = RunAndCompare(layout, R"(
+HloModule m
+ENTRY e {
+  p = f32[2,3]{1,0} parameter(0)
+  t = f32[3,2]{0,1} bitcast(p)
+  n = f32[3,2]{0,1} negate(t)
+  r = f32[6]{0} bitcast(n)
+  i = s32[3,2]{0,1} bitcast(n)
+  ROOT out = (f32[3,2]{1,0}, f32[6]{0}, s32[3,2]{1,0}) tuple(n, r, i)
+}
+)");
+  ASSERT_NE(result.module, nullptr);
+  EXPECT_TRUE(result.changed);
+  EXPECT_TRUE(RowMajorInside(*result.module)) << testing::ToText(*result.module);
+  EXPECT_EQ(CountOpcode(*result.module->entry_computation(), HloOpcode::kBitcast), 0);
+}
+
 TEST(LayoutAssignmentTest, RowMajorModuleIsUnchanged) {
   LayoutAssignment layout;
   auto result = RunAndCompare(layout, R"(
