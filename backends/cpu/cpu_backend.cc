@@ -1,6 +1,7 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -136,7 +137,10 @@ class CpuExecutable : public backend::Executable {
         }
       }
     }
-    program_->entry()(table.data());
+    const std::function<bool()>* cancel = options.should_cancel ? &options.should_cancel : nullptr;
+    if (program_->entry()(table.data(), const_cast<std::function<bool()>*>(cancel)) != 0) {
+      return absl::CancelledError("execution cancelled");
+    }
     size_t next = 0;
     return BuildResult(plan_->result_shape, outputs, &next);
   }

@@ -1,5 +1,6 @@
 // The cpu backend end to end: shape ops, reductions, dot, control flow, fusions, layouts,
 // errors; every module compared with the interpreter.
+#include <atomic>
 #include <random>
 #include <string>
 
@@ -415,6 +416,33 @@ ENTRY e {
   ASSERT_TRUE(plan.ok());
   // Four 1 KiB temporaries, at most two live at once.
   EXPECT_EQ((*plan)->arena_bytes, 2048);
+}
+
+TEST(CpuBackend, CancelStopsARunawayLoop) {
+  auto backend = CreateCpuBackend();
+  auto module = ParseAndReturnUnverifiedModule(R"(HloModule m
+cond {
+  s = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+})");
+  ASSERT_TRUE(module.ok());
+  auto exe = backend->Compile(*std::move(module), {});
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::atomic<int> polls{0};
+  backend::ExecuteOptions options;
+  options.should_cancel = [&polls] { return ++polls > 1000; };
+  auto result = (*exe)->Execute({}, options);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_GT(polls.load(), 1000);
 }
 
 TEST(CpuBackend, ReusesArenaAndRunsRepeatedly) {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
 
 namespace xla {
 namespace cpu {
@@ -158,6 +159,20 @@ TEST(CpuElementwise, SelectClampBitcastConvert) {
   Literal f = RandomLiteral(ShapeUtil::MakeShape(F32, {53}), &rng);
   EXPECT_TRUE(SameOnBothBackends(UnaryModule("bitcast-convert", F32, S32), {f.Clone()}));
   EXPECT_TRUE(SameOnBothBackends(UnaryModule("bitcast-convert", F32, U32), {f.Clone()}));
+}
+
+TEST(CpuElementwise, SizeChangingBitcastConvertIsUnimplementedNotACrash) {
+  testing::RegisterBackendsOnce();
+  for (const char* hlo : {"HloModule m\nENTRY e {\n a = u8[2,4] parameter(0)\n ROOT r = f32[2] bitcast-convert(a)\n}\n",
+                          "HloModule m\nENTRY e {\n a = f32[2] parameter(0)\n ROOT r = u8[2,4] bitcast-convert(a)\n}\n"}) {
+    auto module = ParseAndReturnUnverifiedModule(hlo);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    auto backend = backend::CreateBackend("cpu");
+    ASSERT_TRUE(backend.ok());
+    auto exe = (*backend)->Compile(*std::move(module), {});
+    ASSERT_FALSE(exe.ok());
+    EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented) << exe.status().message();
+  }
 }
 
 }  // namespace

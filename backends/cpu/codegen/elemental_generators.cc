@@ -388,9 +388,15 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
     std::vector<Generator> gens;
     std::vector<bool> scalar;
     for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+      const Shape& os = hlo->operand(i)->shape();
+      const bool is_scalar = os.IsArray() && os.rank() == 0 && shape.rank() != 0;
+      if (!os.IsArray() || (!is_scalar && os.dimensions() != shape.dimensions())) {
+        return UnimplementedOp(*hlo, absl::StrCat("operand shape ", os.ToString(), " differs from the result ",
+                                                  shape.ToString()));
+      }
       ASSIGN_OR_RETURN(Generator g, operand(i));
       gens.push_back(std::move(g));
-      scalar.push_back(hlo->operand(i)->shape().rank() == 0 && shape.rank() != 0);
+      scalar.push_back(is_scalar);
     }
     return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       auto key = std::make_tuple(hlo, index.multi, b_->GetInsertBlock());

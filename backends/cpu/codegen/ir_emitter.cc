@@ -30,13 +30,13 @@ class ModuleEmitter {
   absl::Status Emit(const std::string& name) {
     llvm::LLVMContext& c = module_->getContext();
     ptr_ = llvm::PointerType::get(c, 0);
-    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_}, false);
+    auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr_, ptr_}, false);
     main_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
     main_slots_ = main_->getArg(0);
     b_.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", main_));
     RETURN_IF_ERROR(EmitComputation(*plan_.entry));
     for (const auto& [from, to] : plan_.output_copies) RETURN_IF_ERROR(EmitCopy(from, to));
-    b_.CreateRetVoid();
+    b_.CreateRet(b_.getInt32(0));
     return absl::OkStatus();
   }
 
@@ -73,6 +73,15 @@ class ModuleEmitter {
         break;
     }
     return EmitKernel(cp, hlo);
+  }
+
+  llvm::BasicBlock* CancelBlock() {
+    if (cancel_block_ == nullptr) {
+      cancel_block_ = llvm::BasicBlock::Create(module_->getContext(), "cancelled", main_);
+      llvm::IRBuilder<> cb(cancel_block_);
+      cb.CreateRet(cb.getInt32(1));
+    }
+    return cancel_block_;
   }
 
   // dynamic-update-slice sharing its operand's buffer: only the update region is written.
@@ -308,6 +317,13 @@ class ModuleEmitter {
     llvm::BasicBlock* exit = llvm::BasicBlock::Create(c, "while.exit", main_);
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
+    // Every iteration asks the runtime whether the execution was cancelled (returns 1).
+    llvm::FunctionCallee cancelled = module_->getOrInsertFunction(
+        "__xla_cpu_cancelled", llvm::FunctionType::get(b_.getInt32Ty(), {ptr_}, false));
+    llvm::BasicBlock* go_on = llvm::BasicBlock::Create(c, "while.cond", main_);
+    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateCall(cancelled, {main_->getArg(1)}), b_.getInt32(0)), CancelBlock(),
+                    go_on);
+    b_.SetInsertPoint(go_on);
     RETURN_IF_ERROR(EmitComputation(condition));
     const std::vector<int>& pred = condition.slots(hlo->while_condition()->root_instruction());
     if (pred.size() != 1) return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": condition must return pred[]"));
@@ -405,6 +421,7 @@ class ModuleEmitter {
   ElementalEmitter elemental_;
   llvm::PointerType* ptr_ = nullptr;
   llvm::Function* main_ = nullptr;
+  llvm::BasicBlock* cancel_block_ = nullptr;
   llvm::Value* main_slots_ = nullptr;
   llvm::Function* kernel_ = nullptr;
   llvm::BasicBlock* kernel_entry_ = nullptr;

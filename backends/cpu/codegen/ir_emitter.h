@@ -114,8 +114,9 @@ absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value*
                           const std::function<absl::Status(const IrIndex&)>& body);
 
 struct BufferPlan;
-// Emits `void name(void** slots)`, running the module's entry computation over the slot table
-// described by `plan`.
+// Emits `int32_t name(void** slots, void* run_context)`, running the module's entry computation
+// over the slot table described by `plan`; returns 0, or 1 when __xla_cpu_cancelled(run_context)
+// said the execution was cancelled (polled once per while-loop iteration).
 absl::Status EmitEntryFunction(const HloModule& module, const BufferPlan& plan, llvm::Module* llvm_module,
                                const std::string& name);
 

@@ -6,6 +6,7 @@
 // instance. Compile is thread-safe: every compilation has its own LLVMContext and JIT.
 // A CompiledProgram is immutable and may run on several threads at once.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -18,7 +19,8 @@ namespace cpu {
 
 class CompiledProgram {
  public:
-  using EntryFunction = void (*)(void** slots);
+  // Returns 0, or 1 when cancelled through run_context (see runtime.h).
+  using EntryFunction = int32_t (*)(void** slots, void* run_context);
 
   static absl::StatusOr<std::unique_ptr<CompiledProgram>> Compile(const HloModule& module, const BufferPlan& plan);
   ~CompiledProgram();

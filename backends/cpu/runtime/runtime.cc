@@ -76,6 +76,7 @@ int RuntimeThreadCount() {
 const std::vector<RuntimeSymbol>& RuntimeSymbols() {
   static const auto* symbols = new std::vector<RuntimeSymbol>{
       {"__xla_cpu_parallel_for", reinterpret_cast<void*>(&__xla_cpu_parallel_for)},
+      {"__xla_cpu_cancelled", reinterpret_cast<void*>(&__xla_cpu_cancelled)},
       {"__xla_cpu_gemm_f32", reinterpret_cast<void*>(&__xla_cpu_gemm_f32)},
       {"__xla_cpu_gemm_f64", reinterpret_cast<void*>(&__xla_cpu_gemm_f64)},
       // libm, for the functions without an approximation emitted in IR.
@@ -138,6 +139,12 @@ void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_
   kernel(slots, 0, std::min(n, per_shard));
   std::unique_lock<std::mutex> lock(mu);
   cv.wait(lock, [&] { return pending == 0; });
+}
+
+int32_t __xla_cpu_cancelled(void* run_context) {
+  if (run_context == nullptr) return 0;
+  const auto& should_cancel = *static_cast<const std::function<bool()>*>(run_context);
+  return should_cancel && should_cancel() ? 1 : 0;
 }
 
 void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t trans_a, int64_t lda,

@@ -16,6 +16,10 @@ using XlaCpuKernel = void (*)(void** slots, int64_t begin, int64_t end);
 // (sized to the machine) when `n * cost_per_iteration` is large enough to pay for it.
 void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration);
 
+// Nonzero when the execution should stop: run_context is null or points at the execution's
+// `const std::function<bool()>` (ExecuteOptions::should_cancel).
+int32_t __xla_cpu_cancelled(void* run_context);
+
 // Row-major C[m,n] = op(A) * op(B) (C overwritten); op transposes when trans_* != 0.
 // lda/ldb are the row strides of A and B as stored.
 void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t trans_a, int64_t lda,
