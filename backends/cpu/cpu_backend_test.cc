@@ -181,6 +181,37 @@ ENTRY e {
   EXPECT_TRUE(SameOnBothBackends(kModule, {a.Clone(), b.Clone()}, 0, 0));
 }
 
+TEST(CpuBackend, NarrowFloatSumsAccumulateInF32) {
+  const char* kModule = R"(HloModule m
+add {
+  x = f16[] parameter(0)
+  y = f16[] parameter(1)
+  ROOT s = f16[] add(x, y)
+}
+ENTRY e {
+  a = f16[3] parameter(0)
+  z = f16[] constant(0)
+  ROOT r = f16[] reduce(a, z), dimensions={0}, to_apply=add
+})";
+  EXPECT_TRUE(SameOnBothBackends(kModule, {L("f16[3] {2048, 1, 1}")}));
+  testing::RegisterBackendsOnce();
+  EXPECT_TRUE(xla::testing::LiteralEqual(L("f16[] 2050"), xla::testing::RunHlo(kModule, {L("f16[3] {2048, 1, 1}")}, "cpu")));
+}
+
+TEST(CpuBackend, BitcastsKeepTheBytesUnderTheirLayout) {
+  EXPECT_TRUE(SameOnBothBackends(R"(HloModule m
+ENTRY e {
+  p = s32[2,3]{1,0} parameter(0)
+  ROOT b = s32[3,2]{0,1} bitcast(p)
+})", {L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}")}));
+  EXPECT_TRUE(SameOnBothBackends(R"(HloModule m
+ENTRY e {
+  p = s32[5] parameter(0)
+  i = u64[] parameter(1)
+  ROOT d = s32[3] dynamic-slice(p, i), dynamic_slice_sizes={3}
+})", {L("s32[5] {0, 1, 2, 3, 4}"), L("u64[] 18446744073709551615")}));
+}
+
 TEST(CpuBackend, VariadicArgmaxReduce) {
   const char* kModule = R"(HloModule m
 argmax {

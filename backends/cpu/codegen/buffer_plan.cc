@@ -225,6 +225,7 @@ class Planner {
     plan_->result_shape = result;
     const std::vector<Shape> result_leaves = ArrayLeaves(result);
     const std::vector<int>& root_slots = plan_->entry->slots(root);
+    const std::vector<Shape> root_leaves = ArrayLeaves(root->shape());
     std::vector<bool> taken(plan_->slots.size(), false);
     for (size_t k = 0; k < root_slots.size(); ++k) {
       const int s = root_slots[k];
@@ -245,6 +246,7 @@ class Planner {
       taken.push_back(true);
       plan_->output_slots.push_back(o);
       plan_->output_copies.emplace_back(s, o);
+      plan_->output_copy_shapes.push_back(root_leaves[k]);
     }
     AssignArena();
     return absl::OkStatus();

@@ -63,6 +63,8 @@ struct BufferPlan {
   // Copies done at the end: result leaf k is copied from slot output_copies[k].first into
   // output slot output_copies[k].second (when the value lives elsewhere, e.g. a parameter).
   std::vector<std::pair<int, int>> output_copies;
+  // Per output copy: the value's own shape (a bitcast/reshape sees the slot's bytes under it).
+  std::vector<Shape> output_copy_shapes;
   std::vector<int> output_slots;  // per result leaf
   int64_t parameter_leaf_count = 0;
 };

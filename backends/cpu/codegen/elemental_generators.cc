@@ -36,7 +36,11 @@ llvm::Value* Clamp64(llvm::IRBuilder<>* b, llvm::Value* v, int64_t lo, int64_t h
 }
 
 // A scalar index operand value widened to i64.
+// (u64 values past INT64_MAX saturate, so that clamping still sends them to the far end.)
 llvm::Value* ToI64(llvm::IRBuilder<>* b, llvm::Value* v, PrimitiveType type) {
+  if (type == U64) {
+    return b->CreateSelect(b->CreateICmpSLT(v, b->getInt64(0)), b->getInt64(INT64_MAX), v);
+  }
   return primitive_util::IsUnsignedIntegralType(type) ? b->CreateZExtOrTrunc(v, b->getInt64Ty())
                                                       : b->CreateSExtOrTrunc(v, b->getInt64Ty());
 }
@@ -186,6 +190,9 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
                       root->operand(0)->opcode() == HloOpcode::kParameter &&
                       root->operand(1)->opcode() == HloOpcode::kParameter;
   const bool is_max = root->opcode() == HloOpcode::kMaximum;
+  // f16/bf16 sums and products keep an f32 accumulator (rounded once at the end), as the
+  // interpreter does.
+  const bool widen = reassociate && (types[0] == F16 || types[0] == BF16);
   const HloComputation* reducer = hlo->to_apply();
   auto input_shape = std::make_shared<Shape>(input);
   return Generator([=](const IrIndex& out) -> absl::StatusOr<llvm::Value*> {
@@ -207,6 +214,11 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
       llvm::Value* i = v->getType()->isIntegerTy() ? v : b_->CreateBitCast(v, key_type);
       return b_->CreateXor(i, b_->CreateLShr(b_->CreateAShr(i, key_bits - 1), 1));
     };
+    llvm::AllocaInst* wide_acc = nullptr;
+    if (widen) {
+      wide_acc = entry.CreateAlloca(b_->getFloatTy());
+      b_->CreateStore(WidenToF32(b_->CreateLoad(RegisterType(types[0]), accumulators[0]), types[0]), wide_acc);
+    }
     if (minmax) {
       key_type = b_->getIntNTy(key_bits);
       nan_seen = entry.CreateAlloca(b_->getInt1Ty());
@@ -228,6 +240,17 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
         b_->CreateStore(b_->CreateBinaryIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, acc, key(v)),
                         key_acc);
         b_->CreateStore(b_->CreateOr(b_->CreateLoad(b_->getInt1Ty(), nan_seen), b_->CreateFCmpUNO(v, v)), nan_seen);
+        return absl::OkStatus();
+      }
+      if (j == loop_dims.size() && widen) {
+        ASSIGN_OR_RETURN(llvm::Value* v, inputs[0](in));
+        llvm::Value* acc = b_->CreateLoad(b_->getFloatTy(), wide_acc);
+        llvm::Value* w = WidenToF32(v, types[0]);
+        llvm::FastMathFlags fmf;
+        fmf.setAllowReassoc();
+        llvm::Value* r = root->opcode() == HloOpcode::kAdd ? b_->CreateFAdd(acc, w) : b_->CreateFMul(acc, w);
+        llvm::cast<llvm::Instruction>(r)->setFastMathFlags(fmf);
+        b_->CreateStore(r, wide_acc);
         return absl::OkStatus();
       }
       if (j == loop_dims.size()) {
@@ -259,6 +282,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruc
     ClearCache();
     RETURN_IF_ERROR(level(0));
     ClearCache();
+    if (widen) return NarrowFromF32(b_->CreateLoad(b_->getFloatTy(), wide_acc), types[0]);
     if (minmax) {
       llvm::Type* t = RegisterType(types[0]);
       llvm::Value* value = b_->CreateBitCast(key(b_->CreateLoad(key_type, key_acc)), t);

@@ -35,7 +35,10 @@ class ModuleEmitter {
     main_slots_ = main_->getArg(0);
     b_.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", main_));
     RETURN_IF_ERROR(EmitComputation(*plan_.entry));
-    for (const auto& [from, to] : plan_.output_copies) RETURN_IF_ERROR(EmitCopy(from, to));
+    for (size_t i = 0; i < plan_.output_copies.size(); ++i) {
+      RETURN_IF_ERROR(EmitCopy(plan_.output_copies[i].first, plan_.output_copies[i].second,
+                               &plan_.output_copy_shapes[i]));
+    }
     b_.CreateRet(b_.getInt32(0));
     return absl::OkStatus();
   }
@@ -273,7 +276,9 @@ class ModuleEmitter {
   }
 
   // Copies slot `from` into slot `to` (a kernel when the layouts differ).
-  absl::Status EmitCopy(int from, int to) {
+  // `value_shape`: the copied value's own shape, when its dimensions differ from the slot's
+  // (a bitcast or reshape aliasing the slot).
+  absl::Status EmitCopy(int from, int to, const Shape* value_shape = nullptr) {
     if (from == to) return absl::OkStatus();
     const Slot& dst = plan_.slots[to];
     Shape src_shape = plan_.slots[from].shape;
@@ -284,7 +289,9 @@ class ModuleEmitter {
     }
     // Different dimensions: the value is a row-major reshape of the slot's bytes.
     if (src_shape.dimensions() != dst.shape.dimensions()) {
-      src_shape = ShapeUtil::MakeShapeWithDescendingLayout(dst.shape.element_type(), dst.shape.dimensions());
+      src_shape = value_shape != nullptr && value_shape->dimensions() == dst.shape.dimensions()
+                      ? *value_shape
+                      : ShapeUtil::MakeShapeWithDescendingLayout(dst.shape.element_type(), dst.shape.dimensions());
     }
     if (src_shape.layout().minor_to_major() == dst.shape.layout().minor_to_major()) {
       if (dst.bytes > 0) {
