@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "server/worker_pool.h"
 
 namespace xla::server {
 namespace {
@@ -71,50 +72,6 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
-
-// A fixed set of threads running queued tasks in order. Destruction runs what is queued, then joins.
-class WorkerPool {
- public:
-  explicit WorkerPool(int threads) {
-    for (int i = 0; i < std::max(threads, 1); ++i) threads_.emplace_back([this] { Loop(); });
-  }
-  ~WorkerPool() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (std::thread& t : threads_) t.join();
-  }
-  void Schedule(std::function<void()> task) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      tasks_.push_back(std::move(task));
-    }
-    cv_.notify_one();
-  }
-
- private:
-  void Loop() {
-    for (;;) {
-      std::function<void()> task;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      task();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
 
 XlaGrpcService::XlaGrpcService(ServiceCore* core, std::string auth_token, int worker_threads)
     : core_(core),
@@ -197,12 +154,12 @@ XLA_UNARY_RPC(control_.get(), CloseSession)
 XLA_UNARY_RPC(nullptr, KeepAlive)
 XLA_UNARY_RPC(nullptr, ListDevices)
 XLA_UNARY_RPC(nullptr, GetDeviceHandles)
-XLA_UNARY_RPC(nullptr, GetShape)
 XLA_UNARY_RPC(nullptr, GetComputationShape)
 XLA_UNARY_RPC(nullptr, GetStatus)
 XLA_UNARY_RPC(workers_.get(), Compile)
 XLA_UNARY_RPC(workers_.get(), TransferToInfeed)
 XLA_UNARY_RPC(workers_.get(), DeconstructTuple)
+XLA_UNARY_RPC(workers_.get(), GetShape)  // waits for a pending result
 XLA_UNARY_RPC(workers_.get(), Unregister)
 XLA_UNARY_RPC(workers_.get(), ResetDevice)
 
@@ -233,6 +190,7 @@ XLA_UNARY_RPC(workers_.get(), ResetDevice)
 XLA_EXECUTE_RPC(Execute)
 XLA_EXECUTE_RPC(ExecuteAndTransfer)
 XLA_EXECUTE_RPC(ExecuteParallel)
+XLA_EXECUTE_RPC(Await)
 
 #undef XLA_EXECUTE_RPC
 

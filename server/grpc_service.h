@@ -56,6 +56,7 @@ class XlaGrpcService final : public XlaService::CallbackService {
   XLA_DECLARE_UNARY_RPC(Execute)
   XLA_DECLARE_UNARY_RPC(ExecuteAndTransfer)
   XLA_DECLARE_UNARY_RPC(ExecuteParallel)
+  XLA_DECLARE_UNARY_RPC(Await)
   XLA_DECLARE_UNARY_RPC(TransferToInfeed)
   XLA_DECLARE_UNARY_RPC(TransferFromOutfeed)
   XLA_DECLARE_UNARY_RPC(GetShape)

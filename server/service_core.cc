@@ -58,12 +58,19 @@ absl::StatusOr<std::unique_ptr<ServiceCore>> ServiceCore::Create(const ServiceOp
     impl->backends.push_back(std::move(backend));
   }
   if (impl->devices.empty()) return absl::FailedPreconditionError("the platforms have no devices");
+  for (size_t i = 0; i < impl->devices.size(); ++i) {
+    impl->device_queues.push_back(std::make_unique<WorkerPool>(1));
+  }
   Impl* raw = impl.get();
   impl->reaper = std::thread([raw] { raw->ReaperLoop(); });
   return std::unique_ptr<ServiceCore>(new ServiceCore(std::move(impl)));
 }
 
 ServiceCore::~ServiceCore() {
+  // Queued asynchronous executions stop (CANCELLED) and their queues drain before anything
+  // they use is freed.
+  impl_->shutting_down = true;
+  impl_->device_queues.clear();
   {
     std::lock_guard<std::mutex> lock(impl_->reaper_mu);
     impl_->stopping = true;

@@ -38,6 +38,13 @@
 //    (the full id is the session's credential).
 //  - ExecuteParallel: runs the requests on up to execute_threads threads; any failure fails
 //    the call, naming the failed request ("execution I: ...").
+//  - Asynchronous execution (ExecuteRequest.run_async, as LocalClient::RunAsync): checks run
+//    at once (errors are returned by Execute); then the result handle is returned while the
+//    execution waits in its device's FIFO queue. A pending handle may be an argument of any
+//    execution (which waits for it before taking an execute slot); GetShape, transfers and
+//    DeconstructTuple of it wait for it. If the execution fails, Await and every later use of
+//    its handle return its error. Queued executions of a closed or expired session, and those
+//    still queued when the core is destroyed, stop with CANCELLED.
 
 #include <cstdint>
 #include <functional>
@@ -93,6 +100,9 @@ class ServiceCore {
       const ExecuteAndTransferRequest& request, std::function<bool()> should_cancel = nullptr);
   absl::StatusOr<ExecuteParallelResponse> ExecuteParallel(const ExecuteParallelRequest& request,
                                                           std::function<bool()> should_cancel = nullptr);
+  // Waits for the handles' asynchronous executions; `should_cancel` as for Execute.
+  absl::StatusOr<AwaitResponse> Await(const AwaitRequest& request,
+                                      std::function<bool()> should_cancel = nullptr);
   absl::StatusOr<TransferToInfeedResponse> TransferToInfeed(const TransferToInfeedRequest& request);
   absl::StatusOr<TransferFromOutfeedResponse> TransferFromOutfeed(
       const TransferFromOutfeedRequest& request);

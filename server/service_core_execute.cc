@@ -34,20 +34,28 @@ absl::Status CheckArgumentShape(const CompiledProgram& program, int64_t i, const
   return absl::OkStatus();
 }
 
-// Counts an execution as in flight and holds an execute slot for its lifetime.
-class ExecutionScope {
+// Holds an execute slot for its lifetime.
+class ExecuteSlot {
  public:
-  explicit ExecutionScope(ServiceCore::Impl& impl) : impl_(impl) {
-    impl_.executions_in_flight.fetch_add(1);
-    impl_.execute_slots.Acquire();
-  }
-  ~ExecutionScope() {
-    impl_.execute_slots.Release();
-    impl_.executions_in_flight.fetch_sub(1);
-  }
+  explicit ExecuteSlot(ServiceCore::Impl& impl) : impl_(impl) { impl_.execute_slots.Acquire(); }
+  ~ExecuteSlot() { impl_.execute_slots.Release(); }
 
  private:
   ServiceCore::Impl& impl_;
+};
+
+// Counts an execution (queued or running) in the status' executions_in_flight.
+class InFlight {
+ public:
+  explicit InFlight(ServiceCore::Impl& impl) : impl_(&impl) { impl_->executions_in_flight.fetch_add(1); }
+  InFlight(InFlight&& other) noexcept : impl_(other.impl_) { other.impl_ = nullptr; }
+  InFlight(const InFlight&) = delete;
+  ~InFlight() {
+    if (impl_ != nullptr) impl_->executions_in_flight.fetch_sub(1);
+  }
+
+ private:
+  ServiceCore::Impl* impl_;
 };
 
 // How the handle's Compile obtained the executable (nothing is compiled at execution).
@@ -60,31 +68,52 @@ int64_t ElapsedNs(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
 }
 
+constexpr absl::Duration kWaitPoll = absl::Milliseconds(10);
+
 }  // namespace
 
-absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteRequest& request,
-                                                              const std::function<bool()>& should_cancel) {
-  ASSIGN_OR_RETURN(auto session, FindSession(request.session_id()));
-  SessionUse use(session);
-  ASSIGN_OR_RETURN(SessionExecutable executable, LookupProgram(*session, request.execution_handle()));
-  const std::shared_ptr<const CompiledProgram>& program = executable.program;
-  RETURN_IF_ERROR(CheckArgumentCount(*program, request.arguments_size()));
-  std::vector<std::shared_ptr<GlobalData>> data;
-  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+void PendingValue::Finish(absl::StatusOr<std::shared_ptr<backend::Buffer>> result, ExecutionProfile profile) {
+  absl::MutexLock lock(&mu_);
+  if (result.ok()) {
+    buffer_ = std::move(result).value();
+  } else {
+    status_ = result.status();
+  }
+  profile_ = std::move(profile);
+  done_ = true;
+}
+
+absl::StatusOr<std::shared_ptr<backend::Buffer>> PendingValue::Wait(const std::function<bool()>& should_cancel) {
+  absl::MutexLock lock(&mu_);
+  while (!done_) {
+    if (should_cancel && should_cancel()) return absl::CancelledError("wait for an asynchronous execution cancelled");
+    mu_.AwaitWithTimeout(absl::Condition(&done_), kWaitPoll);
+  }
+  if (!status_.ok()) {
+    return absl::Status(status_.code(),
+                        absl::StrCat("its asynchronous execution failed: ", status_.message()));
+  }
+  return buffer_;
+}
+
+absl::StatusOr<PreparedExecution> ServiceCore::Impl::PrepareExecution(const ExecuteRequest& request) {
+  PreparedExecution prepared;
+  ASSIGN_OR_RETURN(prepared.session, FindSession(request.session_id()));
+  Session& session = *prepared.session;
+  ASSIGN_OR_RETURN(prepared.executable, LookupProgram(session, request.execution_handle()));
+  const CompiledProgram& program = *prepared.executable.program;
+  RETURN_IF_ERROR(CheckArgumentCount(program, request.arguments_size()));
   for (int i = 0; i < request.arguments_size(); ++i) {
-    ASSIGN_OR_RETURN(auto argument, LookupData(*session, request.arguments(i)));
-    RETURN_IF_ERROR(CheckArgumentShape(*program, i, argument->shape));
-    if (argument->device != program->device) {
+    ASSIGN_OR_RETURN(auto argument, LookupData(session, request.arguments(i)));
+    RETURN_IF_ERROR(CheckArgumentShape(program, i, argument->shape));
+    if (argument->device != program.device) {
       return absl::FailedPreconditionError(absl::StrCat(
           "argument ", i, " (handle ", request.arguments(i), ") lives on device ", argument->device,
-          " but the executable was compiled for device ", program->device));
+          " but the executable was compiled for device ", program.device));
     }
-    buffers.push_back(argument->buffer);
-    data.push_back(std::move(argument));
+    prepared.arguments.push_back(std::move(argument));
   }
-  backend::ExecuteOptions options;
-  options.rng_seed = request.rng_seed();
-  options.should_cancel = should_cancel;
+  prepared.options.rng_seed = request.rng_seed();
   std::set<int64_t> donated_handles;
   for (int64_t index : request.donated_arguments()) {
     if (index < 0 || index >= request.arguments_size()) {
@@ -95,61 +124,132 @@ absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteReque
       return absl::InvalidArgumentError(
           absl::StrCat("handle ", request.arguments(index), " is donated twice"));
     }
-    options.donated_arguments.push_back(index);
+    prepared.options.donated_arguments.push_back(index);
   }
-  if (!donated_handles.empty()) {
-    // Donation gives the buffers up now: they leave the handle table before running, so no
-    // concurrent call can use them; a handle used twice in one call cannot be donated.
-    for (int i = 0; i < request.arguments_size(); ++i) {
-      if (donated_handles.count(request.arguments(i))) {
-        int uses = 0;
-        for (int64_t h : request.arguments()) uses += h == request.arguments(i);
-        if (uses > 1) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "handle ", request.arguments(i), " is donated but passed ", uses, " times"));
-        }
+  if (donated_handles.empty()) return prepared;
+  // Donation gives the buffers up now: they leave the handle table before running, so no
+  // concurrent call can use them; a handle used twice in one call cannot be donated.
+  for (int i = 0; i < request.arguments_size(); ++i) {
+    if (donated_handles.count(request.arguments(i))) {
+      int uses = 0;
+      for (int64_t h : request.arguments()) uses += h == request.arguments(i);
+      if (uses > 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "handle ", request.arguments(i), " is donated but passed ", uses, " times"));
       }
     }
-    absl::MutexLock lock(&session->mu);
-    for (int64_t handle : donated_handles) {
-      auto it = session->data.find(handle);
-      if (it == session->data.end()) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("global data handle ", handle, " was donated or released concurrently"));
-      }
-    }
-    for (int64_t handle : donated_handles) {
-      auto it = session->data.find(handle);
-      session->memory_bytes -= it->second->bytes;
-      session->data.erase(it);
-      session->donated.insert(handle);
+  }
+  absl::MutexLock lock(&session.mu);
+  for (int64_t handle : donated_handles) {
+    if (session.data.find(handle) == session.data.end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("global data handle ", handle, " was donated or released concurrently"));
     }
   }
-  const DeviceSlot& device = devices[program->device];
-  (void)device;
+  for (int64_t handle : donated_handles) {
+    auto it = session.data.find(handle);
+    session.memory_bytes -= it->second->bytes;
+    session.data.erase(it);
+    session.donated.insert(handle);
+  }
+  return prepared;
+}
+
+absl::StatusOr<std::shared_ptr<backend::Buffer>> ServiceCore::Impl::RunPrepared(PreparedExecution& prepared,
+                                                                              ExecutionProfile* profile) {
+  const std::function<bool()>& should_cancel = prepared.options.should_cancel;
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (size_t i = 0; i < prepared.arguments.size(); ++i) {
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = prepared.arguments[i]->Ready(should_cancel);
+    if (!buffer.ok()) {
+      return absl::Status(buffer.status().code(),
+                          absl::StrCat("argument ", i, ": ", buffer.status().message()));
+    }
+    buffers.push_back(std::move(buffer).value());
+  }
+  const CompiledProgram& program = *prepared.executable.program;
   std::shared_ptr<backend::Buffer> result;
   const Clock::time_point start = Clock::now();
   {
-    ExecutionScope scope(*this);
-    ASSIGN_OR_RETURN(result, program->executable->Execute(buffers, options));
+    ExecuteSlot slot(*this);
+    ASSIGN_OR_RETURN(result, program.executable->Execute(buffers, prepared.options));
   }
   const int64_t compute_ns = ElapsedNs(start);
-  buffers.clear();
-  data.clear();
-  const Shape result_shape = result->shape();  // with the layout the backend produced
-  ASSIGN_OR_RETURN(int64_t handle, RegisterData(*session, std::move(result), result_shape,
-                                                program->device, /*check_quota=*/true));
+  SetCompileProfile(prepared.executable, profile);
+  profile->set_compute_time_ns(compute_ns);
+  profile->set_compute_and_transfer_time_ns(compute_ns);
+  return result;
+}
+
+absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteRequest& request,
+                                                              const std::function<bool()>& should_cancel) {
+  InFlight in_flight(*this);
+  ASSIGN_OR_RETURN(PreparedExecution prepared, PrepareExecution(request));
+  const std::shared_ptr<Session> session = prepared.session;
+  const int device = prepared.executable.program->device;
   ExecuteResponse response;
-  response.set_result_handle(handle);
-  SetCompileProfile(executable, response.mutable_profile());
-  response.mutable_profile()->set_compute_time_ns(compute_ns);
-  response.mutable_profile()->set_compute_and_transfer_time_ns(compute_ns);
+  if (!request.run_async()) {
+    SessionUse use(session);
+    prepared.options.should_cancel = should_cancel;
+    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result,
+                     RunPrepared(prepared, response.mutable_profile()));
+    prepared.arguments.clear();
+    const Shape result_shape = result->shape();  // with the layout the backend produced
+    ASSIGN_OR_RETURN(int64_t handle, RegisterData(*session, std::move(result), result_shape, device,
+                                                  /*check_quota=*/true));
+    response.set_result_handle(handle);
+    return response;
+  }
+  // Asynchronous: the handle exists (and counts against the quota) from now on.
+  auto pending = std::make_shared<PendingValue>();
+  auto data = std::make_shared<GlobalData>();
+  data->pending = pending;
+  data->shape = prepared.executable.program->program_shape.result();
+  data->device = device;
+  data->bytes = StorageBytes(data->shape);
+  {
+    absl::MutexLock lock(&session->mu);
+    if (session->closed) return absl::NotFoundError("session closed");
+    RETURN_IF_ERROR(CheckQuota(session->memory_bytes, data->bytes));
+    const int64_t handle = NewHandle();
+    session->memory_bytes += data->bytes;
+    session->data.emplace(handle, std::move(data));
+    response.set_result_handle(handle);
+  }
+  prepared.options.should_cancel = [this, session = session.get()] {
+    return shutting_down.load() || session->dropped.load();
+  };
+  auto task = [this, prepared = std::move(prepared), pending, in_flight = std::move(in_flight)]() mutable {
+    ExecutionProfile profile;
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> result = RunPrepared(prepared, &profile);
+    prepared.arguments.clear();
+    pending->Finish(std::move(result), std::move(profile));
+  };
+  device_queues[device]->Schedule(
+      [task = std::make_shared<decltype(task)>(std::move(task))] { (*task)(); });
   return response;
 }
 
 absl::StatusOr<ExecuteResponse> ServiceCore::Execute(const ExecuteRequest& request,
                                                      std::function<bool()> should_cancel) {
   return impl_->ExecuteOne(request, should_cancel);
+}
+
+absl::StatusOr<AwaitResponse> ServiceCore::Await(const AwaitRequest& request,
+                                                 std::function<bool()> should_cancel) {
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  SessionUse use(session);
+  AwaitResponse response;
+  for (int64_t handle : request.handles()) {
+    ASSIGN_OR_RETURN(auto data, impl_->LookupData(*session, handle));
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> ready = data->Ready(should_cancel);
+    if (!ready.ok()) {
+      return absl::Status(ready.status().code(),
+                          absl::StrCat("handle ", handle, ": ", ready.status().message()));
+    }
+    *response.add_profiles() = data->pending ? data->pending->profile() : ExecutionProfile();
+  }
+  return response;
 }
 
 absl::StatusOr<ExecuteParallelResponse> ServiceCore::ExecuteParallel(
@@ -205,9 +305,10 @@ absl::StatusOr<ExecuteAndTransferResponse> ServiceCore::ExecuteAndTransfer(
   options.rng_seed = request.rng_seed();
   options.should_cancel = should_cancel;
   std::shared_ptr<backend::Buffer> result;
+  InFlight in_flight(*impl_);
   const Clock::time_point compute_start = Clock::now();
   {
-    ExecutionScope scope(*impl_);
+    ExecuteSlot slot(*impl_);
     ASSIGN_OR_RETURN(result, program->executable->Execute(buffers, options));
   }
   const int64_t compute_ns = ElapsedNs(compute_start);

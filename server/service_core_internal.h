@@ -24,6 +24,7 @@
 #include "backends/backend.h"
 #include "hlo/shape.h"
 #include "server/service_core.h"
+#include "server/worker_pool.h"
 
 namespace xla {
 namespace server {
@@ -52,11 +53,38 @@ struct SessionExecutable {
   int64_t compile_ms = 0;
 };
 
+// The result of an asynchronous execution: filled in once, when the execution finishes.
+class PendingValue {
+ public:
+  void Finish(absl::StatusOr<std::shared_ptr<backend::Buffer>> result, ExecutionProfile profile);
+  // Waits until finished; CANCELLED once `should_cancel` (polled) returns true.
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> Wait(const std::function<bool()>& should_cancel);
+  // Valid once Wait returned OK.
+  ExecutionProfile profile() {
+    absl::MutexLock lock(&mu_);
+    return profile_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<backend::Buffer> buffer_ ABSL_GUARDED_BY(mu_);
+  ExecutionProfile profile_ ABSL_GUARDED_BY(mu_);
+};
+
 struct GlobalData {
-  std::shared_ptr<backend::Buffer> buffer;
-  Shape shape;
+  std::shared_ptr<backend::Buffer> buffer;  // null while `pending`
+  std::shared_ptr<PendingValue> pending;    // set for results of asynchronous executions
+  Shape shape;  // for pending values: the program's result shape (the buffer's may differ in layout)
   int device = 0;  // server-wide ordinal
   int64_t bytes = 0;
+
+  // The buffer, waiting for a pending execution; the execution's error when it failed.
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> Ready(const std::function<bool()>& should_cancel = {}) const {
+    if (pending == nullptr) return buffer;
+    return pending->Wait(should_cancel);
+  }
 };
 
 struct Session {
@@ -67,6 +95,8 @@ struct Session {
   absl::Mutex mu;
   Clock::time_point deadline ABSL_GUARDED_BY(mu);
   bool closed ABSL_GUARDED_BY(mu) = false;
+  // Set with `closed`; read without the lock by queued executions (which then stop).
+  std::atomic<bool> dropped{false};
   std::map<int64_t, std::shared_ptr<GlobalData>> data ABSL_GUARDED_BY(mu);
   std::set<int64_t> donated ABSL_GUARDED_BY(mu);  // handles given up by donation
   std::map<int64_t, SessionExecutable> executables ABSL_GUARDED_BY(mu);
@@ -171,6 +201,15 @@ class Semaphore {
   int n_;
 };
 
+// An execution whose arguments are checked and whose donated handles are taken: what remains
+// is to run it (now, or later from its device's queue).
+struct PreparedExecution {
+  std::shared_ptr<Session> session;
+  SessionExecutable executable;
+  std::vector<std::shared_ptr<GlobalData>> arguments;
+  backend::ExecuteOptions options;
+};
+
 struct ServiceCore::Impl {
   explicit Impl(const ServiceOptions& o)
       : options(o), cache(o.cache_entries), compile_slots(o.compile_threads),
@@ -182,7 +221,10 @@ struct ServiceCore::Impl {
   CompileCache cache;
   Semaphore compile_slots, execute_slots;
   std::atomic<int64_t> next_handle{1};
-  std::atomic<int64_t> executions_in_flight{0};
+  std::atomic<int64_t> executions_in_flight{0};  // running or queued
+  std::atomic<bool> shutting_down{false};  // queued executions stop
+  // One FIFO per device for asynchronous executions (submission order per device).
+  std::vector<std::unique_ptr<WorkerPool>> device_queues;
 
   absl::Mutex mu;
   std::map<std::string, std::shared_ptr<Session>> sessions ABSL_GUARDED_BY(mu);
@@ -215,6 +257,10 @@ struct ServiceCore::Impl {
 
   absl::StatusOr<ExecuteResponse> ExecuteOne(const ExecuteRequest& request,
                                              const std::function<bool()>& should_cancel);
+  absl::StatusOr<PreparedExecution> PrepareExecution(const ExecuteRequest& request);
+  // Waits for pending arguments (before taking an execute slot), runs, fills the profile.
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> RunPrepared(PreparedExecution& prepared,
+                                                             ExecutionProfile* profile);
 };
 
 }  // namespace server

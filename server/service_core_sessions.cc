@@ -77,6 +77,7 @@ void ServiceCore::Impl::DropSession(const std::shared_ptr<Session>& session) {
   {
     absl::MutexLock lock(&session->mu);
     session->closed = true;
+    session->dropped = true;
     data.swap(session->data);
     executables.swap(session->executables);
     session->donated.clear();
@@ -208,6 +209,12 @@ absl::StatusOr<GetShapeResponse> ServiceCore::GetShape(const GetShapeRequest& re
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
   ASSIGN_OR_RETURN(auto data, impl_->LookupData(*session, request.handle()));
   GetShapeResponse response;
+  if (data->pending != nullptr) {
+    // The layout is the one the backend produces: wait for it.
+    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> buffer, data->Ready());
+    *response.mutable_shape() = buffer->shape().ToProto();
+    return response;
+  }
   *response.mutable_shape() = data->shape.ToProto();
   return response;
 }
@@ -230,15 +237,16 @@ absl::StatusOr<DeconstructTupleResponse> ServiceCore::DeconstructTuple(
                                                    " is not a tuple: ", data->shape.ToString()));
   }
   // Views of the tuple's element buffers (shared, refcounted as XLA's allocation tracker).
-  std::vector<std::shared_ptr<backend::Buffer>> elements = data->buffer->tuple_elements();
-  if (static_cast<int64_t>(elements.size()) != data->shape.tuple_shapes_size()) {
+  ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> tuple, data->Ready());
+  std::vector<std::shared_ptr<backend::Buffer>> elements = tuple->tuple_elements();
+  if (static_cast<int64_t>(elements.size()) != tuple->shape().tuple_shapes_size()) {
     return absl::InternalError("backend returned a wrong number of tuple elements");
   }
   DeconstructTupleResponse response;
   for (size_t i = 0; i < elements.size(); ++i) {
     ASSIGN_OR_RETURN(int64_t handle,
                      impl_->RegisterData(*session, std::move(elements[i]),
-                                         data->shape.tuple_shapes(static_cast<int>(i)), data->device,
+                                         tuple->shape().tuple_shapes(static_cast<int>(i)), data->device,
                                          /*check_quota=*/false));
     response.add_element_handles(handle);
   }

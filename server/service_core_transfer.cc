@@ -205,7 +205,8 @@ absl::StatusOr<std::shared_ptr<const Literal>> ServiceCore::BeginDownload(
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
   ASSIGN_OR_RETURN(auto data, impl_->LookupData(*session, request.handle()));
   const DeviceSlot& device = impl_->devices[data->device];
-  ASSIGN_OR_RETURN(Literal literal, device.backend->TransferFromDevice(*data->buffer));
+  ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> buffer, data->Ready());
+  ASSIGN_OR_RETURN(Literal literal, device.backend->TransferFromDevice(*buffer));
   return std::shared_ptr<const Literal>(std::make_shared<Literal>(std::move(literal)));
 }
 
