@@ -293,6 +293,29 @@ absl::StatusOr<std::unique_ptr<GlobalData>> Client::Execute(
   return Wrap(response.result_handle());
 }
 
+absl::StatusOr<std::unique_ptr<GlobalData>> Client::ExecuteAsync(
+    const ExecutableHandle& executable, absl::Span<const GlobalData* const> arguments,
+    const ExecuteOptions& options) {
+  FlushUnregisters();
+  server::ExecuteRequest request;
+  FillExecuteRequest(session_id_, executable, arguments, options, &request);
+  request.set_run_async(true);
+  ASSIGN_OR_RETURN(server::ExecuteResponse response, transport_->Execute(request));
+  return Wrap(response.result_handle());
+}
+
+absl::Status Client::Await(absl::Span<const GlobalData* const> data,
+                           std::vector<ExecutionProfile>* profiles) {
+  server::AwaitRequest request;
+  request.set_session_id(session_id_);
+  for (const GlobalData* item : data) request.add_handles(item == nullptr ? 0 : item->handle());
+  // Waiting changes nothing on the server, so a dropped connection may retry it.
+  ASSIGN_OR_RETURN(server::AwaitResponse response,
+                   WithRetries(options_.max_retries, [&] { return transport_->Await(request); }));
+  if (profiles != nullptr) profiles->assign(response.profiles().begin(), response.profiles().end());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Literal> Client::ExecuteAndTransfer(const ExecutableHandle& executable,
                                                    absl::Span<const Literal> arguments,
                                                    const ExecuteOptions& options) {

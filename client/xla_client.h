@@ -22,7 +22,7 @@
 //
 // Errors: the server's codes pass through unchanged (INVALID_ARGUMENT with "LINE:COL:" for
 // malformed HLO text, NOT_FOUND, RESOURCE_EXHAUSTED, FAILED_PRECONDITION, ...). Idempotent
-// calls (GetVersion, KeepAlive, ListDevices, GetShape, GetComputationShape, GetStatus,
+// calls (GetVersion, KeepAlive, ListDevices, GetShape, GetComputationShape, GetStatus, Await,
 // Transfer) are retried on UNAVAILABLE with exponential backoff, up to max_retries times.
 
 #include <cstdint>
@@ -156,6 +156,20 @@ class Client {
                                              const ExecuteOptions& options = {});
   absl::StatusOr<std::vector<std::unique_ptr<GlobalData>>> ExecuteParallel(
       absl::Span<const ExecutionRequest> requests);
+  // Asynchronous Execute (as LocalClient::RunAsync): returns the result handle at once, before
+  // the execution has run. Executions queued on one device run in submission order; the handle
+  // can be passed to further Execute/ExecuteAsync calls right away, and Transfer, GetShape and
+  // DeconstructTuple of it wait until it is ready. options.profile is not filled: Await
+  // reports the profile, or the execution's error (also returned by every later use of the
+  // handle).
+  absl::StatusOr<std::unique_ptr<GlobalData>> ExecuteAsync(const ExecutableHandle& executable,
+                                                           absl::Span<const GlobalData* const> arguments,
+                                                           const ExecuteOptions& options = {});
+  // Waits until every handle in `data` is ready. On success `profiles` (when non-null) gets one
+  // ExecutionProfile per handle (empty for data that was never pending); a failed execution's
+  // error is returned as is.
+  absl::Status Await(absl::Span<const GlobalData* const> data,
+                     std::vector<ExecutionProfile>* profiles = nullptr);
 
   // --- transfers ---
   absl::StatusOr<std::unique_ptr<GlobalData>> TransferToServer(const Literal& literal,

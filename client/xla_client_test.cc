@@ -354,6 +354,71 @@ ENTRY main {
   EXPECT_EQ(empty.status().code(), absl::StatusCode::kDeadlineExceeded);
 }
 
+TEST_P(ClientTest, ExecuteAsyncChainsAndAwaits) {
+  ASSERT_NE(client_, nullptr);
+  auto exe = client_->Compile(kScalarAdd);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto one = client_->TransferToServer(Literal::CreateR0<float>(1));
+  ASSERT_TRUE(one.ok()) << one.status();
+  // Each execution consumes the previous one's result before it is ready.
+  std::vector<std::unique_ptr<GlobalData>> chain;
+  const GlobalData* previous = one->get();
+  for (int i = 0; i < 40; ++i) {
+    auto next = client_->ExecuteAsync(*exe, {previous, one->get()});
+    ASSERT_TRUE(next.ok()) << next.status();
+    chain.push_back(std::move(*next));
+    previous = chain.back().get();
+  }
+  std::vector<ExecutionProfile> profiles;
+  ASSERT_TRUE(client_->Await({chain.front().get(), chain.back().get(), one->get()}, &profiles).ok());
+  ASSERT_EQ(profiles.size(), 3u);
+  EXPECT_GT(profiles[1].compute_time_ns(), 0);
+  EXPECT_EQ(profiles[2].compute_time_ns(), 0);  // never pending
+  auto value = client_->Transfer(*chain.back());
+  ASSERT_TRUE(value.ok()) << value.status();
+  EXPECT_EQ(*value, Literal::CreateR0<float>(41));
+
+  // Transfer waits by itself, without Await.
+  auto late = client_->ExecuteAsync(*exe, {chain.back().get(), chain.back().get()});
+  ASSERT_TRUE(late.ok()) << late.status();
+  auto late_value = client_->Transfer(**late);
+  ASSERT_TRUE(late_value.ok()) << late_value.status();
+  EXPECT_EQ(*late_value, Literal::CreateR0<float>(82));
+}
+
+TEST_P(ClientTest, ExecuteAsyncFailureReachesAwaitAndDependants) {
+  ASSERT_NE(client_, nullptr);
+  constexpr char kReadInfeed[] = R"(HloModule read
+ENTRY main {
+  t = token[] after-all()
+  i = (f32[], token[]) infeed(t)
+  ROOT d = f32[] get-tuple-element(i), index=0
+}
+)";
+  auto reader = client_->Compile(kReadInfeed);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto add = client_->Compile(kScalarAdd);
+  ASSERT_TRUE(add.ok()) << add.status();
+  // The wrong type in the queue: submission succeeds, the run fails when it reads it.
+  ASSERT_TRUE(client_->TransferToInfeed(Literal::CreateR0<int32_t>(3)).ok());
+  auto failed = client_->ExecuteAsync(*reader, {});
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  auto dependant = client_->ExecuteAsync(*add, {failed->get(), failed->get()});
+  ASSERT_TRUE(dependant.ok()) << dependant.status();
+  absl::Status awaited = client_->Await({failed->get()});
+  EXPECT_EQ(awaited.code(), absl::StatusCode::kInvalidArgument) << awaited;
+  EXPECT_THAT(std::string(awaited.message()), HasSubstr("infeed"));
+  EXPECT_FALSE(client_->Await({dependant->get()}).ok());
+  EXPECT_FALSE(client_->Transfer(**dependant).ok());
+  // Submission-time checks still answer at once: a wrong argument count.
+  auto bad = client_->ExecuteAsync(*add, {failed->get()});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << bad.status();
+  // The session stays usable.
+  auto good = client_->ExecuteAndTransfer(*add, {Literal::CreateR0<float>(1), Literal::CreateR0<float>(2)});
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_EQ(*good, Literal::CreateR0<float>(3));
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, ClientTest, ::testing::Values(Mode::kInProcess, Mode::kRemote),
                          [](const ::testing::TestParamInfo<Mode>& info) {
                            return info.param == Mode::kInProcess ? "InProcess" : "Remote";
