@@ -378,20 +378,9 @@ absl::StatusOr<Generator> ElementalEmitter::MakeDotGenerator(const HloInstructio
 
 absl::StatusOr<Generator> ElementalEmitter::MakeFusionGenerator(const HloInstruction* hlo,
                                                                 const OperandGenerator& operand) {
-  const HloComputation* fused = hlo->to_apply();
-  if (fused == nullptr) return UnimplementedOp(*hlo, "fusion without a computation");
-  auto generators = std::make_shared<std::map<const HloInstruction*, Generator>>();
-  for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
-    if (inner->opcode() == HloOpcode::kParameter) {
-      ASSIGN_OR_RETURN((*generators)[inner], operand(inner->parameter_number()));
-      continue;
-    }
-    OperandGenerator inner_operand = [generators, inner](int64_t i) -> absl::StatusOr<Generator> {
-      return generators->at(inner->operand(i));
-    };
-    ASSIGN_OR_RETURN((*generators)[inner], MakeGenerator(inner, inner_operand));
-  }
-  return (*generators)[fused->root_instruction()];
+  if (hlo->to_apply() == nullptr) return UnimplementedOp(*hlo, "fusion without a computation");
+  ASSIGN_OR_RETURN(FusionGenerators generators, MakeFusionGenerators(hlo, operand));
+  return generators->at(hlo->to_apply()->root_instruction());
 }
 
 absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* hlo, const OperandGenerator& operand) {

@@ -229,8 +229,8 @@ class ModuleEmitter {
     absl::StatusOr<Generator> gen = elemental_.MakeGenerator(hlo, operand);
     absl::Status status = gen.status();
     if (status.ok()) {
-      status = EmitLoopNest(&b_, iteration, kernel->getArg(1), kernel->getArg(2),
-                            [&](const IrIndex& index) -> absl::Status {
+      status = EmitKernelLoops(&elemental_, hlo, operand, iteration, kernel->getArg(1), kernel->getArg(2),
+                               [&](const IrIndex& index) -> absl::Status {
                               ASSIGN_OR_RETURN(llvm::Value* v, (*gen)(index));
                               if (out.size() == 1) {
                                 elemental_.StoreElement(v, KernelSlotPointer(out[0]), shapes[0], index);

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -82,6 +83,14 @@ class ElementalEmitter {
   llvm::IRBuilder<>* b() { return b_; }
   void ClearCache() { cache_.clear(); }
 
+  // Generators of every instruction in fusion `hlo`'s computation (fusion_emitter.cc). A fused
+  // reduce other than the root (a row reduction, passes/fusion.h) yields the value given to
+  // SetRowValue while one is set.
+  using FusionGenerators = std::shared_ptr<std::map<const HloInstruction*, Generator>>;
+  absl::StatusOr<FusionGenerators> MakeFusionGenerators(const HloInstruction* hlo, const OperandGenerator& operand);
+  void SetRowValue(const HloInstruction* reduction, llvm::Value* value) { row_values_[reduction] = value; }
+  void ClearRowValues() { row_values_.clear(); }
+
  private:
   absl::StatusOr<llvm::Value*> EmitUnary(const HloInstruction& hlo, llvm::Value* x, PrimitiveType in,
                                          PrimitiveType out);
@@ -105,6 +114,8 @@ class ElementalEmitter {
   // Values generated for (hlo, index) in one basic block, so shared subexpressions of a
   // fusion are emitted once.
   std::map<std::tuple<const HloInstruction*, std::vector<llvm::Value*>, llvm::BasicBlock*>, llvm::Value*> cache_;
+  // Row reductions' values for the row being emitted (see MakeFusionGenerators).
+  std::map<const HloInstruction*, llvm::Value*> row_values_;
 };
 
 // Emits loops over [0, dims) in `shape`'s layout order, innermost minor; `body` gets the
@@ -112,6 +123,12 @@ class ElementalEmitter {
 // [begin, end) (rank 0: body runs once when begin < end).
 absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value* begin, llvm::Value* end,
                           const std::function<absl::Status(const IrIndex&)>& body);
+
+// The loops of a kernel computing `hlo` over `iteration`: EmitLoopNest, except that a fusion
+// with row reductions computes them once per row first (fusion_emitter.cc).
+absl::Status EmitKernelLoops(ElementalEmitter* e, const HloInstruction* hlo, const OperandGenerator& operand,
+                             const Shape& iteration, llvm::Value* begin, llvm::Value* end,
+                             const std::function<absl::Status(const IrIndex&)>& body);
 
 struct BufferPlan;
 // Emits `int32_t name(void** slots, void* run_context)`, running the module's entry computation

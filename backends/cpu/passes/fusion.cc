@@ -103,6 +103,27 @@ bool IsExpensive(const HloInstruction& instruction) {
   }
 }
 
+// reduce(x[R, ...]) over every dimension but the first: one value per row.
+bool IsRowReduction(const HloInstruction& instruction) {
+  if (!IsFusibleReduce(instruction) || instruction.operand_count() != 2 || !instruction.shape().IsArray() ||
+      instruction.shape().rank() != 1) {
+    return false;
+  }
+  const Shape& input = instruction.operand(0)->shape();
+  if (input.rank() < 2 || input.dimensions(0) != instruction.shape().dimensions(0)) return false;
+  std::vector<int64_t> dims(instruction.dimensions().begin(), instruction.dimensions().end());
+  std::sort(dims.begin(), dims.end());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != static_cast<int64_t>(i) + 1) return false;
+  }
+  return static_cast<int64_t>(dims.size()) == input.rank() - 1;
+}
+
+// Row-major (or without a layout yet): dimension 0 is the outermost loop of a kernel.
+bool RowMajor(const Shape& shape) {
+  return !shape.has_layout() || shape.rank() == 0 || ShapeUtil::HasDescendingLayout(shape);
+}
+
 // A consumer that could itself take `producer` into a fusion later.
 bool IsFusibleConsumer(const HloInstruction& user) {
   return IsFusibleElementwise(user) || IsFusibleReduce(user) || IsDataMovement(user) ||
@@ -134,7 +155,55 @@ class FusionGroup {
   std::vector<HloInstruction*> order_;
 };
 
+// Row r of `instruction` depends only on row r of its operands along a path to the root,
+// whose first dimension has `rows` elements: elementwise ops, broadcasts keeping dimension 0
+// first, row reductions. A row reduction whose users are all row aligned can be computed once
+// per row of the fusion's outermost loop (codegen/fusion_emitter.cc).
+bool IsRowAlignedOp(const HloInstruction& instruction, int64_t rows) {
+  const Shape& shape = instruction.shape();
+  if (!shape.IsArray() || shape.rank() < 1 || shape.dimensions(0) != rows || !RowMajor(shape)) return false;
+  const HloOpcode op = instruction.opcode();
+  bool kind_ok = IsRowReduction(instruction);
+  if (IsFusibleElementwise(instruction)) {
+    kind_ok = true;
+    for (const HloInstruction* operand : instruction.operands()) {
+      if (operand->shape().rank() != 0 && operand->shape().dimensions() != shape.dimensions()) kind_ok = false;
+    }
+  }
+  if (op == HloOpcode::kBroadcast) {
+    kind_ok = !instruction.dimensions().empty() && instruction.dimensions()[0] == 0;
+  }
+  return kind_ok;
+}
+
+bool IsRowAligned(const HloInstruction& instruction, const FusionGroup& group, int64_t rows,
+                  absl::flat_hash_map<const HloInstruction*, bool>* memo) {
+  if (auto it = memo->find(&instruction); it != memo->end()) return it->second;
+  bool aligned = true;
+  for (const HloInstruction* user : instruction.users()) {
+    if (group.Contains(user) && !IsRowAligned(*user, group, rows, memo)) aligned = false;
+  }
+  aligned = aligned && IsRowAlignedOp(instruction, rows);
+  (*memo)[&instruction] = aligned;
+  return aligned;
+}
+
+// A row reduction used only inside `group`, along row-aligned paths to its root.
+bool IsFusibleRowReduction(const HloInstruction& producer, const FusionGroup& group) {
+  const Shape& root = group.root()->shape();
+  if (!IsRowReduction(producer) || !root.IsArray() || root.rank() < 1 || !RowMajor(root) ||
+      !RowMajor(producer.operand(0)->shape()) || group.OutsideUses(&producer) > 0) {
+    return false;
+  }
+  absl::flat_hash_map<const HloInstruction*, bool> memo;
+  for (const HloInstruction* user : producer.users()) {
+    if (!IsRowAligned(*user, group, root.dimensions(0), &memo)) return false;
+  }
+  return true;
+}
+
 bool MayDuplicate(const HloInstruction& producer, const FusionGroup& group) {
+  if (producer.opcode() == HloOpcode::kReduce) return false;
   if (!IsExpensive(producer)) {
     // Elementwise work is recomputed per consumer; keep that to consumers that fuse it.
     if (producer.opcode() == HloOpcode::kBroadcast || producer.opcode() == HloOpcode::kIota ||
@@ -162,7 +231,8 @@ void Grow(FusionGroup* group) {
       for (size_t m = 0; m < group->members().size() && !added; ++m) {
         HloInstruction* member = group->members()[m];
         for (HloInstruction* producer : member->operands()) {
-          if (group->Contains(producer) || !IsFusibleProducer(*producer)) continue;
+          if (group->Contains(producer)) continue;
+          if (!IsFusibleProducer(*producer) && !IsFusibleRowReduction(*producer, *group)) continue;
           if (group->OutsideUses(producer) > 0 && (!allow_duplicates || !MayDuplicate(*producer, *group))) {
             continue;
           }

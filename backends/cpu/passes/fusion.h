@@ -18,6 +18,13 @@ namespace cpu {
 //    reshape, transpose, slice, iota or a scalar constant.
 //  - kInput fusions: the root is a reduce (possibly variadic); everything else is as in
 //    kLoop fusions (the reduce's inputs and init values).
+//  - row reductions: besides the root, a fusion of either kind may contain reduces of a
+//    row-major x[R, ...] over every dimension but the first (one value per row) whose every
+//    path to the root goes through row-aligned ops only: elementwise ops, broadcasts keeping
+//    dimension 0 as their first, other row reductions; the root is such an op, row-major, with
+//    R rows. Row r of the root then needs row r of each row reduction only, so a kernel
+//    computes them once per row (a softmax is one fusion reading each row once). Such a
+//    reduce has no users outside its fusion (it is never duplicated).
 //  - never inside a fusion: dot, convolution, sort, while, conditional, call, custom-call,
 //    rng, infeed/outfeed, collectives, any side-effecting op, tuples, copies.
 //  - fusions form only in the entry computation and in computations called by while,

@@ -13,6 +13,7 @@
 #include "backends/cpu/passes/fusion.h"
 #include "backends/cpu/passes/layout_assignment.h"
 #include "backends/cpu/passes/pass.h"
+#include "backends/cpu/passes/reduction_splitter.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/status_macros.h"
 
@@ -38,6 +39,7 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
     pipeline.AddPass(std::make_unique<FixedPointPass>(std::move(simplify)));
   }
   pipeline.AddPass<LayoutAssignment>();
+  pipeline.AddPass<ReductionSplitter>();
   pipeline.AddPass<CpuFusion>();
   pipeline.AddPass<HloDce>();
   RETURN_IF_ERROR(pipeline.Run(module).status());

@@ -15,7 +15,8 @@
 //  - elementwise chains are `fusion` instructions (kind=kLoop, or kInput with a reduce
 //    root) whose contents are restricted as fusion.h says.
 // Pass order: call inlining; batch-norm expansion; dot canonicalization; {algebraic simplification, constant folding, CSE, DCE}
-// to a fixed point; layout assignment; fusion; DCE.
+// to a fixed point; layout assignment; splitting of large reductions to a scalar
+// (reduction_splitter.h); fusion; DCE.
 
 #include "absl/status/status.h"
 #include "hlo/hlo_module.h"
