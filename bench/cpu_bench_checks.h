@@ -1,0 +1,128 @@
+#ifndef XLA_BENCH_CPU_BENCH_CHECKS_H_
+#define XLA_BENCH_CPU_BENCH_CHECKS_H_
+
+// Sanity checks of cpu_bench's results against double-precision references computed here,
+// so a fast path that computes the wrong thing cannot pass as a benchmark figure. (The
+// backend's tests compare against the interpreter; these only guard the benchmark.)
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "bench/cpu_bench_workloads.h"
+#include "hlo/literal.h"
+
+namespace xla {
+namespace bench {
+
+inline bool Near(double got, double want, double tolerance) {
+  return std::abs(got - want) <= tolerance * (1 + std::abs(want));
+}
+
+// Softmax of one row in double.
+inline std::vector<double> SoftmaxRow(std::vector<double> row) {
+  double m = -INFINITY, sum = 0;
+  for (double v : row) m = std::max(m, v);
+  for (double& v : row) sum += (v = std::exp(v - m));
+  for (double& v : row) v /= sum;
+  return row;
+}
+
+// Row `r` of the MLP (dense layers with ReLU between, softmax at the end) in double.
+inline std::vector<double> MlpRow(const std::vector<Literal>& inputs, int64_t r) {
+  const absl::Span<const float> x = inputs[0].data<float>();
+  const int64_t in = inputs[0].shape().dimensions(1);
+  std::vector<double> h(x.begin() + r * in, x.begin() + (r + 1) * in);
+  for (size_t l = 1; l + 1 < inputs.size(); l += 2) {
+    const absl::Span<const float> w = inputs[l].data<float>();
+    const absl::Span<const float> b = inputs[l + 1].data<float>();
+    const int64_t out = inputs[l].shape().dimensions(1);
+    std::vector<double> next(b.begin(), b.end());
+    for (size_t k = 0; k < h.size(); ++k) {
+      for (int64_t j = 0; j < out; ++j) next[j] += h[k] * w[k * out + j];
+    }
+    if (l + 3 < inputs.size()) {
+      for (double& v : next) v = std::max(v, 0.0);
+    }
+    h = std::move(next);
+  }
+  return SoftmaxRow(std::move(h));
+}
+
+inline std::string CompareRow(absl::Span<const float> out, int64_t r, const std::vector<double>& want) {
+  const int64_t cols = static_cast<int64_t>(want.size());
+  for (int64_t c = 0; c < cols; ++c) {
+    if (!Near(out[r * cols + c], want[c], 1e-4)) {
+      return absl::StrFormat("[%d,%d] = %g, want %g", r, c, out[r * cols + c], want[c]);
+    }
+  }
+  return "";
+}
+
+inline std::string CheckRowsSumToOne(absl::Span<const float> out, int64_t cols) {
+  for (int64_t r = 0; r * cols < static_cast<int64_t>(out.size()); ++r) {
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += out[r * cols + c];
+    if (!Near(sum, 1.0, 1e-4)) return absl::StrFormat("row %d of the softmax sums to %g", r, sum);
+  }
+  return "";
+}
+
+// Empty when `result` is what workload `w` computes from `inputs`.
+inline std::string CheckResult(const Workload& w, const std::vector<Literal>& inputs, const Literal& result) {
+  const absl::Span<const float> out = result.data<float>();
+  const absl::Span<const float> x = inputs[0].data<float>();
+  if (w.name == "gelu") {
+    for (size_t i = 0; i < x.size(); i += 997) {
+      const double v = x[i];
+      const double want = 0.5 * v * (1 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
+      if (!Near(out[i], want, 1e-5)) return absl::StrFormat("gelu[%d] = %g, want %g", i, out[i], want);
+    }
+    return "";
+  }
+  if (w.name == "sum") {
+    double want = 0;
+    for (float v : x) want += v;
+    // f32 partial sums of 64M values in [-1, 1): a loose bound relative to the magnitude summed.
+    if (std::abs(out[0] - want) > 1e-6 * x.size()) return absl::StrFormat("sum = %g, want %g", out[0], want);
+    return "";
+  }
+  if (w.name == "matmul") {
+    const absl::Span<const float> y = inputs[1].data<float>();
+    const int64_t n = w.parameters[0].dimensions(0);
+    for (int64_t i = 0; i < n; i += 131) {
+      for (int64_t j = 0; j < n; j += 127) {
+        double want = 0;
+        for (int64_t k = 0; k < n; ++k) want += static_cast<double>(x[i * n + k]) * y[k * n + j];
+        if (!Near(out[i * n + j], want, 1e-4)) return absl::StrFormat("d[%d,%d] = %g, want %g", i, j, out[i * n + j], want);
+      }
+    }
+    return "";
+  }
+  if (w.name == "softmax" || w.name == "mlp") {
+    for (float v : out) {
+      if (!(v >= 0 && v <= 1)) return absl::StrFormat("softmax value %g outside [0, 1]", v);
+    }
+    const Shape& shape = result.shape();
+    const int64_t rows = shape.dimensions(0), cols = shape.dimensions(1);
+    for (int64_t r : {int64_t{0}, rows / 3, rows - 1}) {
+      std::vector<double> want;
+      if (w.name == "mlp") {
+        want = MlpRow(inputs, r);
+      } else {
+        want = SoftmaxRow(std::vector<double>(x.begin() + r * cols, x.begin() + (r + 1) * cols));
+      }
+      if (std::string error = CompareRow(out, r, want); !error.empty()) return error;
+    }
+    return CheckRowsSumToOne(out, cols);
+  }
+  return "no check for this workload";
+}
+
+}  // namespace bench
+}  // namespace xla
+
+#endif  // XLA_BENCH_CPU_BENCH_CHECKS_H_

@@ -1,0 +1,73 @@
+"""NumPy side of bench/cpu_bench: the same f32 workloads, timed the same way.
+
+Run by cpu_bench (with /usr/bin/python3, Debian's numpy over OpenBLAS) once per workload,
+right after the CPU backend's runs of it, so both see the same machine load:
+    cpu_bench_numpy.py WORKLOAD RUNS
+prints one line `WORKLOAD MEDIAN_MS MIN_MS MAX_MS`. Inputs are uniform in [-1, 1) like the
+C++ side's. Each expression is what a NumPy user writes for the workload (fresh result
+arrays, as NumPy allocates them).
+"""
+import statistics
+import sys
+import time
+
+import numpy as np
+
+F = np.float32
+
+
+def gelu_tanh(x):
+    inner = F(0.7978845608) * (x + F(0.044715) * (x * x * x))
+    return F(0.5) * x * (F(1) + np.tanh(inner))
+
+
+def softmax_rows(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def mlp(x, w0, b0, w1, b1, w2, b2):
+    h = np.maximum(x @ w0 + b0, F(0))
+    h = np.maximum(h @ w1 + b1, F(0))
+    return softmax_rows(h @ w2 + b2)
+
+
+def uniform(rng, *shape):
+    return rng.uniform(-1.0, 1.0, size=shape).astype(F)
+
+
+def workload(name, rng):
+    """Returns (function, arguments) for one workload at the issue's sizes."""
+    if name == "gelu":
+        return gelu_tanh, (uniform(rng, 16 << 20),)
+    if name == "softmax":
+        return softmax_rows, (uniform(rng, 4096, 4096),)
+    if name == "sum":
+        return np.sum, (uniform(rng, 64 << 20),)
+    if name == "matmul":
+        return np.matmul, (uniform(rng, 2048, 2048), uniform(rng, 2048, 2048))
+    if name == "mlp":
+        widths = [784, 1024, 1024, 10]
+        args = [uniform(rng, 256, widths[0])]
+        for i in range(3):
+            args += [uniform(rng, widths[i], widths[i + 1]), uniform(rng, widths[i + 1])]
+        return mlp, tuple(args)
+    raise SystemExit(f"unknown workload {name}")
+
+
+def main():
+    name, runs = sys.argv[1], int(sys.argv[2])
+    fn, args = workload(name, np.random.default_rng(1))
+    result = fn(*args)  # warm-up (and a dtype check: everything stays f32)
+    if np.asarray(result).dtype != F:
+        raise SystemExit(f"{name}: result is {np.asarray(result).dtype}, not float32")
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn(*args)
+        times.append((time.perf_counter() - start) * 1e3)
+    print(f"{name} {statistics.median(times):.4f} {min(times):.4f} {max(times):.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+#ifndef XLA_BENCH_CPU_BENCH_WORKLOADS_H_
+#define XLA_BENCH_CPU_BENCH_WORKLOADS_H_
+
+// The issue 6 workloads as HLO text (what a JAX/XLA client sends for them), all f32. The
+// NumPy side of each lives in bench/cpu_bench_numpy.py under the same name.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "hlo/shape.h"
+
+namespace xla {
+namespace bench {
+
+// How a workload's aim is judged.
+enum class Aim {
+  kSpeedupOverNumpy,   // numpy_ms / cpu_ms >= target
+  kFractionOfTriad,    // (bytes read / cpu_ms) / triad GB/s >= target
+  kFractionOfSgemm,    // sgemm_ms / cpu_ms >= target
+};
+
+struct Workload {
+  std::string name;  // also the NumPy script's name for it
+  std::string hlo;
+  std::vector<Shape> parameters;
+  Aim aim;
+  double target;
+  int64_t bytes_read = 0;  // for kFractionOfTriad
+};
+
+inline std::string Substitute(std::string text, const std::vector<std::pair<std::string, std::string>>& subs) {
+  return absl::StrReplaceAll(text, subs);
+}
+
+inline Workload GeluWorkload(int64_t n) {
+  std::string hlo = Substitute(R"(HloModule gelu_tanh
+ENTRY main {
+  x = f32[$N] parameter(0)
+  half = f32[] constant(0.5)
+  one = f32[] constant(1)
+  c = f32[] constant(0.044715)
+  k = f32[] constant(0.7978845608)
+  bhalf = f32[$N] broadcast(half), dimensions={}
+  bone = f32[$N] broadcast(one), dimensions={}
+  bc = f32[$N] broadcast(c), dimensions={}
+  bk = f32[$N] broadcast(k), dimensions={}
+  x2 = f32[$N] multiply(x, x)
+  x3 = f32[$N] multiply(x2, x)
+  cx3 = f32[$N] multiply(bc, x3)
+  inner = f32[$N] add(x, cx3)
+  scaled = f32[$N] multiply(bk, inner)
+  t = f32[$N] tanh(scaled)
+  onet = f32[$N] add(bone, t)
+  hx = f32[$N] multiply(bhalf, x)
+  ROOT y = f32[$N] multiply(hx, onet)
+})",
+                               {{"$N", absl::StrCat(n)}});
+  return {"gelu", hlo, {Shape(F32, {n})}, Aim::kSpeedupOverNumpy, 8.0};
+}
+
+// Row softmax as jax.nn.softmax lowers it: max, subtract, exp, sum, divide.
+inline std::string SoftmaxText(const std::string& rows, const std::string& cols, const std::string& input) {
+  return Substitute(R"(
+  ninf.$X = f32[] constant(-inf)
+  rmax.$X = f32[$ROWS] reduce($X, ninf.$X), dimensions={1}, to_apply=max_f32
+  bmax.$X = f32[$ROWS,$COLS] broadcast(rmax.$X), dimensions={0}
+  shifted.$X = f32[$ROWS,$COLS] subtract($X, bmax.$X)
+  e.$X = f32[$ROWS,$COLS] exponential(shifted.$X)
+  zero.$X = f32[] constant(0)
+  rsum.$X = f32[$ROWS] reduce(e.$X, zero.$X), dimensions={1}, to_apply=add_f32
+  bsum.$X = f32[$ROWS,$COLS] broadcast(rsum.$X), dimensions={0}
+  ROOT softmax.$X = f32[$ROWS,$COLS] divide(e.$X, bsum.$X)
+})",
+                    {{"$X", input}, {"$ROWS", rows}, {"$COLS", cols}});
+}
+
+inline const char* kReducers = R"(
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+)";
+
+inline Workload SoftmaxWorkload(int64_t rows, int64_t cols) {
+  std::string hlo = absl::StrCat("HloModule row_softmax\n", kReducers, "ENTRY main {\n  x = f32[",
+                                 rows, ",", cols, "] parameter(0)",
+                                 SoftmaxText(absl::StrCat(rows), absl::StrCat(cols), "x"));
+  return {"softmax", hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 5.0};
+}
+
+inline Workload SumWorkload(int64_t n) {
+  std::string hlo = absl::StrCat("HloModule sum_all\n", kReducers, "ENTRY main {\n  x = f32[", n,
+                                 "] parameter(0)\n  zero = f32[] constant(0)\n"
+                                 "  ROOT s = f32[] reduce(x, zero), dimensions={0}, to_apply=add_f32\n}");
+  Workload w{"sum", hlo, {Shape(F32, {n})}, Aim::kFractionOfTriad, 0.7};
+  w.bytes_read = n * 4;
+  return w;
+}
+
+inline Workload MatmulWorkload(int64_t n) {
+  std::string hlo = Substitute(R"(HloModule matmul
+ENTRY main {
+  a = f32[$N,$N] parameter(0)
+  b = f32[$N,$N] parameter(1)
+  ROOT d = f32[$N,$N] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                               {{"$N", absl::StrCat(n)}});
+  return {"matmul", hlo, {Shape(F32, {n, n}), Shape(F32, {n, n})}, Aim::kFractionOfSgemm, 0.9};
+}
+
+// Dense layer: dot, bias broadcast along rows, optional ReLU.
+inline std::string LayerText(const std::string& name, const std::string& input, int64_t batch, int64_t in,
+                             int64_t out, bool relu) {
+  std::string text = Substitute(R"(
+  w.$NAME = f32[$IN_DIM,$OUT_DIM] parameter($PW)
+  b.$NAME = f32[$OUT_DIM] parameter($PB)
+  d.$NAME = f32[$BATCH,$OUT_DIM] dot($X, w.$NAME), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb.$NAME = f32[$BATCH,$OUT_DIM] broadcast(b.$NAME), dimensions={1}
+  a.$NAME = f32[$BATCH,$OUT_DIM] add(d.$NAME, bb.$NAME))",
+                                {{"$NAME", name}, {"$X", input}, {"$BATCH", absl::StrCat(batch)},
+                                 {"$IN_DIM", absl::StrCat(in)}, {"$OUT_DIM", absl::StrCat(out)}});
+  if (relu) {
+    text += Substitute(R"(
+  z.$NAME = f32[] constant(0)
+  bz.$NAME = f32[$BATCH,$OUT_DIM] broadcast(z.$NAME), dimensions={}
+  r.$NAME = f32[$BATCH,$OUT_DIM] maximum(a.$NAME, bz.$NAME))",
+                       {{"$NAME", name}, {"$BATCH", absl::StrCat(batch)}, {"$OUT_DIM", absl::StrCat(out)}});
+  }
+  return text;
+}
+
+inline Workload MlpWorkload(int64_t batch, const std::vector<int64_t>& widths) {
+  std::string body = absl::StrCat("\n  x = f32[", batch, ",", widths[0], "] parameter(0)");
+  std::vector<Shape> parameters = {Shape(F32, {batch, widths[0]})};
+  std::string input = "x";
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    const bool last = l + 2 == widths.size();
+    const std::string name = absl::StrCat("l", l);
+    std::string layer = LayerText(name, input, batch, widths[l], widths[l + 1], !last);
+    absl::StrReplaceAll({{"$PW", absl::StrCat(parameters.size())}, {"$PB", absl::StrCat(parameters.size() + 1)}},
+                        &layer);
+    body += layer;
+    parameters.push_back(Shape(F32, {widths[l], widths[l + 1]}));
+    parameters.push_back(Shape(F32, {widths[l + 1]}));
+    input = absl::StrCat(last ? "a." : "r.", name);
+  }
+  std::string hlo = absl::StrCat("HloModule mlp\n", kReducers, "ENTRY main {", body,
+                                 SoftmaxText(absl::StrCat(batch), absl::StrCat(widths.back()), input));
+  return {"mlp", hlo, parameters, Aim::kSpeedupOverNumpy, 1.5};
+}
+
+// The issue's sizes.
+inline std::vector<Workload> IssueWorkloads() {
+  return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
+          MatmulWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10})};
+}
+
+}  // namespace bench
+}  // namespace xla
+
+#endif  // XLA_BENCH_CPU_BENCH_WORKLOADS_H_
