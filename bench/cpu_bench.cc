@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -65,6 +66,12 @@ Stats Summarize(std::vector<double> ms) {
   s.min = ms.front();
   s.max = ms.back();
   return s;
+}
+
+double ProcessCpuMs() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 std::string LoadAverage() {
@@ -149,6 +156,9 @@ Stats MeasureSgemm(int64_t n, int runs) {
 
 struct CpuResult {
   Stats execute;
+  // Process CPU time per execution (all threads): less disturbed by other users' load than
+  // the wall time, so it tells what an optimization changed on a busy machine.
+  double cpu_ms_per_run = NAN;
   double compile_cold_ms = NAN, compile_again_ms = NAN;
   double server_miss_ms = NAN, server_hit_ms = NAN;
   std::string check;  // empty when the result passed its sanity check
@@ -226,11 +236,13 @@ absl::StatusOr<CpuResult> RunCpu(backend::Backend& backend, const Workload& w, i
     result.check = CheckResult(w, inputs, literal);
   }
   std::vector<double> ms;
+  const double cpu_start = ProcessCpuMs();
   for (int r = 0; r < runs; ++r) {
     const auto start = Clock::now();
     ASSIGN_OR_RETURN(auto out, executable->Execute(arguments, backend::ExecuteOptions()));
     ms.push_back(MsSince(start));
   }
+  result.cpu_ms_per_run = (ProcessCpuMs() - cpu_start) / runs;
   result.execute = Summarize(ms);
   return result;
 }
@@ -335,8 +347,9 @@ int Main(int argc, char** argv) {
         std::printf("%s: %s\n", w.name.c_str(), std::string(numpy.status().message()).c_str());
       }
     }
-    std::printf("  %-8s cpu %s ms, numpy %s ms%s\n", w.name.c_str(), Spread(row.cpu.execute).c_str(),
-                Spread(row.numpy).c_str(), row.cpu.check.empty() ? "" : (" CHECK FAILED: " + row.cpu.check).c_str());
+    std::printf("  %-8s cpu %s ms (%.2f ms of CPU time per run), numpy %s ms%s\n", w.name.c_str(),
+                Spread(row.cpu.execute).c_str(), row.cpu.cpu_ms_per_run, Spread(row.numpy).c_str(),
+                row.cpu.check.empty() ? "" : (" CHECK FAILED: " + row.cpu.check).c_str());
     std::fflush(stdout);
     rows.push_back(std::move(row));
   }

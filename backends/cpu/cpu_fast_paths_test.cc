@@ -70,6 +70,40 @@ TEST(CpuFastPaths, RowSoftmaxMatchesTheInterpreter) {
   }
 }
 
+TEST(CpuFastPaths, RowSoftmaxOfRowsTooWideToKeepOnTheStack) {
+  EXPECT_TRUE(SameOnBothBackends(Softmax(3, 20000), {U({3, 20000}, 4)}, 1e-5, 1e-9));
+}
+
+TEST(CpuFastPaths, SharedExpFeedsTwoRowReductionsAndTheOutput) {
+  // exp(x - max) is kept per row while the first sum computes it; the second sum (of its
+  // square) and the output read it back.
+  const std::string hlo = absl::StrCat("HloModule m\n", kReducers, R"(
+ENTRY e {
+  x = f32[70,33] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  rmax = f32[70] reduce(x, ninf), dimensions={1}, to_apply=max
+  bmax = f32[70,33] broadcast(rmax), dimensions={0}
+  sub = f32[70,33] subtract(x, bmax)
+  ex = f32[70,33] exponential(sub)
+  s1 = f32[70] reduce(ex, zero), dimensions={1}, to_apply=add
+  sq = f32[70,33] multiply(ex, ex)
+  s2 = f32[70] reduce(sq, zero), dimensions={1}, to_apply=add
+  b1 = f32[70,33] broadcast(s1), dimensions={0}
+  b2 = f32[70,33] broadcast(s2), dimensions={0}
+  d1 = f32[70,33] divide(ex, b1)
+  d2 = f32[70,33] divide(sq, b2)
+  ROOT o = f32[70,33] add(d1, d2)
+})");
+  EXPECT_TRUE(SameOnBothBackends(hlo, {U({70, 33}, 5)}, 1e-5, 1e-7));
+}
+
+TEST(CpuFastPaths, HalfPrecisionSoftmax) {
+  std::string hlo = absl::StrReplaceAll(Softmax(33, 70), {{"f32", "f16"}});
+  std::mt19937_64 rng(6);
+  EXPECT_TRUE(SameOnBothBackends(hlo, {RandomLiteral(ShapeUtil::MakeShape(F16, {33, 70}), &rng, false)}, 1e-2, 1e-3));
+}
+
 TEST(CpuFastPaths, RowSoftmaxPropagatesInfinitiesAndNaN) {
   EXPECT_TRUE(SameOnBothBackends(Softmax(64, 33), {R(F32, {64, 33}, 7, /*specials=*/true)}, 1e-5, 1e-7));
 }

@@ -83,13 +83,15 @@ class ElementalEmitter {
   llvm::IRBuilder<>* b() { return b_; }
   void ClearCache() { cache_.clear(); }
 
-  // Generators of every instruction in fusion `hlo`'s computation (fusion_emitter.cc). A fused
-  // reduce other than the root (a row reduction, passes/fusion.h) yields the value given to
-  // SetRowValue while one is set.
+  // Generators of every instruction in fusion `hlo`'s computation (fusion_emitter.cc). While an
+  // override is set for a fused instruction, its generator calls the override instead (with
+  // the generator that computes the value), so a kernel can give row reductions their
+  // per-row value or keep a row of a shared subexpression.
   using FusionGenerators = std::shared_ptr<std::map<const HloInstruction*, Generator>>;
+  using FusedOverride = std::function<absl::StatusOr<llvm::Value*>(const IrIndex&, const Generator& compute)>;
   absl::StatusOr<FusionGenerators> MakeFusionGenerators(const HloInstruction* hlo, const OperandGenerator& operand);
-  void SetRowValue(const HloInstruction* reduction, llvm::Value* value) { row_values_[reduction] = value; }
-  void ClearRowValues() { row_values_.clear(); }
+  void SetFusedOverride(const HloInstruction* inner, FusedOverride f) { fused_overrides_[inner] = std::move(f); }
+  void ClearFusedOverrides() { fused_overrides_.clear(); }
 
  private:
   absl::StatusOr<llvm::Value*> EmitUnary(const HloInstruction& hlo, llvm::Value* x, PrimitiveType in,
@@ -114,8 +116,8 @@ class ElementalEmitter {
   // Values generated for (hlo, index) in one basic block, so shared subexpressions of a
   // fusion are emitted once.
   std::map<std::tuple<const HloInstruction*, std::vector<llvm::Value*>, llvm::BasicBlock*>, llvm::Value*> cache_;
-  // Row reductions' values for the row being emitted (see MakeFusionGenerators).
-  std::map<const HloInstruction*, llvm::Value*> row_values_;
+  // See MakeFusionGenerators.
+  std::map<const HloInstruction*, FusedOverride> fused_overrides_;
 };
 
 // Emits loops over [0, dims) in `shape`'s layout order, innermost minor; `body` gets the
