@@ -22,6 +22,11 @@ enum class Aim {
   kFractionOfSgemm,    // sgemm_ms / cpu_ms >= target
 };
 
+// One row-major C[m,n] = A[m,k] B[k,n].
+struct GemmShape {
+  int64_t m, n, k;
+};
+
 struct Workload {
   std::string name;  // also the NumPy script's name for it
   std::string hlo;
@@ -29,6 +34,9 @@ struct Workload {
   Aim aim;
   double target;
   int64_t bytes_read = 0;  // for kFractionOfTriad
+  // The matrix products inside: cblas_sgemm alone on them is the floor of the workload's
+  // time (the kFractionOfSgemm ceiling; for others, the best any backend calling it can do).
+  std::vector<GemmShape> gemms;
 };
 
 inline std::string Substitute(std::string text, const std::vector<std::pair<std::string, std::string>>& subs) {
@@ -114,7 +122,9 @@ ENTRY main {
   ROOT d = f32[$N,$N] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })",
                                {{"$N", absl::StrCat(n)}});
-  return {"matmul", hlo, {Shape(F32, {n, n}), Shape(F32, {n, n})}, Aim::kFractionOfSgemm, 0.9};
+  Workload w{"matmul", hlo, {Shape(F32, {n, n}), Shape(F32, {n, n})}, Aim::kFractionOfSgemm, 0.9};
+  w.gemms = {{n, n, n}};
+  return w;
 }
 
 // Dense layer: dot, bias broadcast along rows, optional ReLU.
@@ -155,7 +165,9 @@ inline Workload MlpWorkload(int64_t batch, const std::vector<int64_t>& widths) {
   }
   std::string hlo = absl::StrCat("HloModule mlp\n", kReducers, "ENTRY main {", body,
                                  SoftmaxText(absl::StrCat(batch), absl::StrCat(widths.back()), input));
-  return {"mlp", hlo, parameters, Aim::kSpeedupOverNumpy, 1.5};
+  Workload w{"mlp", hlo, parameters, Aim::kSpeedupOverNumpy, 1.5};
+  for (size_t l = 0; l + 1 < widths.size(); ++l) w.gemms.push_back({batch, widths[l + 1], widths[l]});
+  return w;
 }
 
 // The issue's sizes.
