@@ -432,6 +432,14 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
     case HloOpcode::kBroadcast: {
       ASSIGN_OR_RETURN(Generator g, operand(0));
       std::vector<int64_t> dims(hlo->dimensions().begin(), hlo->dimensions().end());
+      // Malformed attributes are errors, not out-of-range indices in the emitter.
+      const Shape& in = hlo->operand(0)->shape();
+      bool ok = in.IsArray() && static_cast<int64_t>(dims.size()) == in.rank();
+      for (size_t i = 0; ok && i < dims.size(); ++i) {
+        ok = dims[i] >= 0 && dims[i] < shape.rank() &&
+             shape.dimensions(static_cast<int>(dims[i])) == in.dimensions(static_cast<int>(i));
+      }
+      if (!ok) return absl::InvalidArgumentError(absl::StrCat("broadcast ", hlo->name(), ": bad dimensions"));
       return Generator([=](const IrIndex& index) {
         IrIndex in;
         for (int64_t d : dims) in.multi.push_back(index.multi[d]);
@@ -470,6 +478,13 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
     case HloOpcode::kTranspose: {
       ASSIGN_OR_RETURN(Generator g, operand(0));
       std::vector<int64_t> dims(hlo->dimensions().begin(), hlo->dimensions().end());
+      std::vector<bool> seen(dims.size(), false);
+      for (int64_t d : dims) {
+        if (d < 0 || d >= static_cast<int64_t>(dims.size()) || seen[d] || dims.size() != static_cast<size_t>(shape.rank())) {
+          return absl::InvalidArgumentError(absl::StrCat("transpose ", hlo->name(), ": dimensions are not a permutation"));
+        }
+        seen[d] = true;
+      }
       return Generator([=](const IrIndex& index) {
         IrIndex in;
         in.multi.assign(dims.size(), nullptr);
@@ -607,6 +622,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
     case HloOpcode::kIota: {
       if (hlo->dimensions().size() != 1) return UnimplementedOp(*hlo, "iota needs one dimension");
       const int64_t dim = hlo->dimensions(0);
+      if (dim < 0 || dim >= shape.rank()) return absl::InvalidArgumentError(absl::StrCat("iota ", hlo->name(), ": bad dimension"));
       const PrimitiveType t = shape.element_type();
       return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
         return EmitConvert(index.multi[dim], S64, t);
@@ -631,6 +647,17 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
       return MakeReduceGenerator(hlo, operand);
     case HloOpcode::kDot:
       return MakeDotGenerator(hlo, operand);
+    case HloOpcode::kConvolution:
+      return MakeConvolutionGenerator(hlo, operand);
+    case HloOpcode::kReduceWindow:
+      return MakeReduceWindowGenerator(hlo, operand);
+    case HloOpcode::kGather:
+      return MakeGatherGenerator(hlo, operand);
+    case HloOpcode::kMap:
+      return MakeMapGenerator(hlo, operand);
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+      return MakeDeviceIdGenerator(hlo);
     case HloOpcode::kFusion:
       return MakeFusionGenerator(hlo, operand);
     case HloOpcode::kTuple: {

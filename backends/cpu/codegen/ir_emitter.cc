@@ -71,6 +71,12 @@ class ModuleEmitter {
       case HloOpcode::kDynamicUpdateSlice:
         if (cp.slots(hlo) == cp.slots(hlo->operand(0))) return EmitInPlaceUpdate(cp, hlo);
         break;
+      case HloOpcode::kScatter:
+        return EmitSerialKernel(cp, hlo, EmitScatterLoops);
+      case HloOpcode::kSelectAndScatter:
+        return EmitSerialKernel(cp, hlo, EmitSelectAndScatterLoops);
+      case HloOpcode::kSort:
+        return EmitSerialKernel(cp, hlo, EmitSortLoops);
       default:
         if (IsAliasingInstruction(*hlo)) return absl::OkStatus();
         break;
@@ -148,6 +154,48 @@ class ModuleEmitter {
                               ? 1
                               : update_shape.dimensions(static_cast<int>(update_shape.layout().minor_to_major().back()));
     b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(outer)});
+    return absl::OkStatus();
+  }
+
+  // A kernel run once on the calling thread whose body `loops` emits (ops whose output
+  // elements are not independent: scatter, select-and-scatter).
+  using SerialLoops = absl::Status (*)(ElementalEmitter*, const HloInstruction*, const std::vector<Generator>&,
+                                       const std::vector<SerialOutput>&);
+  absl::Status EmitSerialKernel(const ComputationPlan& cp, const HloInstruction* hlo, SerialLoops loops) {
+    const std::vector<int>& out = cp.slots(hlo);
+    if (out.empty()) return absl::InternalError(absl::StrCat(hlo->name(), " has no output slots"));
+    llvm::LLVMContext& c = module_->getContext();
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                                    absl::StrCat("kernel.", hlo->name()), module_);
+    llvm::IRBuilderBase::InsertPoint saved = b_.saveIP();
+    kernel_ = kernel;
+    kernel_bases_.clear();
+    elemental_.ClearCache();
+    kernel_entry_ = llvm::BasicBlock::Create(c, "entry", kernel);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "body", kernel);
+    b_.SetInsertPoint(kernel_entry_);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    absl::Status status = [&]() -> absl::Status {
+      std::vector<Generator> operands;
+      for (const HloInstruction* operand : hlo->operands()) {
+        ASSIGN_OR_RETURN(Generator g, SlotReader(cp, operand));
+        operands.push_back(std::move(g));
+      }
+      std::vector<SerialOutput> outputs;
+      for (int s : out) outputs.push_back(SerialOutput{KernelSlotPointer(s), plan_.slots[s].shape});
+      RETURN_IF_ERROR(loops(&elemental_, hlo, operands, outputs));
+      b_.CreateRetVoid();
+      return absl::OkStatus();
+    }();
+    b_.restoreIP(saved);
+    kernel_ = nullptr;
+    if (!status.ok()) {
+      kernel->eraseFromParent();
+      return status;
+    }
+    b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(1)});
     return absl::OkStatus();
   }
 

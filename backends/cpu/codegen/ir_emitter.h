@@ -80,6 +80,16 @@ class ElementalEmitter {
   llvm::Value* EmitTanhF32(llvm::Value* x);
   llvm::Value* EmitLogisticF32(llvm::Value* x);
 
+  // Generators of the windowed, indexed and mapped ops, each in its own file (emit_conv.cc,
+  // emit_window.cc, emit_gather.cc, emit_map.cc).
+  absl::StatusOr<Generator> MakeConvolutionGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  absl::StatusOr<Generator> MakeReduceWindowGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  absl::StatusOr<Generator> MakeGatherGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  absl::StatusOr<Generator> MakeMapGenerator(const HloInstruction* hlo, const OperandGenerator& operand);  // emit_map.cc
+  absl::StatusOr<Generator> MakeDeviceIdGenerator(const HloInstruction* hlo);
+  // A scalar index of integer `type` as i64 (u64 past INT64_MAX saturates).
+  llvm::Value* IndexToI64(llvm::Value* v, PrimitiveType type);
+
   llvm::IRBuilder<>* b() { return b_; }
   void ClearCache() { cache_.clear(); }
 
@@ -131,6 +141,21 @@ absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value*
 absl::Status EmitKernelLoops(ElementalEmitter* e, const HloInstruction* hlo, const OperandGenerator& operand,
                              const Shape& iteration, llvm::Value* begin, llvm::Value* end,
                              const std::function<absl::Status(const IrIndex&)>& body);
+
+// scatter and select-and-scatter (emit_scatter.cc): one sequential loop nest, in a kernel
+// run once, that fills the outputs and then combines updates into them in place.
+struct SerialOutput {
+  llvm::Value* base;
+  Shape shape;
+};
+absl::Status EmitScatterLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
+                              const std::vector<SerialOutput>& outputs);
+absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction* hlo,
+                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs);
+// sort (emit_sort.cc): copies the operands into the outputs and sorts them in place
+// through the runtime with a compiled comparator.
+absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
+                           const std::vector<SerialOutput>& outputs);
 
 struct BufferPlan;
 // Emits `int32_t name(void** slots, void* run_context)`, running the module's entry computation

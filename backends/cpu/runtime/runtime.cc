@@ -79,6 +79,7 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_cancelled", reinterpret_cast<void*>(&__xla_cpu_cancelled)},
       {"__xla_cpu_gemm_f32", reinterpret_cast<void*>(&__xla_cpu_gemm_f32)},
       {"__xla_cpu_gemm_f64", reinterpret_cast<void*>(&__xla_cpu_gemm_f64)},
+      {"__xla_cpu_sort", reinterpret_cast<void*>(&__xla_cpu_sort)},
       // libm, for the functions without an approximation emitted in IR.
 #define XLA_LIBM(name, type) {#name, reinterpret_cast<void*>(static_cast<type>(&::name))}
       XLA_LIBM(sinf, float (*)(float)), XLA_LIBM(sin, double (*)(double)),

@@ -26,6 +26,16 @@ void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t
                         const float* b, int64_t trans_b, int64_t ldb, float* c);
 void __xla_cpu_gemm_f64(int64_t m, int64_t n, int64_t k, const double* a, int64_t trans_a, int64_t lda,
                         const double* b, int64_t trans_b, int64_t ldb, double* c);
+
+// A compiled sort comparator: elements[2k] and elements[2k+1] point at operand k's two
+// elements being compared; nonzero when the first goes before the second.
+using XlaCpuComparator = int32_t (*)(void** elements);
+
+// Sorts `count` arrays in place (runtime/sort.cc), all of `outer * length * inner`
+// elements in storage order, along the dimension of size `length` whose storage stride is
+// `inner` elements; widths[k] is array k's element size in bytes.
+void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
+                    const int64_t* widths, XlaCpuComparator comparator);
 }
 
 namespace xla {

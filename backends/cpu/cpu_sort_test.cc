@@ -1,0 +1,62 @@
+// sort on cpu against the interpreter: single and variadic (key/value), along each
+// dimension, non-default layouts, NaNs and duplicates (stability), total-order compares.
+#include <random>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using testing::RandomLiteral;
+using testing::SameOnBothBackends;
+
+Literal Random(PrimitiveType t, std::vector<int64_t> dims, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return RandomLiteral(ShapeUtil::MakeShape(t, dims), &rng, true);
+}
+
+TEST(CpuSort, EachDimensionAndLayoutWithSpecials) {
+  for (const char* type : {"f32", "s32", "f16", "u8", "f64"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    for (const char* layout : {"{2,1,0}", "{0,2,1}"}) {
+      for (int dim = 0; dim < 3; ++dim) {
+        for (const char* compare : {"direction=LT", "direction=GT, type=TOTALORDER"}) {
+          if (std::string(compare).find("TOTAL") != std::string::npos && t != F32 && t != F16 && t != F64) continue;
+          const std::string hlo = absl::StrCat("HloModule m\nlt {\n  x = ", type, "[] parameter(0)\n  y = ", type,
+                                               "[] parameter(1)\n  ROOT c = pred[] compare(x, y), ", compare,
+                                               "\n}\nENTRY e {\n  a = ", type, "[4,9,3]", layout,
+                                               " parameter(0)\n  ROOT s = ", type, "[4,9,3]", layout,
+                                               " sort(a), dimensions={", dim, "}, to_apply=lt\n}\n");
+          EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, {4, 9, 3}, 20 + dim)})) << hlo;
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuSort, KeyValueIsStableOnDuplicateKeys) {
+  const std::string hlo = R"(HloModule m
+lt {
+  k0 = s32[] parameter(0)
+  k1 = s32[] parameter(1)
+  v0 = f32[] parameter(2)
+  v1 = f32[] parameter(3)
+  ROOT c = pred[] compare(k0, k1), direction=LT
+}
+ENTRY e {
+  k = s32[3,16] parameter(0)
+  v = f32[3,16] parameter(1)
+  ROOT s = (s32[3,16], f32[3,16]) sort(k, v), dimensions={1}, is_stable=true, to_apply=lt
+})";
+  auto keys = Literal::Create(ShapeUtil::MakeShape(S32, {3, 16}));
+  for (int64_t i = 0; i < 48; ++i) keys->SetFromInt64(i, (i * 7) % 4);
+  EXPECT_TRUE(SameOnBothBackends(hlo, {*std::move(keys), Random(F32, {3, 16}, 30)}));
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla
