@@ -3,10 +3,12 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -115,31 +117,48 @@ extern "C" {
 void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration) {
   using xla::cpu::Pool;
   const int threads = xla::cpu::RuntimeThreadCount();
-  if (n <= 1 || threads <= 1 || n * std::max<int64_t>(cost_per_iteration, 1) < xla::cpu::kMinParallelWork) {
+  const int64_t work = n * std::max<int64_t>(cost_per_iteration, 1);
+  if (n <= 1 || threads <= 1 || work < xla::cpu::kMinParallelWork) {
     if (n > 0) kernel(slots, 0, n);
     return;
   }
-  const int64_t shards = std::min<int64_t>(threads, n);
-  const int64_t per_shard = (n + shards - 1) / shards;
-  std::mutex mu;
-  std::condition_variable cv;
-  int64_t pending = 0;
-  for (int64_t s = 1; s < shards; ++s) {
-    const int64_t begin = s * per_shard, end = std::min(n, begin + per_shard);
-    if (begin >= end) break;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      ++pending;
+  // Chunks taken in turn by whoever is free (the caller and threads - 1 helpers), not one
+  // fixed share per thread: on a shared machine a helper may not get a core for a while, and
+  // then the caller does its chunks instead of waiting. The state outlives this call, since a
+  // helper may start after all chunks are done.
+  struct State {
+    XlaCpuKernel kernel;
+    void** slots;
+    int64_t n, chunk, chunks;
+    std::atomic<int64_t> next{0};
+    std::mutex mu;
+    std::condition_variable cv;
+    int64_t done = 0;  // chunks finished, guarded by mu
+  };
+  auto state = std::make_shared<State>();
+  state->kernel = kernel;
+  state->slots = slots;
+  state->n = n;
+  const int64_t wanted = std::clamp<int64_t>(work / xla::cpu::kMinParallelWork, threads, int64_t{threads} * 16);
+  state->chunks = std::min(n, wanted);
+  state->chunk = (n + state->chunks - 1) / state->chunks;
+  state->chunks = (n + state->chunk - 1) / state->chunk;
+  auto run_chunks = [](State& s) {
+    int64_t finished = 0;
+    for (int64_t c; (c = s.next.fetch_add(1, std::memory_order_relaxed)) < s.chunks;) {
+      s.kernel(s.slots, c * s.chunk, std::min(s.n, (c + 1) * s.chunk));
+      ++finished;
     }
-    Pool().Schedule([&, begin, end] {
-      kernel(slots, begin, end);
-      std::lock_guard<std::mutex> lock(mu);
-      if (--pending == 0) cv.notify_all();
-    });
-  }
-  kernel(slots, 0, std::min(n, per_shard));
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return pending == 0; });
+    if (finished == 0) return;
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.done += finished;
+    if (s.done == s.chunks) s.cv.notify_all();
+  };
+  const int helpers = static_cast<int>(std::min<int64_t>(threads - 1, state->chunks - 1));
+  for (int h = 0; h < helpers; ++h) Pool().Schedule([state, run_chunks] { run_chunks(*state); });
+  run_chunks(*state);
+  std::unique_lock<std::mutex> lock(state->mu);
+  state->cv.wait(lock, [&] { return state->done == state->chunks; });
 }
 
 int32_t __xla_cpu_cancelled(void* run_context) {
