@@ -1,11 +1,14 @@
 """NumPy side of bench/cpu_bench: the same f32 workloads, timed the same way.
 
-Run by cpu_bench (with /usr/bin/python3, Debian's numpy over OpenBLAS) once per workload,
-right after the CPU backend's runs of it, so both see the same machine load:
+cpu_bench (with /usr/bin/python3, Debian's numpy over OpenBLAS) starts it as
+    cpu_bench_numpy.py --serve
+and sends one command per line: `setup WORKLOAD` (builds the inputs, runs once, replies
+`ready`), `run` (replies the milliseconds of one run), `quit`. Its runs alternate with the
+CPU backend's, so both see the same machine load. By hand:
     cpu_bench_numpy.py WORKLOAD RUNS
-prints one line `WORKLOAD MEDIAN_MS MIN_MS MAX_MS`. Inputs are uniform in [-1, 1) like the
-C++ side's. Each expression is what a NumPy user writes for the workload (fresh result
-arrays, as NumPy allocates them).
+prints `WORKLOAD MEDIAN_MS MIN_MS MAX_MS`. Inputs are uniform in [-1, 1) like the C++ side's.
+Each expression is what a NumPy user writes for the workload (fresh result arrays, as NumPy
+allocates them).
 """
 import statistics
 import sys
@@ -55,17 +58,51 @@ def workload(name, rng):
     raise SystemExit(f"unknown workload {name}")
 
 
-def main():
-    name, runs = sys.argv[1], int(sys.argv[2])
+def timed(fn, args):
+    start = time.perf_counter()
+    fn(*args)
+    return (time.perf_counter() - start) * 1e3
+
+
+def setup(name):
     fn, args = workload(name, np.random.default_rng(1))
     result = fn(*args)  # warm-up (and a dtype check: everything stays f32)
     if np.asarray(result).dtype != F:
         raise SystemExit(f"{name}: result is {np.asarray(result).dtype}, not float32")
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn(*args)
-        times.append((time.perf_counter() - start) * 1e3)
+    return fn, args
+
+
+def serve():
+    fn = args = None
+    for line in sys.stdin:
+        command = line.split()
+        if not command:
+            continue
+        try:
+            if command[0] == "hello":
+                reply = "hello"
+            elif command[0] == "setup":
+                fn = args = None  # free the previous workload's inputs first
+                fn, args = setup(command[1])
+                reply = "ready"
+            elif command[0] == "run":
+                reply = f"{timed(fn, args):.4f}"
+            elif command[0] == "quit":
+                return
+            else:
+                reply = f"error unknown command {command[0]}"
+        except (Exception, SystemExit) as e:  # the C++ side reports it
+            reply = f"error {e}".replace("\n", " ")
+        print(reply, flush=True)
+
+
+def main():
+    if sys.argv[1] == "--serve":
+        serve()
+        return
+    name, runs = sys.argv[1], int(sys.argv[2])
+    fn, args = setup(name)
+    times = [timed(fn, args) for _ in range(runs)]
     print(f"{name} {statistics.median(times):.4f} {min(times):.4f} {max(times):.4f}")
 
 
