@@ -104,6 +104,11 @@ TEST(CpuFastPaths, HalfPrecisionSoftmax) {
   EXPECT_TRUE(SameOnBothBackends(hlo, {RandomLiteral(ShapeUtil::MakeShape(F16, {33, 70}), &rng, false)}, 1e-2, 1e-3));
 }
 
+TEST(CpuFastPaths, SoftmaxWithA16MiBOutputWrittenByStreamingStores) {
+  // Outputs of 16 MiB and more are written with non-temporal stores (ir_emitter.cc, jit.cc).
+  EXPECT_TRUE(SameOnBothBackends(Softmax(1024, 4096), {U({1024, 4096}, 8)}, 1e-5, 1e-9));
+}
+
 TEST(CpuFastPaths, RowSoftmaxPropagatesInfinitiesAndNaN) {
   EXPECT_TRUE(SameOnBothBackends(Softmax(64, 33), {R(F32, {64, 33}, 7, /*specials=*/true)}, 1e-5, 1e-7));
 }

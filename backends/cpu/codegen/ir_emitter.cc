@@ -22,6 +22,11 @@ namespace {
 // Kernels smaller than this run on the calling thread without the parallel_for call.
 constexpr int64_t kParallelElements = int64_t{1} << 15;
 
+// An output at least this large (half the development machine's last-level cache) is written
+// with streaming stores (jit.cc): it would not stay in cache for its readers anyway, and a
+// normal store first reads every line it writes.
+constexpr int64_t kStreamingOutputBytes = int64_t{16} << 20;
+
 class ModuleEmitter {
  public:
   ModuleEmitter(const BufferPlan& plan, llvm::Module* module)
@@ -224,6 +229,13 @@ class ModuleEmitter {
     llvm::Value* p = eb.CreateInBoundsGEP(ptr_, kernel_->getArg(0), eb.getInt64(slot));
     llvm::LoadInst* load = eb.CreateLoad(ptr_, p);
     load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(module_->getContext(), {}));
+    // Temporaries and outputs are 64-byte aligned (buffer_plan.cc, host_memory_pool.h); saying
+    // so lets vector stores to them be aligned, which streaming stores need (jit.cc).
+    const SlotKind kind = plan_.slots[slot].kind;
+    if (kind == SlotKind::kTemp || kind == SlotKind::kOutput) {
+      load->setMetadata(llvm::LLVMContext::MD_align,
+                        llvm::MDNode::get(module_->getContext(), {llvm::ConstantAsMetadata::get(eb.getInt64(64))}));
+    }
     kernel_bases_[slot] = load;
     return load;
   }
@@ -297,6 +309,9 @@ class ModuleEmitter {
     if (!status.ok()) {
       kernel->eraseFromParent();
       return status;
+    }
+    if (out.size() == 1 && plan_.slots[out[0]].bytes >= kStreamingOutputBytes) {
+      kernel->addFnAttr(kStreamingSlotAttribute, std::to_string(out[0]));
     }
     if (elements == 0) return absl::OkStatus();
     const int64_t outer = iteration.rank() == 0

@@ -157,6 +157,10 @@ absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction
 absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
                            const std::vector<SerialOutput>& outputs);
 
+// Function attribute of a kernel whose output (the slot it names) is written with streaming
+// stores: jit.cc makes its aligned vector stores to that slot non-temporal after optimization.
+inline constexpr char kStreamingSlotAttribute[] = "xla-streaming-slot";
+
 struct BufferPlan;
 // Emits `int32_t name(void** slots, void* run_context)`, running the module's entry computation
 // over the slot table described by `plan`; returns 0, or 1 when __xla_cpu_cancelled(run_context)

@@ -7,9 +7,12 @@
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/status_macros.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -56,6 +59,56 @@ void Optimize(llvm::Module& module, llvm::TargetMachine* tm) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   mpm.run(module, mam);
+}
+
+// Vector stores to a kernel's streaming output (kStreamingSlotAttribute) become non-temporal,
+// and the kernel fences before it returns (such stores are weakly ordered, and the runtime's
+// parallel_for publishes the kernel's results to other threads). Done after optimization: the
+// loop vectorizer refuses loops whose scalar stores are already non-temporal. Only stores
+// aligned to their size qualify (x86 streams only those).
+void MarkStreamingStores(llvm::Module& module) {
+  if (!llvm::Triple(module.getTargetTriple()).isX86()) return;
+  const llvm::DataLayout& layout = module.getDataLayout();
+  llvm::LLVMContext& c = module.getContext();
+  llvm::MDNode* one = llvm::MDNode::get(c, {llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), 1))});
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration() || !f.hasFnAttribute(kStreamingSlotAttribute) || f.arg_size() == 0) continue;
+    int64_t slot = -1;
+    if (f.getFnAttribute(kStreamingSlotAttribute).getValueAsString().getAsInteger(10, slot)) continue;
+    // The slot's base pointer: a load of slots[slot] (slots is the kernel's first argument).
+    auto is_slot_base = [&](const llvm::Value* v) {
+      const auto* load = llvm::dyn_cast<llvm::LoadInst>(v);
+      if (load == nullptr) return false;
+      const llvm::Value* p = load->getPointerOperand();
+      if (p == f.getArg(0)) return slot == 0;
+      const auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(p);
+      if (gep == nullptr || gep->getPointerOperand() != f.getArg(0) || gep->getNumIndices() != 1) return false;
+      const auto* index = llvm::dyn_cast<llvm::ConstantInt>(gep->getOperand(1));
+      return index != nullptr &&
+             index->getSExtValue() * static_cast<int64_t>(layout.getTypeAllocSize(gep->getSourceElementType())) ==
+                 slot * static_cast<int64_t>(layout.getPointerSize());
+    };
+    bool marked = false;
+    for (llvm::BasicBlock& block : f) {
+      for (llvm::Instruction& instruction : block) {
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&instruction);
+        if (store == nullptr || !store->getValueOperand()->getType()->isVectorTy()) continue;
+        const uint64_t size = layout.getTypeStoreSize(store->getValueOperand()->getType());
+        if (store->getAlign().value() < size || !is_slot_base(llvm::getUnderlyingObject(store->getPointerOperand()))) {
+          continue;
+        }
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal, one);
+        marked = true;
+      }
+    }
+    if (!marked) continue;
+    for (llvm::BasicBlock& block : f) {
+      if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator())) {
+        llvm::IRBuilder<> b(ret);
+        b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -111,6 +164,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(const 
     return absl::InternalError(absl::StrCat("cpu backend emitted invalid IR: ", os.str()));
   }
   Optimize(*llvm_module, tm->get());
+  MarkStreamingStores(*llvm_module);
   // XLA_CPU_DUMP_IR=<dir>: write the optimized IR of every compiled module there.
   if (const char* dir = std::getenv("XLA_CPU_DUMP_IR"); dir != nullptr && *dir != '\0') {
     std::error_code ec;
