@@ -109,6 +109,18 @@ TEST(CpuFastPaths, SoftmaxWithA16MiBOutputWrittenByStreamingStores) {
   EXPECT_TRUE(SameOnBothBackends(Softmax(1024, 4096), {U({1024, 4096}, 8)}, 1e-5, 1e-9));
 }
 
+TEST(CpuFastPaths, LargeElementwiseLoopsSplitAtAlignedBoundaries) {
+  // 4M + 7 elements: parallel_for ranges start at multiples of 16 (the kernel assumes it for
+  // aligned streaming stores); the odd tail is the last range's.
+  const char* hlo = R"(HloModule m
+ENTRY e {
+  x = f32[4194311] parameter(0)
+  t = f32[4194311] tanh(x)
+  ROOT y = f32[4194311] multiply(t, x)
+})";
+  EXPECT_TRUE(SameOnBothBackends(hlo, {U({4194311}, 9)}, 1e-5, 1e-7));
+}
+
 TEST(CpuFastPaths, RowSoftmaxPropagatesInfinitiesAndNaN) {
   EXPECT_TRUE(SameOnBothBackends(Softmax(64, 33), {R(F32, {64, 33}, 7, /*specials=*/true)}, 1e-5, 1e-7));
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/buffer_plan.h"
 #include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -283,6 +284,11 @@ class ModuleEmitter {
     kernel_entry_ = llvm::BasicBlock::Create(c, "entry", kernel);
     llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "body", kernel);
     b_.SetInsertPoint(kernel_entry_);
+    if (iteration.rank() > 0 &&
+        iteration.dimensions(static_cast<int>(iteration.layout().minor_to_major().back())) >= kParallelForAlignedFrom) {
+      // Called with begin 0, or by parallel_for with begin a multiple of kParallelForAlignment.
+      b_.CreateAssumption(b_.CreateICmpEQ(b_.CreateAnd(kernel->getArg(1), kParallelForAlignment - 1), b_.getInt64(0)));
+    }
     b_.CreateBr(body);
     b_.SetInsertPoint(body);
     OperandGenerator operand = [&](int64_t i) { return SlotReader(cp, hlo->operand(i)); };

@@ -142,6 +142,12 @@ void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_
   const int64_t wanted = std::clamp<int64_t>(work / xla::cpu::kMinParallelWork, threads, int64_t{threads} * 16);
   state->chunks = std::min(n, wanted);
   state->chunk = (n + state->chunks - 1) / state->chunks;
+  // Ranges start at multiples of kParallelForAlignment for long loops (runtime.h), so that
+  // kernels over large 1-D arrays can use aligned vector stores.
+  if (n >= xla::cpu::kParallelForAlignedFrom) {
+    state->chunk = (state->chunk + xla::cpu::kParallelForAlignment - 1) / xla::cpu::kParallelForAlignment *
+                   xla::cpu::kParallelForAlignment;
+  }
   state->chunks = (n + state->chunk - 1) / state->chunk;
   auto run_chunks = [](State& s) {
     int64_t finished = 0;

@@ -13,7 +13,9 @@ extern "C" {
 using XlaCpuKernel = void (*)(void** slots, int64_t begin, int64_t end);
 
 // Runs kernel(slots, begin, end) over a partition of [0, n) on the runtime's thread pool
-// (sized to the machine) when `n * cost_per_iteration` is large enough to pay for it.
+// (sized to the machine) when `n * cost_per_iteration` is large enough to pay for it. When
+// n >= xla::cpu::kParallelForAlignedFrom, every `begin` is a multiple of
+// xla::cpu::kParallelForAlignment (kernels may assume it).
 void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration);
 
 // Nonzero when the execution should stop: run_context is null or points at the execution's
@@ -50,6 +52,11 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols();
 
 // Threads in the runtime's pool, counting the caller (std::thread::hardware_concurrency()).
 int RuntimeThreadCount();
+
+// __xla_cpu_parallel_for's ranges over at least kParallelForAlignedFrom iterations begin at
+// multiples of kParallelForAlignment (16 f32 = one 64-byte line).
+inline constexpr int64_t kParallelForAlignment = 16;
+inline constexpr int64_t kParallelForAlignedFrom = 4096;
 
 }  // namespace cpu
 }  // namespace xla
