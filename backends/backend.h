@@ -42,6 +42,12 @@ class Buffer {
   virtual int64_t size_bytes() const = 0;
   // Element buffers of a tuple; empty for arrays.
   virtual std::vector<std::shared_ptr<Buffer>> tuple_elements() const = 0;
+  // The dense bytes of an array buffer in shape()'s layout, when the device memory is host
+  // memory (transfers then copy straight in and out, with no Literal in between); nullptr
+  // for tuples and for device memory the host cannot address. Only whoever allocated the
+  // buffer may write through it, and only before the buffer is shared. A backend reusing a
+  // donated buffer's memory must hold its only reference: readers keep the buffer alive.
+  virtual void* host_data() const { return nullptr; }
 };
 
 struct CompileOptions {

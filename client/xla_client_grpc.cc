@@ -74,12 +74,20 @@ class GrpcTransport : public Transport {
     Prepare(&context);
     std::unique_ptr<grpc::ClientReader<server::TransferChunk>> reader =
         stub_->TransferToClient(&context, request);
-    std::vector<server::TransferChunk> chunks;
+    // Each chunk is parsed into the same message (its buffer reused) and copied once into
+    // the literal; a malformed stream is cancelled at the first bad chunk.
+    server::ChunkAssembler assembler;
     server::TransferChunk chunk;
-    while (reader->Read(&chunk)) chunks.push_back(std::move(chunk));
+    absl::Status assembled;
+    while (reader->Read(&chunk)) {
+      if (!assembled.ok()) continue;  // drain after cancelling
+      assembled = assembler.Add(chunk);
+      if (!assembled.ok()) context.TryCancel();
+    }
     grpc::Status status = reader->Finish();
+    if (!assembled.ok()) return assembled;
     if (!status.ok()) return FromGrpc(status);
-    return server::ServiceCore::LiteralFromChunks(chunks);
+    return assembler.Finish();
   }
 
  private:

@@ -8,7 +8,7 @@
 // Thread-safety: every method of ServiceCore may be called concurrently from any thread.
 // Lifetime: a ServiceCore owns its backends, sessions and background reaper thread; the
 // destructor stops the reaper and frees every session. Callers must not call methods
-// concurrently with (or after) destruction. Literals returned by BeginDownload are
+// concurrently with (or after) destruction. Values returned by BeginDownload are
 // immutable and shared: they stay valid after the session dies.
 //
 // Errors: INVALID_ARGUMENT (malformed HLO, with "LINE:COL: " for text; bad shapes, naming
@@ -126,13 +126,26 @@ class ServiceCore {
   absl::StatusOr<TransferToServerResponse> FinishUpload(int64_t upload_id);
   void AbortUpload(int64_t upload_id);
 
-  // TransferToClient (server stream): the value to send (immutable, shared); the transport
-  // chunks it with ForEachChunk.
-  absl::StatusOr<std::shared_ptr<const Literal>> BeginDownload(const TransferToClientRequest& request);
+  // The bytes of a value on its way to a client: its shape and each array leaf's dense
+  // storage, depth-first, kept alive (and unchanged) by `keep_alive`. For host-memory devices
+  // the leaves point into the device buffer itself, so a download copies nothing up front.
+  struct OutgoingValue {
+    Shape shape;
+    std::vector<std::pair<const char*, int64_t>> leaves;
+    std::shared_ptr<const void> keep_alive;
+  };
+  // The leaves of `literal`, which the caller keeps alive while they are used.
+  static OutgoingValue Outgoing(const Literal& literal);
 
-  // Splits a literal into TransferChunk messages of ~chunk_bytes (shape in the first chunk,
+  // TransferToClient (server stream): the value to send; the transport chunks it with
+  // ForEachChunk. It stays valid after the handle is released or the session dies.
+  absl::StatusOr<OutgoingValue> BeginDownload(const TransferToClientRequest& request);
+
+  // Splits a value into TransferChunk messages of ~chunk_bytes (shape in the first chunk,
   // then every array leaf's dense storage bytes depth-first). Always emits at least one chunk.
   // Stops early if fn returns false.
+  static void ForEachChunk(const OutgoingValue& value, size_t chunk_bytes,
+                           const std::function<bool(TransferChunk&&)>& fn);
   static void ForEachChunk(const Literal& literal, size_t chunk_bytes,
                            const std::function<bool(TransferChunk&&)>& fn);
   // Inverse, for clients: rebuilds a literal from chunks (validates sizes; never
@@ -144,6 +157,25 @@ class ServiceCore {
  private:
   explicit ServiceCore(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+};
+
+// Rebuilds a literal from TransferChunk messages as they arrive, copying each chunk's bytes
+// once into the literal (the receiving side of ForEachChunk). The first chunk's shape is
+// validated and its byte size checked before anything is allocated.
+class ChunkAssembler {
+ public:
+  absl::Status Add(const TransferChunk& chunk);
+  // INVALID_ARGUMENT when no chunk came or the bytes fall short of the shape.
+  absl::StatusOr<Literal> Finish();
+
+ private:
+  bool started_ = false;
+  Literal literal_;
+  std::vector<std::pair<char*, int64_t>> leaves_;
+  size_t leaf_ = 0;
+  int64_t leaf_offset_ = 0;
+  int64_t received_ = 0;
+  int64_t expected_ = 0;
 };
 
 }  // namespace server

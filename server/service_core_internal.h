@@ -172,7 +172,11 @@ struct Upload {
   std::mutex mu;
   std::shared_ptr<Session> session;
   int device = 0;
+  // Where the bytes go: straight into a host-visible device buffer when the backend has
+  // one (arrays), else into a literal transferred to the device at the end.
+  std::shared_ptr<backend::Buffer> buffer;
   Literal literal;
+  Shape shape;
   std::vector<std::pair<char*, int64_t>> leaves;  // dense storage of each array leaf
   size_t leaf = 0;
   int64_t leaf_offset = 0;

@@ -77,10 +77,10 @@ class CoreTest : public ::testing::Test {
     TransferToClientRequest request;
     request.set_session_id(session.empty() ? session_ : session);
     request.set_handle(handle);
-    auto literal = core_->BeginDownload(request);
-    if (!literal.ok()) return literal.status();
+    auto value = core_->BeginDownload(request);
+    if (!value.ok()) return value.status();
     std::vector<TransferChunk> chunks;
-    ServiceCore::ForEachChunk(**literal, chunk_bytes, [&](TransferChunk&& chunk) {
+    ServiceCore::ForEachChunk(*value, chunk_bytes, [&](TransferChunk&& chunk) {
       chunks.push_back(std::move(chunk));
       return true;
     });

@@ -47,7 +47,7 @@ absl::StatusOr<Shape> ValidatedShape(const ShapeProto& proto) {
 absl::Status Fill(Upload& upload, absl::string_view data) {
   if (upload.received + static_cast<int64_t>(data.size()) > upload.expected) {
     return absl::InvalidArgumentError(absl::StrCat("the upload sends more than the ", upload.expected,
-                                                   " bytes its shape ", upload.literal.shape().ToString(),
+                                                   " bytes its shape ", upload.shape.ToString(),
                                                    " holds"));
   }
   while (!data.empty()) {
@@ -61,6 +61,27 @@ absl::Status Fill(Upload& upload, absl::string_view data) {
       upload.leaf_offset = 0;
     }
   }
+  return absl::OkStatus();
+}
+
+// Points the upload's leaves at its destination: for an array on a backend whose buffers
+// are host memory, the device buffer itself (its bytes arrive exactly once, into memory the
+// backend pools); otherwise a literal, transferred to the device when the upload finishes.
+absl::Status PrepareUploadTarget(ServiceCore::Impl& impl, const Shape& shape, Upload* upload) {
+  const DeviceSlot& device = impl.devices[upload->device];
+  if (shape.IsArray() && upload->expected > 0) {
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer =
+        device.backend->Allocate(shape, device.local_ordinal);
+    if (buffer.ok() && (*buffer)->host_data() != nullptr &&
+        (*buffer)->size_bytes() == upload->expected &&
+        ShapeUtil::Equal((*buffer)->shape(), shape)) {
+      upload->leaves.emplace_back(static_cast<char*>((*buffer)->host_data()), upload->expected);
+      upload->buffer = *std::move(buffer);
+      return absl::OkStatus();
+    }
+  }
+  ASSIGN_OR_RETURN(upload->literal, Literal::Create(shape));
+  CollectLeaves(upload->literal, &upload->leaves);
   return absl::OkStatus();
 }
 
@@ -86,8 +107,8 @@ absl::StatusOr<int64_t> ServiceCore::BeginUpload(const TransferChunk& first_chun
   upload->session = session;
   upload->device = first_chunk.device_ordinal();
   upload->expected = expected;
-  ASSIGN_OR_RETURN(upload->literal, Literal::Create(shape));
-  CollectLeaves(upload->literal, &upload->leaves);
+  upload->shape = shape;
+  RETURN_IF_ERROR(PrepareUploadTarget(*impl_, shape, upload.get()));
   const int64_t id = impl_->NewHandle();
   {
     absl::MutexLock lock(&impl_->mu);
@@ -123,7 +144,7 @@ absl::Status ServiceCore::AppendUpload(int64_t upload_id, absl::string_view data
         if (status.ok() && upload->received + static_cast<int64_t>(data.size()) > upload->expected) {
           status = absl::InvalidArgumentError(absl::StrCat(
               "the upload sends more than the ", upload->expected, " bytes its shape ",
-              upload->literal.shape().ToString(), " holds"));
+              upload->shape.ToString(), " holds"));
         }
         if (status.ok()) session.memory_bytes += data.size();
       }
@@ -153,6 +174,7 @@ void ServiceCore::AbortUpload(int64_t upload_id) {
   }
   upload->received = 0;
   upload->literal = Literal();
+  upload->buffer.reset();
   upload->leaves.clear();
 }
 
@@ -175,12 +197,14 @@ absl::StatusOr<TransferToServerResponse> ServiceCore::FinishUpload(int64_t uploa
   if (upload->received != upload->expected) {
     release();
     return absl::InvalidArgumentError(absl::StrCat("the upload ended after ", upload->received,
-                                                   " bytes; its shape ", upload->literal.shape().ToString(),
+                                                   " bytes; its shape ", upload->shape.ToString(),
                                                    " holds ", upload->expected));
   }
   const DeviceSlot& device = impl_->devices[upload->device];
-  auto buffer = device.backend->TransferToDevice(upload->literal, device.local_ordinal);
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = std::move(upload->buffer);
+  if (*buffer == nullptr) buffer = device.backend->TransferToDevice(upload->literal, device.local_ordinal);
   upload->literal = Literal();
+  upload->leaves.clear();
   if (!buffer.ok()) {
     release();
     return buffer.status();
@@ -200,34 +224,61 @@ absl::StatusOr<TransferToServerResponse> ServiceCore::FinishUpload(int64_t uploa
   return response;
 }
 
-absl::StatusOr<std::shared_ptr<const Literal>> ServiceCore::BeginDownload(
+ServiceCore::OutgoingValue ServiceCore::Outgoing(const Literal& literal) {
+  OutgoingValue value;
+  value.shape = literal.shape();
+  CollectLeaves(literal, &value.leaves);
+  return value;
+}
+
+absl::StatusOr<ServiceCore::OutgoingValue> ServiceCore::BeginDownload(
     const TransferToClientRequest& request) {
   ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
   ASSIGN_OR_RETURN(auto data, impl_->LookupData(*session, request.handle()));
   const DeviceSlot& device = impl_->devices[data->device];
   ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> buffer, data->Ready());
+  if (buffer->host_data() != nullptr && buffer->shape().IsArray()) {
+    // Straight from the device buffer, which stays alive and unchanged while we read it.
+    OutgoingValue value;
+    value.shape = buffer->shape();
+    if (buffer->size_bytes() > 0) {
+      value.leaves.emplace_back(static_cast<const char*>(buffer->host_data()), buffer->size_bytes());
+    }
+    value.keep_alive = std::move(buffer);
+    return value;
+  }
   ASSIGN_OR_RETURN(Literal literal, device.backend->TransferFromDevice(*buffer));
-  return std::shared_ptr<const Literal>(std::make_shared<Literal>(std::move(literal)));
+  auto owned = std::make_shared<const Literal>(std::move(literal));
+  OutgoingValue value = Outgoing(*owned);
+  value.keep_alive = std::move(owned);
+  return value;
 }
 
 void ServiceCore::ForEachChunk(const Literal& literal, size_t chunk_bytes,
                                const std::function<bool(TransferChunk&&)>& fn) {
+  ForEachChunk(Outgoing(literal), chunk_bytes, fn);
+}
+
+void ServiceCore::ForEachChunk(const OutgoingValue& value, size_t chunk_bytes,
+                               const std::function<bool(TransferChunk&&)>& fn) {
   if (chunk_bytes == 0) chunk_bytes = 1 << 20;
-  std::vector<std::pair<const char*, int64_t>> leaves;
-  CollectLeaves(literal, &leaves);
   TransferChunk chunk;
-  *chunk.mutable_shape() = literal.shape().ToProto();
+  *chunk.mutable_shape() = value.shape.ToProto();
   bool first = true;
-  for (auto [data, size] : leaves) {
+  for (auto [data, size] : value.leaves) {
     while (size > 0) {
       const size_t room = chunk_bytes - chunk.data().size();
       const size_t n = std::min<size_t>(room, static_cast<size_t>(size));
+      if (chunk.data().empty()) chunk.mutable_data()->reserve(std::min<size_t>(chunk_bytes, size));
       chunk.mutable_data()->append(data, n);
       data += n;
       size -= static_cast<int64_t>(n);
       if (chunk.data().size() >= chunk_bytes) {
         if (!fn(std::move(chunk))) return;
-        chunk = TransferChunk();
+        // Clear keeps the data's capacity: when fn copied the chunk (or swapped it with one
+        // it sent earlier, as protobuf's move does), the next chunk reuses that memory
+        // instead of faulting in fresh pages.
+        chunk.Clear();
         first = false;
       }
     }
@@ -236,39 +287,51 @@ void ServiceCore::ForEachChunk(const Literal& literal, size_t chunk_bytes,
 }
 
 absl::StatusOr<Literal> ServiceCore::LiteralFromChunks(const std::vector<TransferChunk>& chunks) {
-  if (chunks.empty() || !chunks[0].has_shape()) {
-    return absl::InvalidArgumentError("the first chunk carries no shape");
+  ChunkAssembler assembler;
+  for (const TransferChunk& chunk : chunks) RETURN_IF_ERROR(assembler.Add(chunk));
+  return assembler.Finish();
+}
+
+absl::Status ChunkAssembler::Add(const TransferChunk& chunk) {
+  if (!started_) {
+    if (!chunk.has_shape()) return absl::InvalidArgumentError("the first chunk carries no shape");
+    ASSIGN_OR_RETURN(Shape shape, ValidatedShape(chunk.shape()));
+    expected_ = StorageBytes(shape);
+    if (expected_ > Literal::kMaxBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat("literal of ", expected_, " bytes is too large"));
+    }
+    ASSIGN_OR_RETURN(literal_, Literal::Create(shape));
+    CollectLeaves(literal_, &leaves_);
+    started_ = true;
   }
-  ASSIGN_OR_RETURN(Shape shape, ValidatedShape(chunks[0].shape()));
-  const int64_t expected = StorageBytes(shape);
-  int64_t total = 0;
-  for (const TransferChunk& chunk : chunks) total += static_cast<int64_t>(chunk.data().size());
-  if (total != expected) {
-    return absl::InvalidArgumentError(absl::StrCat("the chunks hold ", total, " bytes; shape ",
-                                                   shape.ToString(), " needs ", expected));
+  absl::string_view data = chunk.data();
+  if (received_ + static_cast<int64_t>(data.size()) > expected_) {
+    return absl::InvalidArgumentError(absl::StrCat("the chunks hold more than the ", expected_,
+                                                   " bytes shape ", literal_.shape().ToString(), " needs"));
   }
-  if (expected > Literal::kMaxBytes) {
-    return absl::ResourceExhaustedError(absl::StrCat("literal of ", expected, " bytes is too large"));
-  }
-  ASSIGN_OR_RETURN(Literal literal, Literal::Create(shape));
-  std::vector<std::pair<char*, int64_t>> leaves;
-  CollectLeaves(literal, &leaves);
-  size_t leaf = 0;
-  int64_t offset = 0;
-  for (const TransferChunk& chunk : chunks) {
-    absl::string_view data = chunk.data();
-    while (!data.empty()) {
-      const int64_t n = std::min<int64_t>(leaves[leaf].second - offset, data.size());
-      std::memcpy(leaves[leaf].first + offset, data.data(), n);
-      data.remove_prefix(n);
-      offset += n;
-      if (offset == leaves[leaf].second) {
-        ++leaf;
-        offset = 0;
-      }
+  received_ += static_cast<int64_t>(data.size());
+  while (!data.empty()) {
+    auto& [dst, size] = leaves_[leaf_];
+    const int64_t n = std::min<int64_t>(size - leaf_offset_, data.size());
+    std::memcpy(dst + leaf_offset_, data.data(), n);
+    data.remove_prefix(n);
+    leaf_offset_ += n;
+    if (leaf_offset_ == size) {
+      ++leaf_;
+      leaf_offset_ = 0;
     }
   }
-  return literal;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> ChunkAssembler::Finish() {
+  if (!started_) return absl::InvalidArgumentError("the first chunk carries no shape");
+  if (received_ != expected_) {
+    return absl::InvalidArgumentError(absl::StrCat("the chunks hold ", received_, " bytes; shape ",
+                                                   literal_.shape().ToString(), " needs ", expected_));
+  }
+  started_ = false;
+  return std::move(literal_);
 }
 
 absl::StatusOr<TransferToInfeedResponse> ServiceCore::TransferToInfeed(

@@ -38,6 +38,7 @@ class CpuBuffer : public Buffer {
   int64_t size_bytes() const override { return bytes_; }
   std::vector<std::shared_ptr<Buffer>> tuple_elements() const override { return elements_; }
   void* data() const { return memory_.get(); }
+  void* host_data() const override { return shape_.IsArray() ? memory_.get() : nullptr; }
 
  private:
   const Shape shape_;
@@ -223,6 +224,13 @@ class CpuBackend : public backend::Backend {
   absl::StatusOr<std::shared_ptr<Buffer>> Allocate(const Shape& shape, int device_ordinal) override {
     RETURN_IF_ERROR(CheckDevice(device_ordinal));
     RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    if (shape.IsArray()) {  // straight from the pool: no Literal, no fresh pages
+      Shape array = shape;
+      ShapeUtil::SetDefaultLayoutsIfMissing(&array);
+      ASSIGN_OR_RETURN(auto buffer, AllocateArray(pool_.get(), array));
+      std::memset(buffer->data(), 0, buffer->size_bytes());
+      return std::shared_ptr<Buffer>(buffer);
+    }
     ASSIGN_OR_RETURN(Literal zeros, Literal::Create(shape));
     return FromLiteral(zeros);
   }

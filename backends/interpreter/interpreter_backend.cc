@@ -30,6 +30,10 @@ class LiteralBuffer : public Buffer {
     return elements;
   }
   const Literal& value() const { return value_; }
+  void* host_data() const override {
+    if (!value_.shape().IsArray()) return nullptr;
+    return const_cast<void*>(value_.untyped_data());
+  }
 
  private:
   const Literal value_;
