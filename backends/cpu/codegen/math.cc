@@ -36,20 +36,39 @@ llvm::Value* Pow2(llvm::IRBuilder<>* b, llvm::Value* n) {
   return b->CreateBitCast(bits, b->getFloatTy());
 }
 
+// e^r for the reduced argument r (|r| <= ln2/2): degree-6 polynomial.
+llvm::Value* ExpReduced(llvm::IRBuilder<>* b, llvm::Value* r) {
+  llvm::Value* r2 = b->CreateFMul(r, r);
+  llvm::Value* p = Horner(b, r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                                 1.6666665459e-1, 5.0000001201e-1});
+  return b->CreateFAdd(b->CreateFAdd(b->CreateFMul(p, r2), r), F(b, 1.0));
+}
+
+// x = n ln2 + r: returns n (integer-valued float) and sets *r. ln2 = 0.693359375 - 2.12194440e-4
+// (the first part is exact in few bits, so n*hi is exact).
+llvm::Value* ReduceByLn2(llvm::IRBuilder<>* b, llvm::Value* x, llvm::Value** r) {
+  llvm::Value* n = b->CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b->CreateFMul(x, F(b, 1.4426950408889634)));
+  *r = b->CreateFAdd(b->CreateFSub(x, b->CreateFMul(n, F(b, 0.693359375))), b->CreateFMul(n, F(b, 2.12194440e-4)));
+  return n;
+}
+
+// e^x for x in [0, 20] (tanh's argument): no clamping, no special cases, and 2^n in one step;
+// the same values as EmitExpF32 gives there, in about half the instructions.
+llvm::Value* ExpOfSmallNonNegative(llvm::IRBuilder<>* b, llvm::Value* x) {
+  llvm::Value* r = nullptr;
+  llvm::Value* n = ReduceByLn2(b, x, &r);
+  return b->CreateFMul(ExpReduced(b, r), Pow2(b, b->CreateFPToSI(n, b->getInt32Ty())));
+}
+
 }  // namespace
 
 llvm::Value* ElementalEmitter::EmitExpF32(llvm::Value* x) {
   llvm::IRBuilder<>* b = b_;
   // Clamp so the integer math below stays in range; overflow/underflow are fixed at the end.
   llvm::Value* xc = b->CreateMinNum(b->CreateMaxNum(x, F(b, -104.0)), F(b, 89.0));
-  llvm::Value* n = b->CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b->CreateFMul(xc, F(b, 1.4426950408889634)));
-  // ln2 = 0.693359375 - 2.12194440e-4 (the first part is exact in few bits, so n*hi is exact).
-  llvm::Value* r = b->CreateFSub(xc, b->CreateFMul(n, F(b, 0.693359375)));
-  r = b->CreateFAdd(r, b->CreateFMul(n, F(b, 2.12194440e-4)));
-  llvm::Value* r2 = b->CreateFMul(r, r);
-  llvm::Value* p = Horner(b, r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-                                 1.6666665459e-1, 5.0000001201e-1});
-  llvm::Value* er = b->CreateFAdd(b->CreateFAdd(b->CreateFMul(p, r2), r), F(b, 1.0));
+  llvm::Value* r = nullptr;
+  llvm::Value* n = ReduceByLn2(b, xc, &r);
+  llvm::Value* er = ExpReduced(b, r);
   // 2^n = 2^(n/2) * 2^(n - n/2) so that n in [-150, 129] needs no out-of-range exponent.
   llvm::Value* ni = b->CreateFPToSI(n, b->getInt32Ty());
   llvm::Value* half = b->CreateAShr(ni, 1);
@@ -99,7 +118,7 @@ llvm::Value* ElementalEmitter::EmitTanhF32(llvm::Value* x) {
                                   62.0 / 2835.0, -17.0 / 315.0, 2.0 / 15.0, -1.0 / 3.0});
   llvm::Value* small_result = b->CreateFAdd(x, b->CreateFMul(b->CreateFMul(x, x2), q));
   // Large |x|: 1 - 2 / (e^{2|x|} + 1), with the sign of x.
-  llvm::Value* e = EmitExpF32(b->CreateFMul(b->CreateMinNum(ax, F(b, 10.0)), F(b, 2.0)));
+  llvm::Value* e = ExpOfSmallNonNegative(b, b->CreateFMul(b->CreateMinNum(ax, F(b, 10.0)), F(b, 2.0)));
   llvm::Value* large = b->CreateFSub(F(b, 1.0), b->CreateFDiv(F(b, 2.0), b->CreateFAdd(e, F(b, 1.0))));
   large = b->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
   llvm::Value* result = b->CreateSelect(b->CreateFCmpOLT(ax, F(b, 0.625)), small_result, large);
