@@ -50,18 +50,13 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_elementwise_test
     ElementwiseCompareTest.IntegersPredAndComplex
     ElementwiseTernaryTest.Select
 )
-# ops_linalg_batchnorm_test: the expanded batch-norm-training rounds one element differently in the last bit; the test compares bit-exactly.
-set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_batchnorm_test
-    InterpreterBatchNormTest.TrainingFeatureFirstRank3AndEpsilon
-)
 # ops_linalg_conv_test: complex convolution (no complex types yet).
 set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_conv_test
     InterpreterConvTest.ComplexAndF64
     InterpreterConvTest.EveryElementType
 )
-# ops_linalg_dot_test: complex and sub-byte dots; AccumulatesWideAndRoundsOnce checks the interpreter's f64 accumulation (cpu GEMM sums in f32, within the dot tolerance).
+# ops_linalg_dot_test: complex and sub-byte dots.
 set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_dot_test
-    InterpreterDotTest.AccumulatesWideAndRoundsOnce
     InterpreterDotTest.Complex
     InterpreterDotTest.EveryElementType
 )
@@ -118,9 +113,8 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_sort_test
     InterpreterTopKTest.TotalOrderForFloats
     InterpreterTopKTest.LayoutAndHighRank
 )
-# ops_reduction_test: complex and s4 reductions; FloatAddAccumulatesInDoubleAsXlaEvaluator checks the interpreter's f64 accumulation (cpu reassociates in f32); reducers with array ops.
+# ops_reduction_test: complex and s4 reductions; reducers with array ops.
 set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_test
-    InterpreterReduceTest.FloatAddAccumulatesInDoubleAsXlaEvaluator
     InterpreterReduceTest.MaxMinIntegersAndPredicates
     InterpreterReduceTest.ComplexSum
     InterpreterReduceTest.NarrowAndWideTypes

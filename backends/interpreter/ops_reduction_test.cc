@@ -1,6 +1,7 @@
 // reduce and reduce-window through the Backend interface. Expected values are computed
 // by hand; order-sensitive reducers (keep the last input, acc*10+x) pin down the
 // iteration order of XLA's evaluator.
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -15,6 +16,7 @@ namespace {
 using testing::L;
 using testing::LiteralEqual;
 using testing::RunHlo;
+using testing::SumEqualOnReferenceElseNear;
 
 // A module with one reducer named `r` (of type T) and an entry that reduces parameter 0.
 std::string ReduceModule(const std::string& type, const std::string& reducer_root, const std::string& in_shape,
@@ -80,12 +82,17 @@ ENTRY main {
 
 TEST(InterpreterReduceTest, FloatAddAccumulatesInDoubleAsXlaEvaluator) {
   // In f32, 2^24 + 1 + 1 stays 2^24 step by step; XLA's evaluator sums adds in double.
-  EXPECT_TRUE(LiteralEqual(L("f32[] 16777218"), RunHlo(ReduceModule("f32", "add(a, b)", "f32[3]", "f32[]", "0", "0"),
-                                                       {L("f32[3] {16777216, 1, 1}")})));
-  // bf16: 1 + 2^-8 + 2^-8 is 1 stepwise (ties to even) but 1.0078125 summed exactly.
-  EXPECT_TRUE(LiteralEqual(L("bf16[] 1.0078125"),
-                           RunHlo(ReduceModule("bf16", "add(a, b)", "bf16[3]", "bf16[]", "0", "0"),
-                                  {L("bf16[3] {1, 0.00390625, 0.00390625}")})));
+  // Backends that sum in f32 are within 3 terms * FLT_EPSILON * 2^24 of it.
+  EXPECT_TRUE(SumEqualOnReferenceElseNear(L("f32[] 16777218"),
+                                          RunHlo(ReduceModule("f32", "add(a, b)", "f32[3]", "f32[]", "0", "0"),
+                                                 {L("f32[3] {16777216, 1, 1}")}),
+                                          0, 3 * FLT_EPSILON * 16777218));
+  // bf16: 1 + 2^-8 + 2^-8 is 1 stepwise (ties to even) but 1.0078125 summed exactly; bf16's
+  // epsilon is 2^-7.
+  EXPECT_TRUE(SumEqualOnReferenceElseNear(L("bf16[] 1.0078125"),
+                                          RunHlo(ReduceModule("bf16", "add(a, b)", "bf16[3]", "bf16[]", "0", "0"),
+                                                 {L("bf16[3] {1, 0.00390625, 0.00390625}")}),
+                                          0, 3 * 0x1p-7 * 1.0078125));
   // -0 + -0 stays -0 (init -0); inf + -inf is NaN.
   EXPECT_TRUE(LiteralEqual(L("f32[] -0"), RunHlo(ReduceModule("f32", "add(a, b)", "f32[2]", "f32[]", "0", "-0"),
                                                  {L("f32[2] {-0, -0}")})));

@@ -103,6 +103,18 @@ inline ::testing::AssertionResult LiteralNear(const Literal& expected, const abs
   return ::testing::AssertionSuccess();
 }
 
+// For values that come out of floating-point dot or reduce sums. The interpreter (the
+// reference) accumulates f32 and narrower sums in f64 and rounds once, so it is held to the
+// exact value; other backends may reassociate and accumulate in the element type (issue 6
+// allows a dot/reduce tolerance), so they are held to `rtol`/`atol` as in LiteralNear. For n
+// terms whose magnitudes add up to S, n * epsilon(type) * S bounds such a sum's error.
+inline ::testing::AssertionResult SumEqualOnReferenceElseNear(const Literal& expected,
+                                                              const absl::StatusOr<Literal>& actual, double rtol,
+                                                              double atol = 0) {
+  if (TestPlatform() == "interpreter") return LiteralEqual(expected, actual);
+  return LiteralNear(expected, actual, rtol, atol);
+}
+
 }  // namespace testing
 }  // namespace xla
 
