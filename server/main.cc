@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "backends/backend.h"
 #include "server/grpc_server.h"
 
 namespace {
@@ -31,7 +32,10 @@ constexpr char kUsage[] = R"(usage: xla-server [flags]
 Serves XLA compilation and execution over gRPC (proto/xla_service.proto).
 
   --listen=HOST:PORT         address to listen on (default 127.0.0.1:50051; port 0 = any free port)
-  --platform=NAME[,NAME]     backends to serve, repeatable (default interpreter)
+  --platform=NAME[,NAME]     backends to serve, repeatable; each one's devices follow the
+                             previous ones' (default cpu,interpreter when the cpu backend is
+                             built: device 0 runs native code, device 1 the reference
+                             interpreter for ops cpu does not run yet; else interpreter)
   --auth-token-file=PATH     require "authorization: Bearer <token>" with the file's token
   --tls-cert=PATH            PEM certificate chain (enables TLS with --tls-key)
   --tls-key=PATH             PEM private key
@@ -49,6 +53,16 @@ Serves XLA compilation and execution over gRPC (proto/xla_service.proto).
   --log-level=LEVEL          trace, debug, info, warn, error, off (default info)
   --help                     this text
 )";
+
+// The fastest registered platform first: "cpu" (with the interpreter as a second device for
+// ops the cpu backend does not run yet) when this binary has it.
+std::vector<std::string> DefaultPlatforms() {
+  xla::backend::RegisterBuiltinBackends();
+  for (const std::string& platform : xla::backend::RegisteredPlatforms()) {
+    if (platform == "cpu") return {"cpu", "interpreter"};
+  }
+  return {"interpreter"};
+}
 
 // "4G", "256M", "1024K", "123" -> bytes.
 bool ParseSize(const std::string& text, int64_t* out) {
@@ -179,7 +193,8 @@ int main(int argc, char** argv) {
       return Fail(absl::StrCat("unknown flag --", name, " (see --help)"));
     }
   }
-  if (!platforms.empty()) config.service.platforms = platforms;
+  if (platforms.empty()) platforms = DefaultPlatforms();
+  config.service.platforms = platforms;
 
   spdlog::level::level_enum level = spdlog::level::from_str(log_level);
   if (level == spdlog::level::off && log_level != "off") return Fail(absl::StrCat("bad --log-level '", log_level, "'"));

@@ -22,10 +22,18 @@
 namespace xla {
 namespace cli {
 
+std::string DefaultPlatform() {
+  backend::RegisterBuiltinBackends();
+  for (const std::string& platform : backend::RegisteredPlatforms()) {
+    if (platform == "cpu") return platform;
+  }
+  return "interpreter";
+}
+
 const char kRunUsage[] =
     "  xla-cli run FILE [--platform=NAME] [--arg=LITERAL | --arg=@FILE.npy]... [--random-args]\n"
     "              [--seed=N] [--repeat=N] [--json] [--output-dir=DIR] [--no-verify]\n"
-    "      Compile FILE (HLO text or binary HloModuleProto) on a backend (default: interpreter)\n"
+    "      Compile FILE (HLO text or binary HloModuleProto) on a backend (default: cpu when built)\n"
     "      and run it in-process. Give one --arg per entry parameter, in order: an XLA literal\n"
     "      (--arg='f32[2] {1, 2}') or a .npy file (--arg=@x.npy; the dtype and shape must match\n"
     "      exactly; bf16/f8 need ml_dtypes' descr names such as 'bfloat16'). --random-args\n"
@@ -273,7 +281,6 @@ int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const 
   auto arguments = BuildArguments(options, *entry, fail, &reported);
   if (!arguments.ok()) return reported != 0 ? reported : fail(file, arguments.status());
 
-  backend::RegisterBuiltinBackends();
   auto backend = backend::CreateBackend(options.platform);
   if (!backend.ok()) return fail(file, backend.status());
 

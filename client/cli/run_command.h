@@ -22,9 +22,13 @@ namespace cli {
 
 extern const char kRunUsage[];
 
+// "cpu" when this binary has the cpu backend (LLVM 16 was found at build time), else
+// "interpreter".
+std::string DefaultPlatform();
+
 struct RunOptions {
   std::string file;
-  std::string platform = "interpreter";
+  std::string platform = DefaultPlatform();
   std::vector<std::string> args;  // "LITERAL" or "@file.npy", one per entry parameter
   bool random_args = false;
   uint64_t seed = 0;

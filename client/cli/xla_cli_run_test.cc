@@ -204,7 +204,7 @@ TEST(XlaCliRunTest, JsonReportsTimings) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, StartsWith("{\"compile_ms\": "));
   EXPECT_THAT(r.output, HasSubstr("\"repeat\": 3"));
-  EXPECT_THAT(r.output, HasSubstr("\"platform\": \"interpreter\""));
+  EXPECT_THAT(r.output, HasSubstr("\"platform\": \"" XLA_CLI_DEFAULT_PLATFORM "\""));
   EXPECT_THAT(r.output, HasSubstr("\"result_shape\": \"s32[3]\""));
   EXPECT_EQ(r.output.find('\n'), r.output.size() - 1);  // one line
   if (HaveNumpy()) {

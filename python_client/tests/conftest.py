@@ -1,7 +1,9 @@
 """pytest fixtures: an xla-server started once per test session on a free loopback port.
 
 The binary comes from $XLA_SERVER_BINARY (set by CTest), else the usual build directories.
-The server requires a bearer token (tests check UNAUTHENTICATED too).
+The server requires a bearer token (tests check UNAUTHENTICATED too). It serves the
+platform named by $XLA_TEST_PLATFORM (default "interpreter", the reference semantics every op
+test is written against; the cpu backend does not run every op yet).
 """
 
 import os
@@ -30,6 +32,8 @@ def start_server(*flags, token=TOKEN):
   binary = server_binary()
   if binary is None:
     pytest.skip("no xla-server binary (set XLA_SERVER_BINARY)")
+  if not any(f.startswith("--platform=") for f in flags):
+    flags = ("--platform=" + os.environ.get("XLA_TEST_PLATFORM", "interpreter"),) + tuple(flags)
   return xc.LocalServer(binary, token=token, flags=flags)
 
 
