@@ -71,6 +71,27 @@ void CompileCache::Wait(Entry& entry) {
   entry.cv.wait(lock, [&] { return entry.done; });
 }
 
+std::shared_ptr<const CompiledProgram> CompileCache::FindExact(const std::string& request_key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto known = exact_.find(request_key);
+  if (known == exact_.end()) return nullptr;
+  auto it = entries_.find(known->second);
+  if (it == entries_.end()) return nullptr;  // evicted
+  {
+    std::lock_guard<std::mutex> entry_lock(it->second.entry->mu);
+    if (!it->second.entry->done || !it->second.entry->status.ok()) return nullptr;
+  }
+  lru_.splice(lru_.begin(), lru_, it->second.lru_pos);
+  hits_.fetch_add(1);
+  return it->second.entry->program;
+}
+
+void CompileCache::RememberExact(const std::string& request_key, const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<int64_t>(exact_.size()) >= 4 * capacity_ + 64) exact_.clear();
+  exact_[request_key] = key;
+}
+
 int64_t CompileCache::size() {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int64_t>(entries_.size());
@@ -111,6 +132,23 @@ absl::Status ApplyLayouts(const CompileRequest& request, HloModule& module, std:
   return absl::OkStatus();
 }
 
+// Fingerprint of everything in the request that decides the executable, without copying
+// the module: its bytes' fingerprint, their kind, the device and the layouts asked for.
+std::string ExactRequestKey(const CompileRequest& request) {
+  std::string key = Fingerprint(request.module_case() == CompileRequest::kHloText
+                                    ? absl::string_view(request.hlo_text())
+                                    : absl::string_view(request.hlo_module_proto()));
+  absl::StrAppend(&key, request.module_case() == CompileRequest::kHloText ? "/text" : "/proto",
+                  "/device=", request.device_ordinal());
+  for (const ShapeProto& layout : request.argument_layouts()) {
+    absl::StrAppend(&key, "/arg=", Fingerprint(layout.SerializeAsString()));
+  }
+  if (request.has_result_layout()) {
+    absl::StrAppend(&key, "/result=", Fingerprint(request.result_layout().SerializeAsString()));
+  }
+  return key;
+}
+
 }  // namespace
 
 absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& request) {
@@ -118,24 +156,54 @@ absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& reque
   SessionUse use(session);
   ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(request.device_ordinal()));
   const Clock::time_point start = Clock::now();
+  const int64_t module_bytes = static_cast<int64_t>(
+      request.module_case() == CompileRequest::kHloText ? request.hlo_text().size()
+                                                        : request.hlo_module_proto().size());
+  if (module_bytes > impl_->options.max_module_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("module of ", module_bytes,
+                                                     " bytes exceeds the limit of ",
+                                                     impl_->options.max_module_bytes));
+  }
+
+  // Registers `program` with the session and answers.
+  auto answer = [&](std::shared_ptr<const CompiledProgram> program, bool cache_hit,
+                    double compile_ms) -> absl::StatusOr<CompileResponse> {
+    CompileResponse response;
+    response.set_cache_hit(cache_hit);
+    response.set_compile_ms(compile_ms);
+    SessionExecutable executable;
+    executable.program = program;
+    executable.cache_hit = cache_hit;
+    executable.compile_ms = static_cast<int64_t>(compile_ms);
+    const int64_t handle = impl_->NewHandle();
+    {
+      absl::MutexLock lock(&session->mu);
+      if (session->closed) return absl::NotFoundError("the session closed during the compile");
+      session->executables.emplace(handle, std::move(executable));
+    }
+    response.set_execution_handle(handle);
+    *response.mutable_program_shape() = program->program_shape.ToProto();
+    return response;
+  };
+  auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  };
+
+  const std::string request_key = ExactRequestKey(request);
+  if (request.module_case() != CompileRequest::MODULE_NOT_SET) {
+    if (auto program = impl_->cache.FindExact(request_key);
+        program != nullptr && program->device == request.device_ordinal()) {
+      return answer(std::move(program), /*cache_hit=*/true, elapsed_ms());
+    }
+  }
 
   std::unique_ptr<HloModule> module;
   switch (request.module_case()) {
     case CompileRequest::kHloText: {
-      if (static_cast<int64_t>(request.hlo_text().size()) > impl_->options.max_module_bytes) {
-        return absl::ResourceExhaustedError(absl::StrCat("module of ", request.hlo_text().size(),
-                                                         " bytes exceeds the limit of ",
-                                                         impl_->options.max_module_bytes));
-      }
       ASSIGN_OR_RETURN(module, ParseAndReturnUnverifiedModule(request.hlo_text()));
       break;
     }
     case CompileRequest::kHloModuleProto: {
-      if (static_cast<int64_t>(request.hlo_module_proto().size()) > impl_->options.max_module_bytes) {
-        return absl::ResourceExhaustedError(absl::StrCat("module of ", request.hlo_module_proto().size(),
-                                                         " bytes exceeds the limit of ",
-                                                         impl_->options.max_module_bytes));
-      }
       ASSIGN_OR_RETURN(module, HloModuleFromSerializedProto(request.hlo_module_proto()));
       break;
     }
@@ -185,24 +253,8 @@ absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& reque
     CompileCache::Wait(*entry);
   }
   RETURN_IF_ERROR(entry->status);
-
-  CompileResponse response;
-  response.set_cache_hit(!owner);
-  response.set_compile_ms(owner ? entry->compile_ms
-                                : std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  SessionExecutable executable;
-  executable.program = entry->program;
-  executable.cache_hit = !owner;
-  executable.compile_ms = static_cast<int64_t>(response.compile_ms());
-  const int64_t handle = impl_->NewHandle();
-  {
-    absl::MutexLock lock(&session->mu);
-    if (session->closed) return absl::NotFoundError("the session closed during the compile");
-    session->executables.emplace(handle, std::move(executable));
-  }
-  response.set_execution_handle(handle);
-  *response.mutable_program_shape() = entry->program->program_shape.ToProto();
-  return response;
+  impl_->cache.RememberExact(request_key, key);
+  return answer(entry->program, /*cache_hit=*/!owner, owner ? entry->compile_ms : elapsed_ms());
 }
 
 }  // namespace server

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <list>
 #include <map>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -153,6 +154,13 @@ class CompileCache {
   void Complete(const std::string& key, const std::shared_ptr<Entry>& entry, absl::Status status,
                 std::shared_ptr<const CompiledProgram> program, double compile_ms);
   static void Wait(Entry& entry);
+  // The fast path of a repeated request: the program compiled for the request whose exact
+  // bytes (module, device, layouts) fingerprint to `request_key`, if it is cached and
+  // finished; counts a hit. A hit then costs a hash of the request, not a parse.
+  std::shared_ptr<const CompiledProgram> FindExact(const std::string& request_key);
+  // Remembers that `request_key` compiles to the canonical `key` (bounded; forgetting only
+  // costs a parse).
+  void RememberExact(const std::string& request_key, const std::string& key);
   int64_t size();
   int64_t hits() { return hits_.load(); }
 
@@ -165,6 +173,7 @@ class CompileCache {
     std::list<std::string>::iterator lru_pos;
   };
   std::map<std::string, Slot> entries_;
+  std::unordered_map<std::string, std::string> exact_;  // request fingerprint -> key
   std::atomic<int64_t> hits_{0};
 };
 

@@ -294,6 +294,35 @@ ENTRY main {
   EXPECT_EQ(Status().cache_entries(), 2);
 }
 
+TEST_F(CoreTest, RepeatedRequestsHitWithoutParsingAndEquivalentTextStillHits) {
+  auto first = Compile(kAddModule);
+  ASSERT_TRUE(first.ok()) << first.status();
+  // The same bytes: the exact-request path.
+  auto same = Compile(kAddModule);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_TRUE(same->cache_hit());
+  // Different bytes, same module (a comment and other spacing): the canonical path.
+  auto spaced = Compile(std::string("// the same computation\n") + kAddModule + "\n\n");
+  ASSERT_TRUE(spaced.ok()) << spaced.status();
+  EXPECT_TRUE(spaced->cache_hit());
+  EXPECT_EQ(Status().cache_entries(), 1);
+  // Asked-for layouts are part of the request: the same text compiled with explicit argument
+  // layouts is another cache entry, on the exact path as on the canonical one.
+  CompileRequest with_layout;
+  with_layout.set_session_id(session_);
+  with_layout.set_hlo_text(kAddModule);
+  const ProgramShape shape = ProgramShape::FromProto(first->program_shape()).value();
+  for (const Shape& parameter : shape.parameters()) *with_layout.add_argument_layouts() = parameter.ToProto();
+  auto laid_out = core_->Compile(with_layout);
+  ASSERT_TRUE(laid_out.ok()) << laid_out.status();
+  EXPECT_FALSE(laid_out->cache_hit());
+  auto laid_out_again = core_->Compile(with_layout);
+  ASSERT_TRUE(laid_out_again.ok()) << laid_out_again.status();
+  EXPECT_TRUE(laid_out_again->cache_hit());
+  EXPECT_EQ(Status().cache_entries(), 2);
+  EXPECT_EQ(Status().cache_hits(), 3);
+}
+
 TEST_F(CoreTest, CacheIsBoundedButHandlesSurviveEviction) {
   ServiceOptions options;
   options.cache_entries = 2;
