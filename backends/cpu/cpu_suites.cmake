@@ -60,20 +60,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_dot_test
     InterpreterDotTest.Complex
     InterpreterDotTest.EveryElementType
 )
-# ops_linalg_fft_test: fft has no runtime routine yet.
-set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_fft_test
-    InterpreterFftTest.ForwardPowerOfTwo
-    InterpreterFftTest.InverseScalesByOneOverN
-    InterpreterFftTest.NonPowerOfTwo
-    InterpreterFftTest.TwoAndThreeDimensional
-    InterpreterFftTest.BatchedOverLeadingDims
-    InterpreterFftTest.RealForward
-    InterpreterFftTest.RealInverse
-    InterpreterFftTest.TwoDimensionalRealRoundTrip
-    InterpreterFftTest.ComplexRoundTripOddAndEvenLengths
-    InterpreterFftTest.InfinityAndNanPropagate
-    InterpreterFftTest.EmptyBatchAndNonDefaultLayout
-)
 # ops_linalg_ragged_test: ragged-dot and scaled-dot are not emitted yet.
 set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_ragged_test
     InterpreterRaggedDotTest.RaggedNonContractingRowsPastTheTotalAreZero
@@ -90,22 +76,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_ragged_test
     InterpreterScaledDotTest.ScalarOperandsAndScales
     InterpreterScaledDotTest.BlockScalesThroughTheBackend
     InterpreterScaledDotTest.BlockScalesInXlaOperandOrderThroughTheVerifier
-)
-# ops_linalg_solve_test: cholesky and triangular-solve have no runtime routines yet.
-set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_solve_test
-    InterpreterCholeskyTest.LowerReadsOnlyTheLowerTriangle
-    InterpreterCholeskyTest.UpperReadsOnlyTheUpperTriangle
-    InterpreterCholeskyTest.NotPositiveDefiniteIsAllNan
-    InterpreterCholeskyTest.BatchedAndEmpty
-    InterpreterCholeskyTest.ComplexHermitian
-    InterpreterCholeskyTest.HalfPrecision
-    InterpreterTriangularSolveTest.LeftLower
-    InterpreterTriangularSolveTest.LeftLowerTransposed
-    InterpreterTriangularSolveTest.UnitDiagonalIgnoresTheDiagonal
-    InterpreterTriangularSolveTest.RightSide
-    InterpreterTriangularSolveTest.UpperLeft
-    InterpreterTriangularSolveTest.ComplexAdjoint
-    InterpreterTriangularSolveTest.BatchedAndZeroPivot
 )
 # ops_reduction_sort_test: topk is not emitted yet.
 set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_sort_test

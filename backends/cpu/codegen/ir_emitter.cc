@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/buffer_plan.h"
+#include "backends/cpu/codegen/emit_runtime_call.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/primitive_util.h"
@@ -85,9 +86,25 @@ class ModuleEmitter {
         return EmitSerialKernel(cp, hlo, EmitSortLoops);
       default:
         if (IsAliasingInstruction(*hlo)) return absl::OkStatus();
+        if (IsRuntimeCallOp(*hlo)) return EmitRuntimeCallInstruction(cp, hlo);
         break;
     }
     return EmitKernel(cp, hlo);
+  }
+
+  // An op computed by one runtime routine over whole arrays (emit_runtime_call.h), called
+  // from the entry function with the slots' base pointers.
+  absl::Status EmitRuntimeCallInstruction(const ComputationPlan& cp, const HloInstruction* hlo) {
+    std::vector<SerialOutput> operands, outputs;
+    for (const HloInstruction* operand : hlo->operands()) {
+      const std::vector<int>& slots = cp.slots(operand);
+      if (slots.size() != 1) {
+        return absl::UnimplementedError(absl::StrCat("cpu backend: operand ", operand->name(), " is not an array"));
+      }
+      operands.push_back(SerialOutput{MainSlotPointer(slots[0]), ReadShape(operand, slots[0])});
+    }
+    for (int s : cp.slots(hlo)) outputs.push_back(SerialOutput{MainSlotPointer(s), plan_.slots[s].shape});
+    return EmitRuntimeCall(&b_, hlo, operands, outputs);
   }
 
   llvm::BasicBlock* CancelBlock() {
@@ -267,7 +284,9 @@ class ModuleEmitter {
     for (int s : out) shapes.push_back(plan_.slots[s].shape);
     for (const Shape& s : shapes) {
       if (s.dimensions() != shapes[0].dimensions()) {
-        return absl::UnimplementedError(absl::StrCat("cpu backend: outputs of ", hlo->name(), " differ in shape"));
+        return absl::UnimplementedError(absl::StrCat("cpu backend does not implement ",
+                                                     std::string(HloOpcodeString(hlo->opcode())), " (", hlo->name(),
+                                                     "): its outputs differ in shape"));
       }
     }
     const Shape& iteration = shapes[0];

@@ -82,6 +82,10 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_gemm_f32", reinterpret_cast<void*>(&__xla_cpu_gemm_f32)},
       {"__xla_cpu_gemm_f64", reinterpret_cast<void*>(&__xla_cpu_gemm_f64)},
       {"__xla_cpu_sort", reinterpret_cast<void*>(&__xla_cpu_sort)},
+      {"__xla_cpu_cholesky", reinterpret_cast<void*>(&__xla_cpu_cholesky)},
+      {"__xla_cpu_triangular_solve", reinterpret_cast<void*>(&__xla_cpu_triangular_solve)},
+      {"__xla_cpu_fft", reinterpret_cast<void*>(&__xla_cpu_fft)},
+      {"__xla_cpu_copy", reinterpret_cast<void*>(&__xla_cpu_copy)},
       // libm, for the functions without an approximation emitted in IR.
 #define XLA_LIBM(name, type) {#name, reinterpret_cast<void*>(static_cast<type>(&::name))}
       XLA_LIBM(sinf, float (*)(float)), XLA_LIBM(sin, double (*)(double)),

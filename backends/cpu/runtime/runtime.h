@@ -38,6 +38,21 @@ using XlaCpuComparator = int32_t (*)(void** elements);
 // `inner` elements; widths[k] is array k's element size in bytes.
 void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                     const int64_t* widths, XlaCpuComparator comparator);
+
+// Linear algebra and FFT on arrays described by constant descriptors (strided_array.h:
+// element type, rank, dims, element strides), computed in double / complex<double> and
+// rounded once. Batches are the leading dimensions. transpose_a: 0 none, 1 transpose,
+// 2 adjoint; fft_type: xla::FftType (FFT, IFFT, RFFT, IRFFT) over the last fft_rank axes.
+void __xla_cpu_cholesky(void* a, const int64_t* a_descriptor, void* out, const int64_t* out_descriptor,
+                        int64_t lower);  // runtime/linalg.cc
+void __xla_cpu_triangular_solve(void* a, const int64_t* a_descriptor, void* b, const int64_t* b_descriptor,
+                                void* out, const int64_t* out_descriptor, int64_t left_side, int64_t lower,
+                                int64_t unit_diagonal, int64_t transpose_a);  // runtime/linalg.cc
+void __xla_cpu_fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,
+                   int64_t fft_type, int64_t fft_rank);  // runtime/fft.cc
+// Copies the elements of `in` into `out` (same type and dims, any layouts), bit for bit
+// (runtime/strided_array.cc): relayouts of complex arrays.
+void __xla_cpu_copy(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor);
 }
 
 namespace xla {

@@ -1,0 +1,208 @@
+// cholesky, triangular-solve and fft as calls of runtime/linalg.cc and runtime/fft.cc, and
+// copies of complex arrays as calls of runtime/strided_array.cc.
+// Shapes are checked here, when compiling, so the routines can trust their descriptors.
+#include "backends/cpu/codegen/emit_runtime_call.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+bool IsRuntimeFloatType(PrimitiveType t) {
+  return t == F16 || t == BF16 || t == F32 || t == F64 || t == C64 || t == C128;
+}
+
+// A private constant { type, rank, dims..., strides... } (element strides per logical
+// dimension under the shape's layout).
+absl::StatusOr<llvm::Value*> Descriptor(llvm::IRBuilder<>* b, const Shape& shape) {
+  if (!shape.IsArray() || !IsRuntimeFloatType(shape.element_type())) {
+    return absl::UnimplementedError(absl::StrCat("cpu backend: no runtime routine for ", shape.ToString()));
+  }
+  Shape laid_out = shape;
+  ShapeUtil::SetDefaultLayoutsIfMissing(&laid_out);
+  const int64_t rank = laid_out.rank();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (int64_t d : laid_out.layout().minor_to_major()) {
+    strides[d] = stride;
+    stride *= laid_out.dimensions(static_cast<int>(d));
+  }
+  std::vector<uint64_t> words = {static_cast<uint64_t>(laid_out.element_type()), static_cast<uint64_t>(rank)};
+  for (int64_t d = 0; d < rank; ++d) words.push_back(static_cast<uint64_t>(laid_out.dimensions(static_cast<int>(d))));
+  for (int64_t d = 0; d < rank; ++d) words.push_back(static_cast<uint64_t>(strides[d]));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Constant* data = llvm::ConstantDataArray::get(module->getContext(), words);
+  return new llvm::GlobalVariable(*module, data->getType(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                  data, "descriptor");
+}
+
+absl::Status CheckCounts(const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                         const std::vector<SerialOutput>& outputs, size_t operand_count) {
+  if (operands.size() != operand_count || outputs.size() != 1 || !hlo->shape().IsArray()) {
+    return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": malformed ", std::string(HloOpcodeString(hlo->opcode()))));
+  }
+  for (const SerialOutput& operand : operands) {
+    if (operand.shape.element_type() != outputs[0].shape.element_type() &&
+        hlo->opcode() != HloOpcode::kFft) {
+      return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": operand and result types differ"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EmitCholesky(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                          const std::vector<SerialOutput>& outputs) {
+  RETURN_IF_ERROR(CheckCounts(hlo, operands, outputs, 1));
+  const Shape& a = operands[0].shape;
+  const int64_t rank = a.rank();
+  if (rank < 2 || a.dimensions(static_cast<int>(rank - 1)) != a.dimensions(static_cast<int>(rank - 2)) ||
+      a.dimensions() != outputs[0].shape.dimensions()) {
+    return absl::InvalidArgumentError(absl::StrCat("cholesky ", hlo->name(), " needs batches of square matrices, got ",
+                                                   a.ToString()));
+  }
+  ASSIGN_OR_RETURN(llvm::Value* a_descriptor, Descriptor(b, a));
+  ASSIGN_OR_RETURN(llvm::Value* out_descriptor, Descriptor(b, outputs[0].shape));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "__xla_cpu_cholesky", llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, ptr, b->getInt64Ty()}, false));
+  b->CreateCall(f, {operands[0].base, a_descriptor, outputs[0].base, out_descriptor,
+                    b->getInt64(hlo->attrs().cholesky_options().lower() ? 1 : 0)});
+  return absl::OkStatus();
+}
+
+absl::Status EmitTriangularSolve(llvm::IRBuilder<>* b, const HloInstruction* hlo,
+                                 const std::vector<SerialOutput>& operands, const std::vector<SerialOutput>& outputs) {
+  RETURN_IF_ERROR(CheckCounts(hlo, operands, outputs, 2));
+  const Shape& a = operands[0].shape;
+  const Shape& rhs = operands[1].shape;
+  const TriangularSolveOptions& options = hlo->attrs().triangular_solve_options();
+  const int64_t rank = rhs.rank();
+  bool ok = rank >= 2 && a.rank() == rank && rhs.dimensions() == outputs[0].shape.dimensions();
+  for (int64_t d = 0; ok && d < rank - 2; ++d) ok = a.dimensions(static_cast<int>(d)) == rhs.dimensions(static_cast<int>(d));
+  if (ok) {
+    const int64_t m = a.dimensions(static_cast<int>(rank - 1));
+    const int64_t solved = rhs.dimensions(static_cast<int>(options.left_side() ? rank - 2 : rank - 1));
+    ok = a.dimensions(static_cast<int>(rank - 2)) == m && m == solved;
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat("triangular-solve ", hlo->name(), ": a ", a.ToString(),
+                                                   " does not fit b ", rhs.ToString()));
+  }
+  int64_t transpose = 0;
+  if (options.transpose_a() == TriangularSolveOptions::TRANSPOSE) transpose = 1;
+  if (options.transpose_a() == TriangularSolveOptions::ADJOINT) transpose = 2;
+  ASSIGN_OR_RETURN(llvm::Value* a_descriptor, Descriptor(b, a));
+  ASSIGN_OR_RETURN(llvm::Value* b_descriptor, Descriptor(b, rhs));
+  ASSIGN_OR_RETURN(llvm::Value* out_descriptor, Descriptor(b, outputs[0].shape));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::Type* i64 = b->getInt64Ty();
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "__xla_cpu_triangular_solve",
+      llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, ptr, ptr, ptr, i64, i64, i64, i64}, false));
+  b->CreateCall(f, {operands[0].base, a_descriptor, operands[1].base, b_descriptor, outputs[0].base, out_descriptor,
+                    b->getInt64(options.left_side() ? 1 : 0), b->getInt64(options.lower() ? 1 : 0),
+                    b->getInt64(options.unit_diagonal() ? 1 : 0), b->getInt64(transpose)});
+  return absl::OkStatus();
+}
+
+absl::Status EmitFft(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                     const std::vector<SerialOutput>& outputs) {
+  RETURN_IF_ERROR(CheckCounts(hlo, operands, outputs, 1));
+  const Shape& in = operands[0].shape;
+  const Shape& out = outputs[0].shape;
+  const auto& lengths = hlo->attrs().fft_length();
+  const int64_t fft_rank = lengths.size();
+  const int64_t rank = in.rank();
+  const FftType type = hlo->attrs().fft_type();
+  const bool complex_in = primitive_util::IsComplexType(in.element_type());
+  const bool complex_out = primitive_util::IsComplexType(out.element_type());
+  const bool real_in = in.element_type() == F32 || in.element_type() == F64;
+  const bool real_out = out.element_type() == F32 || out.element_type() == F64;
+  bool ok = fft_rank >= 1 && fft_rank <= 3 && fft_rank <= rank && out.rank() == rank &&
+            ((type == FFT || type == IFFT) ? complex_in && complex_out
+             : type == RFFT                ? real_in && complex_out
+             : type == IRFFT               ? complex_in && real_out
+                                           : false);
+  if (ok) {
+    // The time-domain dims and the half spectrum's (the last axis n / 2 + 1).
+    std::vector<int64_t> full = in.dimensions();
+    for (int64_t i = 0; i < fft_rank; ++i) full[rank - fft_rank + i] = lengths[static_cast<int>(i)];
+    std::vector<int64_t> half = full;
+    half[rank - 1] = full[rank - 1] / 2 + 1;
+    ok = lengths[static_cast<int>(fft_rank - 1)] >= 0 && in.dimensions() == (type == IRFFT ? half : full) &&
+         out.dimensions() == (type == RFFT ? half : full);
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat("fft ", hlo->name(), ": ", in.ToString(), " -> ", out.ToString(),
+                                                   " does not match its fft_type and fft_length"));
+  }
+  ASSIGN_OR_RETURN(llvm::Value* in_descriptor, Descriptor(b, in));
+  ASSIGN_OR_RETURN(llvm::Value* out_descriptor, Descriptor(b, out));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::Type* i64 = b->getInt64Ty();
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "__xla_cpu_fft", llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, ptr, i64, i64}, false));
+  b->CreateCall(f, {operands[0].base, in_descriptor, outputs[0].base, out_descriptor,
+                    b->getInt64(static_cast<int64_t>(type)), b->getInt64(fft_rank)});
+  return absl::OkStatus();
+}
+
+absl::Status EmitCopy(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                      const std::vector<SerialOutput>& outputs) {
+  RETURN_IF_ERROR(CheckCounts(hlo, operands, outputs, 1));
+  if (operands[0].shape.dimensions() != outputs[0].shape.dimensions()) {
+    return absl::InvalidArgumentError(absl::StrCat("copy ", hlo->name(), " changes dimensions"));
+  }
+  ASSIGN_OR_RETURN(llvm::Value* in_descriptor, Descriptor(b, operands[0].shape));
+  ASSIGN_OR_RETURN(llvm::Value* out_descriptor, Descriptor(b, outputs[0].shape));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::FunctionCallee f =
+      module->getOrInsertFunction("__xla_cpu_copy", llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, ptr}, false));
+  b->CreateCall(f, {operands[0].base, in_descriptor, outputs[0].base, out_descriptor});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsRuntimeCallOp(const HloInstruction& hlo) {
+  switch (hlo.opcode()) {
+    case HloOpcode::kCholesky:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kFft:
+      return true;
+    case HloOpcode::kCopy:
+      // The elemental emitter has no complex registers; their relayouts copy bytes.
+      return hlo.shape().IsArray() && primitive_util::IsComplexType(hlo.shape().element_type());
+    default:
+      return false;
+  }
+}
+
+absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                             const std::vector<SerialOutput>& outputs) {
+  switch (hlo->opcode()) {
+    case HloOpcode::kCholesky:
+      return EmitCholesky(b, hlo, operands, outputs);
+    case HloOpcode::kTriangularSolve:
+      return EmitTriangularSolve(b, hlo, operands, outputs);
+    case HloOpcode::kFft:
+      return EmitFft(b, hlo, operands, outputs);
+    case HloOpcode::kCopy:
+      return EmitCopy(b, hlo, operands, outputs);
+    default:
+      return absl::InternalError(absl::StrCat(hlo->name(), " is not a runtime call"));
+  }
+}
+
+}  // namespace cpu
+}  // namespace xla

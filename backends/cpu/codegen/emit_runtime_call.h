@@ -1,0 +1,30 @@
+#ifndef XLA_BACKENDS_CPU_CODEGEN_EMIT_RUNTIME_CALL_H_
+#define XLA_BACKENDS_CPU_CODEGEN_EMIT_RUNTIME_CALL_H_
+
+// Ops computed by one runtime routine over whole arrays (cholesky, triangular-solve, fft,
+// complex copies):
+// the call is emitted in the entry function at the builder's position, with each array's
+// base pointer and a constant descriptor of its type, dims and strides
+// (runtime/strided_array.h), so operands in any layout are read in place. Internal to
+// codegen (includes LLVM headers).
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+
+namespace xla {
+namespace cpu {
+
+// True for the opcodes EmitRuntimeCall handles.
+bool IsRuntimeCallOp(const HloInstruction& hlo);
+
+// `operands` and `outputs` are the arrays (base pointer and shape with layout) of `hlo`'s
+// operands and result leaves.
+absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                             const std::vector<SerialOutput>& outputs);
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_CPU_CODEGEN_EMIT_RUNTIME_CALL_H_

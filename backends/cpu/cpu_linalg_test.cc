@@ -1,0 +1,125 @@
+// cholesky, triangular-solve and fft on cpu (runtime routines) against the interpreter,
+// bit-exact: both compute in double / complex<double> in the same order and round once.
+// Batches, both triangles, every transpose option, both sides, non-default layouts,
+// matrices that are not positive definite, and FFT lengths that are and are not powers of two.
+#include <complex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using testing::SameOnBothBackends;
+
+// `batch` n x n Hermitian positive definite matrices (row-major), M M^H + n I, except that
+// batch member `not_definite` (when in range) has a negative diagonal entry.
+Literal PositiveDefinite(PrimitiveType t, int64_t batch, int64_t n, uint64_t seed, int64_t not_definite = -1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const bool complex = primitive_util::IsComplexType(t);
+  auto literal = Literal::Create(ShapeUtil::MakeShape(t, {batch, n, n}));
+  EXPECT_TRUE(literal.ok());
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<std::complex<double>> m(n * n);
+    for (auto& v : m) v = {u(rng), complex ? u(rng) : 0.0};
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        std::complex<double> s = i == j ? static_cast<double>(n) : 0.0;
+        for (int64_t k = 0; k < n; ++k) s += m[i * n + k] * std::conj(m[j * n + k]);
+        if (b == not_definite && i == j && i == n / 2) s = -1;
+        literal->SetFromComplex(b * n * n + i * n + j, s);
+      }
+    }
+  }
+  return *std::move(literal);
+}
+
+Literal Random(PrimitiveType t, std::vector<int64_t> dims, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-4, 4);
+  auto literal = Literal::Create(ShapeUtil::MakeShape(t, dims));
+  EXPECT_TRUE(literal.ok());
+  const bool complex = primitive_util::IsComplexType(t);
+  for (int64_t i = 0; i < ShapeUtil::ElementsIn(literal->shape()); ++i) {
+    literal->SetFromComplex(i, {u(rng), complex ? u(rng) : 0.0});
+  }
+  return *std::move(literal);
+}
+
+TEST(CpuLinalg, CholeskyBothTrianglesLayoutsAndNotDefinite) {
+  for (const char* type : {"f32", "f64", "c64", "c128", "f16"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    for (const char* lower : {"true", "false"}) {
+      for (const char* layout : {"{2,1,0}", "{1,2,0}"}) {
+        const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, "[3,6,6]", layout,
+                                             " parameter(0)\n  ROOT c = ", type, "[3,6,6]", layout,
+                                             " cholesky(a), lower=", lower, "\n}\n");
+        EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 3, 6, 7, /*not_definite=*/1)})) << hlo;
+      }
+    }
+  }
+}
+
+TEST(CpuLinalg, TriangularSolveEveryOption) {
+  for (const char* type : {"f32", "f64", "c64"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    for (bool left : {true, false}) {
+      for (const char* lower : {"true", "false"}) {
+        for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+          for (const char* unit : {"true", "false"}) {
+            const std::string b_dims = left ? "[2,5,3]" : "[2,3,5]";
+            const std::string hlo = absl::StrCat(
+                "HloModule m\nENTRY e {\n  a = ", type, "[2,5,5]{1,2,0} parameter(0)\n  b = ", type, b_dims,
+                " parameter(1)\n  ROOT x = ", type, b_dims, " triangular-solve(a, b), left_side=", left ? "true" : "false",
+                ", lower=", lower, ", unit_diagonal=", unit, ", transpose_a=", transpose, "\n}\n");
+            // Diagonally dominant a keeps x moderate; b at random.
+            EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 5, 11),
+                                                 Random(t, left ? std::vector<int64_t>{2, 5, 3}
+                                                                : std::vector<int64_t>{2, 3, 5},
+                                                        12)}))
+                << hlo;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuLinalg, FftEveryTypeLengthAndLayout) {
+  struct Case {
+    const char* type;
+    const char* in;
+    const char* out;
+    const char* length;
+  };
+  const Case cases[] = {
+      {"FFT", "c64[3,8]", "c64[3,8]", "{8}"},          {"IFFT", "c128[3,6]", "c128[3,6]", "{6}"},
+      {"FFT", "c64[4,5]{0,1}", "c64[4,5]", "{4,5}"},   {"RFFT", "f32[2,8]", "c64[2,5]", "{8}"},
+      {"RFFT", "f64[2,3,7]", "c128[2,3,4]", "{3,7}"},  {"IRFFT", "c64[2,5]", "f32[2,8]", "{8}"},
+      {"IRFFT", "c128[3,4]{0,1}", "f64[3,7]", "{7}"},  {"IFFT", "c64[2,2,4,4]", "c64[2,2,4,4]", "{2,4,4}"},
+  };
+  uint64_t seed = 40;
+  for (const Case& c : cases) {
+    const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  x = ", c.in, " parameter(0)\n  ROOT f = ", c.out,
+                                         " fft(x), fft_type=", c.type, ", fft_length=", c.length, "\n}\n");
+    const std::string in(c.in);
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(in.substr(0, in.find('[')));
+    std::vector<int64_t> dims;
+    for (size_t p = in.find('[') + 1; p < in.find(']');) {
+      const size_t end = std::min(in.find(',', p), in.find(']', p));
+      dims.push_back(std::stoll(in.substr(p, end - p)));
+      p = end + 1;
+    }
+    EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, dims, seed++)})) << hlo;
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

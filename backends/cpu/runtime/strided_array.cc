@@ -1,0 +1,133 @@
+#include "backends/cpu/runtime/strided_array.h"
+
+#include <cstring>
+
+#include "backends/cpu/runtime/runtime.h"
+#include "hlo/float_types.h"
+#include "proto/xla_data.pb.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+template <typename T>
+T Read(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <typename T>
+void Put(char* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+}  // namespace
+
+int64_t StridedArray::element_count() const {
+  int64_t n = 1;
+  for (int64_t d = 0; d < rank(); ++d) n *= dim(d);
+  return n;
+}
+
+int64_t StridedArray::element_bytes() const {
+  switch (type()) {
+    case F16: case BF16: return 2;
+    case F32: return 4;
+    case F64: case C64: return 8;
+    case C128: return 16;
+    default: return 0;
+  }
+}
+
+bool StridedArray::is_complex() const { return type() == C64 || type() == C128; }
+
+std::complex<double> StridedArray::Load(int64_t offset) const {
+  switch (type()) {
+    case F16: return DecodeFloat(FloatFormatKind::kF16, Read<uint16_t>(data_ + 2 * offset));
+    case BF16: return DecodeFloat(FloatFormatKind::kBF16, Read<uint16_t>(data_ + 2 * offset));
+    case F32: return Read<float>(data_ + 4 * offset);
+    case F64: return Read<double>(data_ + 8 * offset);
+    case C64: {
+      const char* p = data_ + 8 * offset;
+      return {Read<float>(p), Read<float>(p + 4)};
+    }
+    case C128: {
+      const char* p = data_ + 16 * offset;
+      return {Read<double>(p), Read<double>(p + 8)};
+    }
+    default: return {0, 0};  // the code generator only passes the types above
+  }
+}
+
+void StridedArray::Store(int64_t offset, std::complex<double> v) const {
+  switch (type()) {
+    case F16: Put<uint16_t>(data_ + 2 * offset, static_cast<uint16_t>(EncodeFloat(FloatFormatKind::kF16, v.real()))); return;
+    case BF16: Put<uint16_t>(data_ + 2 * offset, static_cast<uint16_t>(EncodeFloat(FloatFormatKind::kBF16, v.real()))); return;
+    case F32: Put<float>(data_ + 4 * offset, static_cast<float>(v.real())); return;
+    case F64: Put<double>(data_ + 8 * offset, v.real()); return;
+    case C64:
+      Put<float>(data_ + 8 * offset, static_cast<float>(v.real()));
+      Put<float>(data_ + 8 * offset + 4, static_cast<float>(v.imag()));
+      return;
+    case C128:
+      Put<double>(data_ + 16 * offset, v.real());
+      Put<double>(data_ + 16 * offset + 8, v.imag());
+      return;
+    default: return;
+  }
+}
+
+std::vector<int64_t> StridedArray::RowMajorOffsets() const {
+  const int64_t n = element_count();
+  std::vector<int64_t> offsets;
+  offsets.reserve(n);
+  std::vector<int64_t> index(rank(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    offsets.push_back(offset);
+    // Advance the row-major counter, keeping the storage offset in step.
+    for (int64_t d = rank() - 1; d >= 0; --d) {
+      offset += stride(d);
+      if (++index[d] < dim(d)) break;
+      offset -= stride(d) * dim(d);
+      index[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+std::vector<std::complex<double>> ReadComplex(const StridedArray& a) {
+  std::vector<std::complex<double>> values;
+  for (int64_t offset : a.RowMajorOffsets()) values.push_back(a.Load(offset));
+  return values;
+}
+
+std::vector<double> ReadReal(const StridedArray& a) {
+  std::vector<double> values;
+  for (int64_t offset : a.RowMajorOffsets()) values.push_back(a.Load(offset).real());
+  return values;
+}
+
+void Write(const StridedArray& a, const std::vector<std::complex<double>>& values) {
+  const std::vector<int64_t> offsets = a.RowMajorOffsets();
+  for (size_t i = 0; i < offsets.size() && i < values.size(); ++i) a.Store(offsets[i], values[i]);
+}
+
+void Write(const StridedArray& a, const std::vector<double>& values) {
+  const std::vector<int64_t> offsets = a.RowMajorOffsets();
+  for (size_t i = 0; i < offsets.size() && i < values.size(); ++i) a.Store(offsets[i], values[i]);
+}
+
+}  // namespace cpu
+}  // namespace xla
+
+extern "C" void __xla_cpu_copy(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor) {
+  const xla::cpu::StridedArray from(in, in_descriptor), to(out, out_descriptor);
+  const std::vector<int64_t> source = from.RowMajorOffsets(), target = to.RowMajorOffsets();
+  const int64_t bytes = to.element_bytes();
+  if (from.element_bytes() != bytes) return;  // the code generator passes equal types
+  for (size_t i = 0; i < source.size() && i < target.size(); ++i) {
+    std::memcpy(to.address(target[i]), from.address(source[i]), bytes);
+  }
+}
