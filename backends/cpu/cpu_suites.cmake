@@ -90,17 +90,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_test
     InterpreterReduceTest.NarrowAndWideTypes
     InterpreterReduceTest.ReducerWithArraysRunsThroughTheEvaluator
 )
-# ops_rng_bits_test: rng-bit-generator is not emitted yet.
-set(XLA_CPU_SUITE_EXCLUDED_ops_rng_bits_test
-    RngBitGeneratorTest.ThreeFryPublishedVector
-    RngBitGeneratorTest.PhiloxPublishedVector
-    RngBitGeneratorTest.ThreeFryLayouts
-    RngBitGeneratorTest.ThreeFryMatchesXlaCpuOutput
-    RngBitGeneratorTest.PhiloxLayoutsAndCarry
-    RngBitGeneratorTest.NarrowAndSignedTypes
-    RngBitGeneratorTest.LargeArrays
-    RngBitGeneratorTest.Errors
-)
 # ops_rng_test: rng and rng-get-and-update-state are not emitted yet.
 set(XLA_CPU_SUITE_EXCLUDED_ops_rng_test
     InterpreterRngTest.UniformFloatRangesAndMoments

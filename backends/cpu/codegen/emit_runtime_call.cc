@@ -1,5 +1,6 @@
 // cholesky, triangular-solve and fft as calls of runtime/linalg.cc and runtime/fft.cc, and
-// copies of complex arrays as calls of runtime/strided_array.cc.
+// copies of types the elemental emitter has no registers for as calls of runtime/strided_array.cc, rng-bit-generator of
+// runtime/rng_bits.cc.
 // Shapes are checked here, when compiling, so the routines can trust their descriptors.
 #include "backends/cpu/codegen/emit_runtime_call.h"
 
@@ -21,7 +22,7 @@ bool IsRuntimeFloatType(PrimitiveType t) {
 // A private constant { type, rank, dims..., strides... } (element strides per logical
 // dimension under the shape's layout).
 absl::StatusOr<llvm::Value*> Descriptor(llvm::IRBuilder<>* b, const Shape& shape) {
-  if (!shape.IsArray() || !IsRuntimeFloatType(shape.element_type())) {
+  if (!shape.IsArray() || primitive_util::ByteWidth(shape.element_type()) == 0) {
     return absl::UnimplementedError(absl::StrCat("cpu backend: no runtime routine for ", shape.ToString()));
   }
   Shape laid_out = shape;
@@ -46,6 +47,11 @@ absl::Status CheckCounts(const HloInstruction* hlo, const std::vector<SerialOutp
                          const std::vector<SerialOutput>& outputs, size_t operand_count) {
   if (operands.size() != operand_count || outputs.size() != 1 || !hlo->shape().IsArray()) {
     return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": malformed ", std::string(HloOpcodeString(hlo->opcode()))));
+  }
+  if ((hlo->opcode() == HloOpcode::kCholesky || hlo->opcode() == HloOpcode::kTriangularSolve) &&
+      !IsRuntimeFloatType(outputs[0].shape.element_type())) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(HloOpcodeString(hlo->opcode())), " ", hlo->name(),
+                                                   " needs a floating-point or complex operand"));
   }
   for (const SerialOutput& operand : operands) {
     if (operand.shape.element_type() != outputs[0].shape.element_type() &&
@@ -172,6 +178,53 @@ absl::Status EmitCopy(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std
   return absl::OkStatus();
 }
 
+// Outputs: (new state, bits), or bits alone when the result is not a tuple.
+absl::Status EmitRngBitGenerator(llvm::IRBuilder<>* b, const HloInstruction* hlo,
+                                 const std::vector<SerialOutput>& operands, const std::vector<SerialOutput>& outputs) {
+  const bool with_state = hlo->shape().IsTuple();
+  if (operands.size() != 1 || outputs.size() != (with_state ? 2u : 1u)) {
+    return absl::InvalidArgumentError(absl::StrCat("rng-bit-generator ", hlo->name(), ": the result must be (state, bits)"));
+  }
+  const Shape& state = operands[0].shape;
+  if (state.element_type() != U64 || state.rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("rng-bit-generator ", hlo->name(),
+                                                   ": the state must be u64[2] or u64[3], got ", state.ToString()));
+  }
+  const int64_t state_size = state.dimensions(0);
+  const Shape& bits = outputs.back().shape;
+  if (!primitive_util::IsIntegralType(bits.element_type())) {
+    return absl::InvalidArgumentError(absl::StrCat("rng-bit-generator ", hlo->name(),
+                                                   ": the generated bits must be an integral array, got ", bits.ToString()));
+  }
+  RandomAlgorithm algorithm = hlo->attrs().rng_algorithm();
+  if (algorithm == RNG_DEFAULT) algorithm = RNG_PHILOX;  // as XLA's cpu and gpu compilers expand it
+  if (algorithm == RNG_THREE_FRY && state_size != 2) {
+    return absl::InvalidArgumentError(absl::StrCat("rng-bit-generator ", hlo->name(), ": three-fry needs a u64[2] state, got ",
+                                                   state.ToString()));
+  }
+  if (algorithm == RNG_PHILOX && state_size != 2 && state_size != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("rng-bit-generator ", hlo->name(),
+                                                   ": philox needs a u64[2] or u64[3] state, got ", state.ToString()));
+  }
+  if (algorithm != RNG_THREE_FRY && algorithm != RNG_PHILOX) {
+    return absl::UnimplementedError(absl::StrCat("rng algorithm ", RandomAlgorithm_Name(algorithm), " is not supported"));
+  }
+  if (with_state && (outputs[0].shape.element_type() != U64 || outputs[0].shape.dimensions() != state.dimensions())) {
+    return absl::InvalidArgumentError(absl::StrCat("rng-bit-generator ", hlo->name(), ": the new state must be ",
+                                                   state.ToString()));
+  }
+  ASSIGN_OR_RETURN(llvm::Value* bits_descriptor, Descriptor(b, bits));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::PointerType* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::Type* i64 = b->getInt64Ty();
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "__xla_cpu_rng_bit_generator", llvm::FunctionType::get(b->getVoidTy(), {ptr, i64, i64, ptr, ptr, ptr}, false));
+  b->CreateCall(f, {operands[0].base, b->getInt64(state_size), b->getInt64(static_cast<int64_t>(algorithm)),
+                    outputs.back().base, bits_descriptor,
+                    with_state ? outputs[0].base : static_cast<llvm::Value*>(llvm::ConstantPointerNull::get(ptr))});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsRuntimeCallOp(const HloInstruction& hlo) {
@@ -179,10 +232,12 @@ bool IsRuntimeCallOp(const HloInstruction& hlo) {
     case HloOpcode::kCholesky:
     case HloOpcode::kTriangularSolve:
     case HloOpcode::kFft:
+    case HloOpcode::kRngBitGenerator:
       return true;
     case HloOpcode::kCopy:
-      // The elemental emitter has no complex registers; their relayouts copy bytes.
-      return hlo.shape().IsArray() && primitive_util::IsComplexType(hlo.shape().element_type());
+      // Types without registers in the elemental emitter (complex, sub-byte, f8) are copied
+      // as bytes.
+      return hlo.shape().IsArray() && !IsSupportedElementType(hlo.shape().element_type());
     default:
       return false;
   }
@@ -199,6 +254,8 @@ absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, co
       return EmitFft(b, hlo, operands, outputs);
     case HloOpcode::kCopy:
       return EmitCopy(b, hlo, operands, outputs);
+    case HloOpcode::kRngBitGenerator:
+      return EmitRngBitGenerator(b, hlo, operands, outputs);
     default:
       return absl::InternalError(absl::StrCat(hlo->name(), " is not a runtime call"));
   }

@@ -51,8 +51,13 @@ void __xla_cpu_triangular_solve(void* a, const int64_t* a_descriptor, void* b, c
 void __xla_cpu_fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,
                    int64_t fft_type, int64_t fft_rank);  // runtime/fft.cc
 // Copies the elements of `in` into `out` (same type and dims, any layouts), bit for bit
-// (runtime/strided_array.cc): relayouts of complex arrays.
+// (runtime/strided_array.cc): relayouts of types generated code has no registers for.
 void __xla_cpu_copy(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor);
+// rng-bit-generator (runtime/rng_bits.cc): fills the integer array `bits` from the u64
+// state (key, counter words; state_size 2 or 3) with algorithm 1 (three-fry) or 2 (philox),
+// and writes the advanced state to new_state unless it is null.
+void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state_size, int64_t algorithm, void* bits,
+                                 const int64_t* bits_descriptor, uint64_t* new_state);
 }
 
 namespace xla {

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/float_types.h"
+#include "hlo/primitive_util.h"
 #include "proto/xla_data.pb.h"
 
 namespace xla {
@@ -30,15 +31,7 @@ int64_t StridedArray::element_count() const {
   return n;
 }
 
-int64_t StridedArray::element_bytes() const {
-  switch (type()) {
-    case F16: case BF16: return 2;
-    case F32: return 4;
-    case F64: case C64: return 8;
-    case C128: return 16;
-    default: return 0;
-  }
-}
+int64_t StridedArray::element_bytes() const { return primitive_util::ByteWidth(static_cast<PrimitiveType>(type())); }
 
 bool StridedArray::is_complex() const { return type() == C64 || type() == C128; }
 
