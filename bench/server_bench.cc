@@ -112,6 +112,7 @@ int Run(int pings, int transfers, int64_t transfer_bytes) {
   // --- servers ---
   server::ServerConfig config;
   config.listen = "127.0.0.1:0";
+  config.service.platforms = server::DefaultPlatforms();  // as xla-server: cpu when built
   auto xla_server = server::StartServer(config);
   if (!xla_server.ok()) return Fail("start xla-server", xla_server.status());
 
@@ -235,6 +236,7 @@ int Run(int pings, int transfers, int64_t transfer_bytes) {
 
   // --- compile cache hit inside the service core (no transport) ---
   server::ServiceOptions core_options;
+  core_options.platforms = server::DefaultPlatforms();
   auto core = server::ServiceCore::Create(core_options);
   if (!core.ok()) return Fail("core", core.status());
   server::OpenSessionRequest open;

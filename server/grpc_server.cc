@@ -12,6 +12,8 @@
 #include <grpcpp/security/server_credentials.h>
 #include <spdlog/spdlog.h>
 
+#include "backends/backend.h"
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -84,6 +86,14 @@ class RunningServerImpl final : public RunningServer {
 };
 
 }  // namespace
+
+std::vector<std::string> DefaultPlatforms() {
+  backend::RegisterBuiltinBackends();
+  for (const std::string& platform : backend::RegisteredPlatforms()) {
+    if (platform == "cpu") return {"cpu", "interpreter"};
+  }
+  return {"interpreter"};
+}
 
 bool IsLoopbackListenAddress(const std::string& listen) {
   if (absl::StartsWith(listen, "unix:")) return true;  // local socket: not reachable remotely

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -25,6 +26,11 @@ struct ServerConfig {
   int rpc_threads = 16;                    // workers running core calls at once (more RPCs queue)
   ServiceOptions service;
 };
+
+// The platforms xla-server serves when --platform is not given: "cpu" then "interpreter" (a
+// second device for ops the cpu backend does not run yet) when the binary has the cpu
+// backend, else "interpreter".
+std::vector<std::string> DefaultPlatforms();
 
 // True for 127.0.0.0/8, ::1, [::1] and "localhost" (the host part of "host:port").
 bool IsLoopbackListenAddress(const std::string& listen);

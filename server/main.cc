@@ -22,7 +22,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "backends/backend.h"
 #include "server/grpc_server.h"
 
 namespace {
@@ -53,16 +52,6 @@ Serves XLA compilation and execution over gRPC (proto/xla_service.proto).
   --log-level=LEVEL          trace, debug, info, warn, error, off (default info)
   --help                     this text
 )";
-
-// The fastest registered platform first: "cpu" (with the interpreter as a second device for
-// ops the cpu backend does not run yet) when this binary has it.
-std::vector<std::string> DefaultPlatforms() {
-  xla::backend::RegisterBuiltinBackends();
-  for (const std::string& platform : xla::backend::RegisteredPlatforms()) {
-    if (platform == "cpu") return {"cpu", "interpreter"};
-  }
-  return {"interpreter"};
-}
 
 // "4G", "256M", "1024K", "123" -> bytes.
 bool ParseSize(const std::string& text, int64_t* out) {
@@ -193,7 +182,7 @@ int main(int argc, char** argv) {
       return Fail(absl::StrCat("unknown flag --", name, " (see --help)"));
     }
   }
-  if (platforms.empty()) platforms = DefaultPlatforms();
+  if (platforms.empty()) platforms = xla::server::DefaultPlatforms();
   config.service.platforms = platforms;
 
   spdlog::level::level_enum level = spdlog::level::from_str(log_level);

@@ -1,5 +1,7 @@
 #include "backends/cpu/host_memory_pool.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 
 namespace xla {
@@ -11,6 +13,20 @@ int64_t RoundCapacity(int64_t bytes) {
   if (bytes <= 64) return 64;
   if (bytes <= 4096) return (bytes + 63) / 64 * 64;
   return (bytes + 4095) / 4096 * 4096;
+}
+
+// Large blocks are 2 MiB aligned and advised as transparent huge pages, so their first
+// writes fault once per 2 MiB (several times faster than 4 KiB pages here).
+constexpr int64_t kHugePage = int64_t{2} << 20;
+
+void* NewBlock(int64_t capacity) {
+  if (capacity < 2 * kHugePage) return std::aligned_alloc(64, static_cast<size_t>(capacity));
+  const int64_t rounded = (capacity + kHugePage - 1) / kHugePage * kHugePage;
+  void* block = std::aligned_alloc(static_cast<size_t>(kHugePage), static_cast<size_t>(rounded));
+#ifdef MADV_HUGEPAGE
+  if (block != nullptr) madvise(block, static_cast<size_t>(rounded), MADV_HUGEPAGE);  // advisory
+#endif
+  return block;
 }
 
 }  // namespace
@@ -39,7 +55,7 @@ std::shared_ptr<void> HostMemoryPool::Allocate(int64_t bytes) {
     }
   }
   if (block == nullptr) {
-    block = std::aligned_alloc(64, static_cast<size_t>(capacity));
+    block = NewBlock(capacity);
     if (block == nullptr) return nullptr;
   }
   std::shared_ptr<State> state = state_;
