@@ -57,6 +57,26 @@ ENTRY e {
   EXPECT_TRUE(SameOnBothBackends(hlo, {*std::move(keys), Random(F32, {3, 16}, 30)}));
 }
 
+TEST(CpuTopK, TypesLayoutsDirectionsAndTies) {
+  for (const char* type : {"f32", "f16", "bf16", "s8", "u32", "s64", "f64"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    for (const char* layout : {"{1,0}", "{0,1}"}) {
+      for (const char* largest : {"true", "false"}) {
+        for (int k : {0, 1, 5, 12}) {
+          const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, "[6,12]", layout,
+                                               " parameter(0)\n  ROOT t = (", type, "[6,", k, "]", layout, ", s32[6,",
+                                               k, "]) topk(a), k=", k, ", largest=", largest, "\n}\n");
+          // Few distinct values (duplicates, so ties) mixed with specials (NaN, +-0, +-inf).
+          std::mt19937_64 rng(50 + k);
+          Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {6, 12}), &rng, true);
+          for (int64_t i = 0; i < 72; i += 5) a.SetFromDouble(i, 3);
+          EXPECT_TRUE(SameOnBothBackends(hlo, {std::move(a)})) << hlo;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace xla

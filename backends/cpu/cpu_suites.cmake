@@ -77,12 +77,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_ragged_test
     InterpreterScaledDotTest.BlockScalesThroughTheBackend
     InterpreterScaledDotTest.BlockScalesInXlaOperandOrderThroughTheVerifier
 )
-# ops_reduction_sort_test: topk is not emitted yet.
-set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_sort_test
-    InterpreterTopKTest.LargestSmallestAndTies
-    InterpreterTopKTest.TotalOrderForFloats
-    InterpreterTopKTest.LayoutAndHighRank
-)
 # ops_reduction_test: complex and s4 reductions; reducers with array ops.
 set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_test
     InterpreterReduceTest.MaxMinIntegersAndPredicates

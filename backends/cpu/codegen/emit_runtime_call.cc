@@ -1,6 +1,6 @@
-// cholesky, triangular-solve and fft as calls of runtime/linalg.cc and runtime/fft.cc, and
-// copies of types the elemental emitter has no registers for as calls of runtime/strided_array.cc, rng-bit-generator of
-// runtime/rng_bits.cc.
+// Calls of runtime routines: cholesky and triangular-solve (runtime/linalg.cc), fft
+// (runtime/fft.cc), rng-bit-generator (runtime/rng_bits.cc), topk (runtime/topk.cc), and
+// copies of the types the elemental emitter has no registers for (runtime/strided_array.cc).
 // Shapes are checked here, when compiling, so the routines can trust their descriptors.
 #include "backends/cpu/codegen/emit_runtime_call.h"
 
@@ -225,6 +225,40 @@ absl::Status EmitRngBitGenerator(llvm::IRBuilder<>* b, const HloInstruction* hlo
   return absl::OkStatus();
 }
 
+absl::Status EmitTopK(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                      const std::vector<SerialOutput>& outputs) {
+  if (operands.size() != 1 || outputs.size() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat("topk ", hlo->name(), " takes one array and gives (values, indices)"));
+  }
+  const Shape& in = operands[0].shape;
+  const int64_t rank = in.rank();
+  const int64_t k = hlo->attrs().k();
+  if (rank < 1 || primitive_util::IsComplexType(in.element_type()) || k < 0 ||
+      k > in.dimensions(static_cast<int>(rank - 1))) {
+    return absl::InvalidArgumentError(absl::StrCat("topk ", hlo->name(), ": k=", k, " of ", in.ToString()));
+  }
+  std::vector<int64_t> dims = in.dimensions();
+  dims[rank - 1] = k;
+  const Shape& values = outputs[0].shape;
+  const Shape& indices = outputs[1].shape;
+  if (values.dimensions() != dims || indices.dimensions() != dims || values.element_type() != in.element_type() ||
+      !primitive_util::IsIntegralType(indices.element_type())) {
+    return absl::InvalidArgumentError(absl::StrCat("topk ", hlo->name(), ": result does not fit ", in.ToString(),
+                                                   " and k=", k));
+  }
+  ASSIGN_OR_RETURN(llvm::Value* in_descriptor, Descriptor(b, in));
+  ASSIGN_OR_RETURN(llvm::Value* values_descriptor, Descriptor(b, values));
+  ASSIGN_OR_RETURN(llvm::Value* indices_descriptor, Descriptor(b, indices));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::Type* i64 = b->getInt64Ty();
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "__xla_cpu_topk", llvm::FunctionType::get(b->getVoidTy(), {ptr, ptr, ptr, ptr, ptr, ptr, i64, i64}, false));
+  b->CreateCall(f, {operands[0].base, in_descriptor, outputs[0].base, values_descriptor, outputs[1].base,
+                    indices_descriptor, b->getInt64(k), b->getInt64(hlo->attrs().largest() ? 1 : 0)});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsRuntimeCallOp(const HloInstruction& hlo) {
@@ -233,6 +267,7 @@ bool IsRuntimeCallOp(const HloInstruction& hlo) {
     case HloOpcode::kTriangularSolve:
     case HloOpcode::kFft:
     case HloOpcode::kRngBitGenerator:
+    case HloOpcode::kTopk:
       return true;
     case HloOpcode::kCopy:
       // Types without registers in the elemental emitter (complex, sub-byte, f8) are copied
@@ -256,6 +291,8 @@ absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, co
       return EmitCopy(b, hlo, operands, outputs);
     case HloOpcode::kRngBitGenerator:
       return EmitRngBitGenerator(b, hlo, operands, outputs);
+    case HloOpcode::kTopk:
+      return EmitTopK(b, hlo, operands, outputs);
     default:
       return absl::InternalError(absl::StrCat(hlo->name(), " is not a runtime call"));
   }

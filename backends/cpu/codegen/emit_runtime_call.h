@@ -2,7 +2,7 @@
 #define XLA_BACKENDS_CPU_CODEGEN_EMIT_RUNTIME_CALL_H_
 
 // Ops computed by one runtime routine over whole arrays (cholesky, triangular-solve, fft,
-// copies of complex, sub-byte and f8 arrays, rng-bit-generator):
+// copies of complex, sub-byte and f8 arrays, rng-bit-generator, topk):
 // the call is emitted in the entry function at the builder's position, with each array's
 // base pointer and a constant descriptor of its type, dims and strides
 // (runtime/strided_array.h), so operands in any layout are read in place. Internal to

@@ -5,7 +5,6 @@
 // Elements narrower than a word keep its low bits (sub-byte types one per byte, signed ones
 // sign-extended, as literals store them).
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -18,18 +17,6 @@ namespace {
 
 constexpr int64_t kChunk = 4096;
 
-void StoreWord(const xla::cpu::StridedArray& bits, int64_t offset, int bit_width, bool is_signed, uint64_t word) {
-  void* p = bits.address(offset);
-  if (bit_width >= 8) {
-    std::memcpy(p, &word, bit_width / 8);  // little-endian: the low bytes
-    return;
-  }
-  const int shift = 8 - bit_width;
-  const uint8_t low = static_cast<uint8_t>(word << shift);
-  const uint8_t v = is_signed ? static_cast<uint8_t>(static_cast<int8_t>(low) >> shift) : static_cast<uint8_t>(low >> shift);
-  std::memcpy(p, &v, 1);
-}
-
 }  // namespace
 
 extern "C" void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state_size, int64_t algorithm, void* bits,
@@ -38,7 +25,6 @@ extern "C" void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state
   const xla::cpu::StridedArray out(bits, bits_descriptor);
   const auto type = static_cast<xla::PrimitiveType>(out.type());
   const int bit_width = xla::primitive_util::BitWidth(type);
-  const bool is_signed = xla::primitive_util::IsSignedIntegralType(type);
   const std::vector<int64_t> dims = out.dims();
   const int64_t count = out.element_count();
   // Everything is read before anything is written: the outputs may reuse the state's buffer.
@@ -55,7 +41,7 @@ extern "C" void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state
     } else {
       rng::PhiloxBits(key, counter, high, bit_width, begin, chunk);
     }
-    for (int64_t k = 0; k < n; ++k) StoreWord(out, offsets[begin + k], bit_width, is_signed, chunk[k]);
+    for (int64_t k = 0; k < n; ++k) out.StoreBits(offsets[begin + k], chunk[k]);
   }
   if (new_state == nullptr) return;
   new_state[0] = key;

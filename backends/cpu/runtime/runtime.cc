@@ -87,6 +87,7 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_fft", reinterpret_cast<void*>(&__xla_cpu_fft)},
       {"__xla_cpu_copy", reinterpret_cast<void*>(&__xla_cpu_copy)},
       {"__xla_cpu_rng_bit_generator", reinterpret_cast<void*>(&__xla_cpu_rng_bit_generator)},
+      {"__xla_cpu_topk", reinterpret_cast<void*>(&__xla_cpu_topk)},
       // libm, for the functions without an approximation emitted in IR.
 #define XLA_LIBM(name, type) {#name, reinterpret_cast<void*>(static_cast<type>(&::name))}
       XLA_LIBM(sinf, float (*)(float)), XLA_LIBM(sin, double (*)(double)),

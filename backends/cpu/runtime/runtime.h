@@ -58,6 +58,10 @@ void __xla_cpu_copy(void* in, const int64_t* in_descriptor, void* out, const int
 // and writes the advanced state to new_state unless it is null.
 void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state_size, int64_t algorithm, void* bits,
                                  const int64_t* bits_descriptor, uint64_t* new_state);
+// topk along the last dimension (runtime/topk.cc): the k largest (largest != 0) or smallest
+// values in total order, ties in index order, and their indices.
+void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
+                    void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest);
 }
 
 namespace xla {

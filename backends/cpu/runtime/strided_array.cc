@@ -33,6 +33,21 @@ int64_t StridedArray::element_count() const {
 
 int64_t StridedArray::element_bytes() const { return primitive_util::ByteWidth(static_cast<PrimitiveType>(type())); }
 
+void StridedArray::StoreBits(int64_t offset, uint64_t word) const {
+  const auto t = static_cast<PrimitiveType>(type());
+  const int bit_width = primitive_util::BitWidth(t);
+  char* p = data_ + offset * element_bytes();
+  if (bit_width >= 8) {
+    std::memcpy(p, &word, bit_width / 8);  // little-endian: the low bytes
+    return;
+  }
+  const int shift = 8 - bit_width;
+  const uint8_t low = static_cast<uint8_t>(word << shift);
+  const uint8_t v = primitive_util::IsSignedIntegralType(t) ? static_cast<uint8_t>(static_cast<int8_t>(low) >> shift)
+                                                            : static_cast<uint8_t>(low >> shift);
+  std::memcpy(p, &v, 1);
+}
+
 bool StridedArray::is_complex() const { return type() == C64 || type() == C128; }
 
 std::complex<double> StridedArray::Load(int64_t offset) const {

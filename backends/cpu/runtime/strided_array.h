@@ -32,6 +32,10 @@ class StridedArray {
   // Stores `v` rounded once to the element type (real types keep the real part).
   void Store(int64_t offset, std::complex<double> v) const;
 
+  // Stores the low bits of `word` in an integer element (sub-byte types one per byte,
+  // signed ones sign-extended, as literals store them).
+  void StoreBits(int64_t offset, uint64_t word) const;
+
   int64_t element_bytes() const;
   void* address(int64_t offset) const { return data_ + offset * element_bytes(); }
 
