@@ -36,7 +36,7 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_elementwise_convert_test
     ElementwiseConvertTest.ReducePrecision
     ElementwiseConvertTest.StochasticConvert
 )
-# ops_elementwise_test: complex types (c64/c128) and sub-byte / f8 types.
+# ops_elementwise_test: arithmetic on complex types (c64/c128) and sub-byte / f8 types (they only move, as bits).
 set(XLA_CPU_SUITE_EXCLUDED_ops_elementwise_test
     ElementwiseUnaryTest.IntegerNegateAbsSignWrap
     ElementwiseUnaryTest.FloatSignKeepsNegativeZeroAndNaN
@@ -48,7 +48,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_elementwise_test
     ElementwiseBinaryTest.Power
     ElementwiseBinaryTest.Atan2AndComplex
     ElementwiseCompareTest.IntegersPredAndComplex
-    ElementwiseTernaryTest.Select
 )
 # ops_linalg_conv_test: complex convolution (no complex types yet).
 set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_conv_test
@@ -94,23 +93,10 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_rng_test
     InterpreterRngTest.RngInsideALoopDrawsFreshValuesEachIteration
     InterpreterRngTest.GetAndUpdateStateAdvancesByDelta
 )
-# ops_shape_gather_test: complex gather (no complex types yet).
-set(XLA_CPU_SUITE_EXCLUDED_ops_shape_gather_test
-    InterpreterGatherTest.ZeroSizeAndRank5
-)
-# ops_shape_indexing_test: complex slice/pad/concatenate (no complex types yet).
-set(XLA_CPU_SUITE_EXCLUDED_ops_shape_indexing_test
-    InterpreterShapeIndexingTest.SliceWithStrides
-    InterpreterShapeIndexingTest.PadEdgeAndInterior
-    InterpreterShapeIndexingTest.ConcatenateAlongDims
-)
-# ops_shape_test: complex and s4 types, get-dimension-size and dynamic-reshape.
+# ops_shape_test: complex iota, get-dimension-size and dynamic-reshape.
 set(XLA_CPU_SUITE_EXCLUDED_ops_shape_test
-    InterpreterShapeTest.BroadcastMapsOperandDims
-    InterpreterShapeTest.ReverseDims
     InterpreterShapeTest.IotaAcrossTypes
     InterpreterShapeTest.DimensionSizes
-    InterpreterShapeTest.NarrowTypesMoveUnchanged
     InterpreterShapeTest.DynamicReshapeAtBounds
 )
 

@@ -140,6 +140,11 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitScalarComputatio
       }
       default: {
         if (!ShapeUtil::IsScalar(hlo->shape())) return UnimplementedOp(*hlo, "in a scalar computation");
+        // Types carried only as bits (see StorageType) have no arithmetic.
+        if (!IsSupportedElementType(hlo->shape().element_type())) return UnimplementedOp(*hlo, "element type");
+        for (const HloInstruction* operand : hlo->operands()) {
+          if (!IsSupportedElementType(operand->shape().element_type())) return UnimplementedOp(*hlo, "operand type");
+        }
         std::vector<llvm::Value*> operands;
         for (const HloInstruction* operand : hlo->operands()) operands.push_back(values[operand].at(0));
         ASSIGN_OR_RETURN(llvm::Value* r, EmitElementwise(*hlo, operands));
@@ -383,14 +388,35 @@ absl::StatusOr<Generator> ElementalEmitter::MakeFusionGenerator(const HloInstruc
   return generators->at(hlo->to_apply()->root_instruction());
 }
 
+namespace {
+
+// Ops that only move elements: they handle every type StorageType can load and store, as
+// bits, including those without arithmetic here (complex, sub-byte, 8-bit floats).
+bool MovesElementsOnly(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kParameter: case HloOpcode::kConstant: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
+    case HloOpcode::kBroadcast: case HloOpcode::kReshape: case HloOpcode::kBitcast: case HloOpcode::kTranspose:
+    case HloOpcode::kReverse: case HloOpcode::kSlice: case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate: case HloOpcode::kPad: case HloOpcode::kGather:
+    case HloOpcode::kSelect: case HloOpcode::kFusion:  // a fusion's own ops are checked one by one
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* hlo, const OperandGenerator& operand) {
   const Shape shape = WithDefaultLayout(hlo->shape());
-  if (shape.IsArray() && !IsSupportedElementType(shape.element_type())) {
+  const bool moves_only = MovesElementsOnly(hlo->opcode());
+  auto handled = [&](PrimitiveType t) { return IsSupportedElementType(t) || (moves_only && StorageType(t) != nullptr); };
+  if (shape.IsArray() && !handled(shape.element_type())) {
     return UnimplementedOp(*hlo, absl::StrCat("element type ",
                                               std::string(primitive_util::LowercasePrimitiveTypeName(shape.element_type()))));
   }
   for (const HloInstruction* o : hlo->operands()) {
-    if (o->shape().IsArray() && !IsSupportedElementType(o->shape().element_type())) {
+    if (o->shape().IsArray() && !handled(o->shape().element_type())) {
       return UnimplementedOp(*hlo, absl::StrCat("operand type ",
                                                 std::string(primitive_util::LowercasePrimitiveTypeName(o->shape().element_type()))));
     }

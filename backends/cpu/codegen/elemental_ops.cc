@@ -52,8 +52,15 @@ llvm::Type* ElementalEmitter::RegisterType(PrimitiveType type) {
 }
 
 llvm::Type* ElementalEmitter::StorageType(PrimitiveType type) {
-  if (type == PRED) return llvm::Type::getInt8Ty(module_->getContext());
-  return RegisterType(type);
+  llvm::LLVMContext& c = module_->getContext();
+  if (type == PRED) return llvm::Type::getInt8Ty(c);
+  if (llvm::Type* t = RegisterType(type)) return t;
+  // Types without arithmetic here travel as their bits through the data-movement ops
+  // (elemental_generators.cc): complex as i64/i128, sub-byte and 8-bit floats one per byte.
+  if (type == C64) return llvm::Type::getInt64Ty(c);
+  if (type == C128) return llvm::Type::getInt128Ty(c);
+  if (primitive_util::ByteWidth(type) == 1) return llvm::Type::getInt8Ty(c);
+  return nullptr;
 }
 
 llvm::Value* ElementalEmitter::StorageOffset(const Shape& shape, const IrIndex& index) {
