@@ -37,6 +37,7 @@ from ._shape import ProgramShape
 from ._shape import Shape
 from ._types import dtype_to_etype
 from ._wire import parse_chunk
+from ._wire import receive_buffer
 from ._wire import upload_chunks
 
 PROTOCOL_VERSION = 1
@@ -550,7 +551,7 @@ class Client:
           if shape_bytes is None:
             raise XlaRuntimeError(grpc.StatusCode.INTERNAL, "first TransferChunk has no shape")
           shape = Shape.from_proto(xla_data_pb2.ShapeProto.FromString(shape_bytes))
-          out = np.empty(shape.byte_size(), np.uint8)
+          out = receive_buffer(shape.byte_size())
         for piece in pieces:
           n = len(piece)
           if filled + n > out.size:

@@ -6,9 +6,30 @@ into the message. Downloads: field 3 (shape) and field 4 (data) are located in t
 message bytes and returned as memoryviews; no protobuf object holds the data.
 """
 
+import mmap
+
 import grpc
+import numpy as np
 
 from ._errors import XlaRuntimeError
+
+# Receive buffers this large are their own private anonymous mapping (a shared one would be
+# shmem, which gets no huge pages), advised as transparent huge
+# pages: writing fresh 4 KiB pages (one fault each) was the slowest step of a big download.
+_MAPPED_BYTES = 4 << 20
+
+
+def receive_buffer(nbytes):
+  """A writable uint8 array of nbytes for incoming data (contents unspecified)."""
+  if nbytes < _MAPPED_BYTES:
+    return np.empty(nbytes, np.uint8)
+  mapping = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+  if hasattr(mmap, "MADV_HUGEPAGE"):
+    try:
+      mapping.madvise(mmap.MADV_HUGEPAGE)
+    except OSError:
+      pass  # advisory only
+  return np.frombuffer(mapping, np.uint8)  # the array keeps the mapping alive
 
 
 def varint(n):
