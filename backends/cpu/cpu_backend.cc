@@ -9,6 +9,7 @@
 #include "backends/cpu/codegen/buffer_plan.h"
 #include "backends/cpu/codegen/jit.h"
 #include "backends/cpu/host_memory_pool.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "backends/interpreter/device_state.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/shape_util.h"
@@ -71,9 +72,15 @@ absl::Status FlattenLeaves(const std::shared_ptr<Buffer>& buffer, std::vector<co
 
 class CpuExecutable : public backend::Executable {
  public:
+  // `device` (the backend's; outlives its executables) holds the rng state and feeds.
   CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferPlan> plan,
-                std::unique_ptr<CompiledProgram> program, std::shared_ptr<HostMemoryPool> pool)
-      : module_(std::move(module)), plan_(std::move(plan)), program_(std::move(program)), pool_(std::move(pool)) {}
+                std::unique_ptr<CompiledProgram> program, std::shared_ptr<HostMemoryPool> pool,
+                interpreter::DeviceState* device)
+      : module_(std::move(module)),
+        plan_(std::move(plan)),
+        program_(std::move(program)),
+        pool_(std::move(pool)),
+        device_(device) {}
 
   const HloModule& module() const override { return *module_; }
 
@@ -138,8 +145,11 @@ class CpuExecutable : public backend::Executable {
         }
       }
     }
-    const std::function<bool()>* cancel = options.should_cancel ? &options.should_cancel : nullptr;
-    if (program_->entry()(table.data(), const_cast<std::function<bool()>*>(cancel)) != 0) {
+    RunContext run_context;
+    run_context.should_cancel = options.should_cancel ? &options.should_cancel : nullptr;
+    if (options.rng_seed != 0) run_context.rng_seed = options.rng_seed;
+    run_context.device = device_;
+    if (program_->entry()(table.data(), &run_context) != 0) {
       return absl::CancelledError("execution cancelled");
     }
     size_t next = 0;
@@ -170,6 +180,7 @@ class CpuExecutable : public backend::Executable {
   std::unique_ptr<BufferPlan> plan_;
   std::unique_ptr<CompiledProgram> program_;
   std::shared_ptr<HostMemoryPool> pool_;
+  interpreter::DeviceState* device_;
 };
 
 class CpuBackend : public backend::Backend {
@@ -198,7 +209,8 @@ class CpuBackend : public backend::Backend {
     ASSIGN_OR_RETURN(std::unique_ptr<BufferPlan> plan, PlanBuffers(*module));
     ASSIGN_OR_RETURN(std::unique_ptr<CompiledProgram> program, CompiledProgram::Compile(*module, *plan));
     return std::unique_ptr<backend::Executable>(
-        std::make_unique<CpuExecutable>(std::move(module), std::move(plan), std::move(program), pool_));
+        std::make_unique<CpuExecutable>(std::move(module), std::move(plan), std::move(program), pool_,
+                                        &device_));
   }
 
   absl::StatusOr<std::shared_ptr<Buffer>> TransferToDevice(const Literal& literal, int device_ordinal) override {

@@ -1,6 +1,8 @@
-// rng-bit-generator on cpu (runtime/rng_bits.cc) against the interpreter, bit-exact: both
-// algorithms, u64[2] and u64[3] states, every integer width, non-default layouts, a bits-only
-// result, and a state threaded through a while loop.
+// The rng family on cpu (runtime/rng_bits.cc, runtime/rng.cc) against the interpreter,
+// bit-exact. rng-bit-generator: both algorithms, u64[2] and u64[3] states, every integer
+// width, non-default layouts, a state threaded through a while loop. rng: uniform and normal
+// over float and integer types and layouts, two instructions differing, fresh draws per loop
+// iteration, and rng-get-and-update-state's device state.
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -77,6 +79,63 @@ TEST(CpuRngBitGenerator, BadStatesAreInvalidArguments) {
   auto result = xla::testing::RunHlo(hlo, {State(3)}, "cpu");
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status().message();
+}
+
+TEST(CpuRng, UniformAndNormalEveryTypeAndLayout) {
+  struct Case {
+    const char* type;
+    const char* distribution;
+    const char* a;
+    const char* b;
+  };
+  const Case cases[] = {
+      {"f32", "rng_uniform", "-2", "3"},     {"f64", "rng_uniform", "0", "1"},    {"f16", "rng_uniform", "-1", "1"},
+      {"bf16", "rng_uniform", "1", "9"},     {"s8", "rng_uniform", "-100", "90"}, {"u32", "rng_uniform", "5", "4000000000"},
+      {"s64", "rng_uniform", "-7", "7"},     {"u16", "rng_uniform", "3", "3"},    {"f32", "rng_normal", "1", "2"},
+      {"f64", "rng_normal", "-3", "0.5"},    {"f16", "rng_normal", "0", "1"},
+  };
+  for (const Case& c : cases) {
+    for (const char* dims : {"[3,5]{1,0}", "[4,3]{0,1}", "[]", "[7]"}) {
+      const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  a = ", c.type, "[] constant(", c.a, ")\n  b = ",
+                                           c.type, "[] constant(", c.b, ")\n  x = ", c.type, dims, " rng(a, b), distribution=",
+                                           c.distribution, "\n  y = ", c.type, dims, " rng(a, b), distribution=",
+                                           c.distribution, "\n  ROOT t = (", c.type, dims, ", ", c.type, dims,
+                                           ") tuple(x, y)\n}\n");
+      EXPECT_TRUE(SameOnBothBackends(hlo, {})) << hlo;
+    }
+  }
+}
+
+TEST(CpuRng, FreshDrawsInALoopAndStateUpdates) {
+  const std::string hlo = R"(HloModule m
+cond {
+  p = (s32[], f32[8], u64[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(4)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[8], u64[2]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  acc = f32[8] get-tuple-element(p), index=1
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[8] rng(lo, hi), distribution=rng_uniform
+  x = f32[8] add(acc, r)
+  s = u64[2] rng-get-and-update-state(), delta=3
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[8], u64[2]) tuple(i2, x, s)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  zero = f32[] constant(0)
+  acc = f32[8] broadcast(zero), dimensions={}
+  s = u64[2] rng-get-and-update-state(), delta=1
+  init = (s32[], f32[8], u64[2]) tuple(z, acc, s)
+  ROOT w = (s32[], f32[8], u64[2]) while(init), condition=cond, body=body
+})";
+  EXPECT_TRUE(SameOnBothBackends(hlo, {}));
 }
 
 }  // namespace

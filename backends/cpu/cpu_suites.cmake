@@ -83,16 +83,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_test
     InterpreterReduceTest.NarrowAndWideTypes
     InterpreterReduceTest.ReducerWithArraysRunsThroughTheEvaluator
 )
-# ops_rng_test: rng and rng-get-and-update-state are not emitted yet.
-set(XLA_CPU_SUITE_EXCLUDED_ops_rng_test
-    InterpreterRngTest.UniformFloatRangesAndMoments
-    InterpreterRngTest.UniformIntegersCoverTheRange
-    InterpreterRngTest.NormalMoments
-    InterpreterRngTest.ScalarsAndEmptyShapes
-    InterpreterRngTest.DeterministicPerSeedAndDistinctPerInstruction
-    InterpreterRngTest.RngInsideALoopDrawsFreshValuesEachIteration
-    InterpreterRngTest.GetAndUpdateStateAdvancesByDelta
-)
 # ops_shape_test: complex iota, get-dimension-size and dynamic-reshape.
 set(XLA_CPU_SUITE_EXCLUDED_ops_shape_test
     InterpreterShapeTest.IotaAcrossTypes

@@ -1,5 +1,6 @@
 // Calls of runtime routines: cholesky and triangular-solve (runtime/linalg.cc), fft
-// (runtime/fft.cc), rng-bit-generator (runtime/rng_bits.cc), topk (runtime/topk.cc), and
+// (runtime/fft.cc), rng-bit-generator (runtime/rng_bits.cc), rng and rng-get-and-update-state
+// (runtime/rng.cc), topk (runtime/topk.cc), and
 // copies of the types the elemental emitter has no registers for (runtime/strided_array.cc).
 // Shapes are checked here, when compiling, so the routines can trust their descriptors.
 #include "backends/cpu/codegen/emit_runtime_call.h"
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -259,6 +261,56 @@ absl::Status EmitTopK(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std
   return absl::OkStatus();
 }
 
+absl::Status EmitRng(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                     const std::vector<SerialOutput>& outputs, llvm::Value* run_context) {
+  if (operands.size() != 2 || outputs.size() != 1 || !hlo->shape().IsArray()) {
+    return absl::InvalidArgumentError(absl::StrCat("rng ", hlo->name(), " takes two scalars and gives an array"));
+  }
+  const Shape& out = outputs[0].shape;
+  const PrimitiveType type = out.element_type();
+  const RandomDistribution distribution = hlo->attrs().distribution();
+  if (distribution != RNG_UNIFORM && distribution != RNG_NORMAL) {
+    return absl::InvalidArgumentError(absl::StrCat("rng ", hlo->name(), ": unsupported distribution ",
+                                                   RandomDistribution_Name(distribution)));
+  }
+  const bool floating = primitive_util::IsFloatingPointType(type);
+  if (distribution == RNG_NORMAL && !floating) {
+    return absl::InvalidArgumentError(absl::StrCat("rng ", hlo->name(), ": the normal distribution needs a floating-point type"));
+  }
+  if (!floating && !primitive_util::IsIntegralType(type)) {
+    return absl::InvalidArgumentError(absl::StrCat("rng ", hlo->name(),
+                                                   ": the uniform distribution needs an integral or floating-point type"));
+  }
+  for (const SerialOutput& operand : operands) {
+    if (operand.shape.element_type() != type || ShapeUtil::ElementsIn(operand.shape) != 1) {
+      return absl::InvalidArgumentError(absl::StrCat("rng ", hlo->name(), ": bounds must be scalars of the result type"));
+    }
+  }
+  ASSIGN_OR_RETURN(llvm::Value* descriptor, Descriptor(b, out));
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::Type* i64 = b->getInt64Ty();
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "__xla_cpu_rng", llvm::FunctionType::get(b->getVoidTy(), {ptr, i64, i64, ptr, ptr, ptr, ptr}, false));
+  b->CreateCall(f, {run_context, b->getInt64(RngNameMix(hlo->name())), b->getInt64(static_cast<int64_t>(distribution)),
+                    operands[0].base, operands[1].base, outputs[0].base, descriptor});
+  return absl::OkStatus();
+}
+
+absl::Status EmitRngGetAndUpdateState(llvm::IRBuilder<>* b, const HloInstruction* hlo,
+                                      const std::vector<SerialOutput>& outputs, llvm::Value* run_context) {
+  if (outputs.size() != 1 || outputs[0].shape.element_type() != U64 || ShapeUtil::ElementsIn(outputs[0].shape) != 2) {
+    return absl::InvalidArgumentError(absl::StrCat("rng-get-and-update-state ", hlo->name(), " gives u64[2]"));
+  }
+  llvm::Module* module = b->GetInsertBlock()->getModule();
+  llvm::Type* ptr = llvm::PointerType::get(module->getContext(), 0);
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "__xla_cpu_rng_get_and_update_state",
+      llvm::FunctionType::get(b->getVoidTy(), {ptr, b->getInt64Ty(), ptr}, false));
+  b->CreateCall(f, {run_context, b->getInt64(hlo->attrs().delta()), outputs[0].base});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsRuntimeCallOp(const HloInstruction& hlo) {
@@ -268,6 +320,8 @@ bool IsRuntimeCallOp(const HloInstruction& hlo) {
     case HloOpcode::kFft:
     case HloOpcode::kRngBitGenerator:
     case HloOpcode::kTopk:
+    case HloOpcode::kRng:
+    case HloOpcode::kRngGetAndUpdateState:
       return true;
     case HloOpcode::kCopy:
       // Types without registers in the elemental emitter (complex, sub-byte, f8) are copied
@@ -279,7 +333,7 @@ bool IsRuntimeCallOp(const HloInstruction& hlo) {
 }
 
 absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
-                             const std::vector<SerialOutput>& outputs) {
+                             const std::vector<SerialOutput>& outputs, llvm::Value* run_context) {
   switch (hlo->opcode()) {
     case HloOpcode::kCholesky:
       return EmitCholesky(b, hlo, operands, outputs);
@@ -293,6 +347,10 @@ absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, co
       return EmitRngBitGenerator(b, hlo, operands, outputs);
     case HloOpcode::kTopk:
       return EmitTopK(b, hlo, operands, outputs);
+    case HloOpcode::kRng:
+      return EmitRng(b, hlo, operands, outputs, run_context);
+    case HloOpcode::kRngGetAndUpdateState:
+      return EmitRngGetAndUpdateState(b, hlo, outputs, run_context);
     default:
       return absl::InternalError(absl::StrCat(hlo->name(), " is not a runtime call"));
   }

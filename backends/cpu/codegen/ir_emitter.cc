@@ -104,7 +104,7 @@ class ModuleEmitter {
       operands.push_back(SerialOutput{MainSlotPointer(slots[0]), ReadShape(operand, slots[0])});
     }
     for (int s : cp.slots(hlo)) outputs.push_back(SerialOutput{MainSlotPointer(s), plan_.slots[s].shape});
-    return EmitRuntimeCall(&b_, hlo, operands, outputs);
+    return EmitRuntimeCall(&b_, hlo, operands, outputs, main_->getArg(1));
   }
 
   llvm::BasicBlock* CancelBlock() {

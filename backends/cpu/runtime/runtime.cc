@@ -88,6 +88,8 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_copy", reinterpret_cast<void*>(&__xla_cpu_copy)},
       {"__xla_cpu_rng_bit_generator", reinterpret_cast<void*>(&__xla_cpu_rng_bit_generator)},
       {"__xla_cpu_topk", reinterpret_cast<void*>(&__xla_cpu_topk)},
+      {"__xla_cpu_rng", reinterpret_cast<void*>(&__xla_cpu_rng)},
+      {"__xla_cpu_rng_get_and_update_state", reinterpret_cast<void*>(&__xla_cpu_rng_get_and_update_state)},
       // libm, for the functions without an approximation emitted in IR.
 #define XLA_LIBM(name, type) {#name, reinterpret_cast<void*>(static_cast<type>(&::name))}
       XLA_LIBM(sinf, float (*)(float)), XLA_LIBM(sin, double (*)(double)),
@@ -175,8 +177,8 @@ void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_
 
 int32_t __xla_cpu_cancelled(void* run_context) {
   if (run_context == nullptr) return 0;
-  const auto& should_cancel = *static_cast<const std::function<bool()>*>(run_context);
-  return should_cancel && should_cancel() ? 1 : 0;
+  const std::function<bool()>* should_cancel = static_cast<const xla::cpu::RunContext*>(run_context)->should_cancel;
+  return should_cancel != nullptr && *should_cancel && (*should_cancel)() ? 1 : 0;
 }
 
 void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t trans_a, int64_t lda,

@@ -5,6 +5,7 @@
 // from RuntimeSymbols(), never by searching the process). All are thread-safe.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ using XlaCpuKernel = void (*)(void** slots, int64_t begin, int64_t end);
 void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration);
 
 // Nonzero when the execution should stop: run_context is null or points at the execution's
-// `const std::function<bool()>` (ExecuteOptions::should_cancel).
+// xla::cpu::RunContext, whose should_cancel (ExecuteOptions::should_cancel) is polled.
 int32_t __xla_cpu_cancelled(void* run_context);
 
 // Row-major C[m,n] = op(A) * op(B) (C overwritten); op transposes when trans_* != 0.
@@ -60,12 +61,30 @@ void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state_size, int6
                                  const int64_t* bits_descriptor, uint64_t* new_state);
 // topk along the last dimension (runtime/topk.cc): the k largest (largest != 0) or smallest
 // values in total order, ties in index order, and their indices.
+// rng (runtime/rng.cc): fills `out` with the interpreter's values for the instruction whose
+// name hashes to name_mix (SplitMix64(FNV-1a-64(name))), drawing the execution's next rng
+// key from run_context; distribution: xla::RandomDistribution; a and b are the scalar
+// operands. rng-get-and-update-state: out[0] = the device's state, advanced by delta; out[1] = 0.
+void __xla_cpu_rng(void* run_context, uint64_t name_mix, int64_t distribution, const void* a, const void* b,
+                   void* out, const int64_t* out_descriptor);
+void __xla_cpu_rng_get_and_update_state(void* run_context, int64_t delta, uint64_t* out);
 void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
                     void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest);
 }
 
 namespace xla {
+namespace interpreter {
+class DeviceState;
+}  // namespace interpreter
 namespace cpu {
+
+// What generated code's run_context points at for one execution (cpu_backend.cc).
+struct RunContext {
+  const std::function<bool()>* should_cancel = nullptr;  // null: never cancelled
+  uint64_t rng_seed = 42;                                // ExecuteOptions::rng_seed, or the default
+  uint64_t rng_draws = 0;                                // rng ops run so far (one thread runs them)
+  interpreter::DeviceState* device = nullptr;            // rng state (and feeds) of the device
+};
 
 struct RuntimeSymbol {
   std::string name;
@@ -73,6 +92,10 @@ struct RuntimeSymbol {
 };
 // Every routine above and the libm functions generated code may call.
 const std::vector<RuntimeSymbol>& RuntimeSymbols();
+
+// SplitMix64(FNV-1a-64(name)): the part of an rng instruction's key that its name gives
+// (runtime/rng.cc), passed to __xla_cpu_rng as name_mix.
+uint64_t RngNameMix(const std::string& name);
 
 // Threads in the runtime's pool, counting the caller (std::thread::hardware_concurrency()).
 int RuntimeThreadCount();

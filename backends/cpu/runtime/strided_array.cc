@@ -1,6 +1,7 @@
 #include "backends/cpu/runtime/strided_array.h"
 
 #include <cstring>
+#include <optional>
 
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/float_types.h"
@@ -64,7 +65,12 @@ std::complex<double> StridedArray::Load(int64_t offset) const {
       const char* p = data_ + 16 * offset;
       return {Read<double>(p), Read<double>(p + 8)};
     }
-    default: return {0, 0};  // the code generator only passes the types above
+    default: {
+      // 8- and 4-bit floats: one per byte.
+      const std::optional<FloatFormatKind> format = primitive_util::NarrowFloatFormat(static_cast<PrimitiveType>(type()));
+      if (!format.has_value()) return {0, 0};  // the code generator passes float types only
+      return DecodeFloat(*format, Read<uint8_t>(data_ + offset));
+    }
   }
 }
 
@@ -82,7 +88,11 @@ void StridedArray::Store(int64_t offset, std::complex<double> v) const {
       Put<double>(data_ + 16 * offset, v.real());
       Put<double>(data_ + 16 * offset + 8, v.imag());
       return;
-    default: return;
+    default: {
+      const std::optional<FloatFormatKind> format = primitive_util::NarrowFloatFormat(static_cast<PrimitiveType>(type()));
+      if (format.has_value()) Put<uint8_t>(data_ + offset, static_cast<uint8_t>(EncodeFloat(*format, v.real())));
+      return;
+    }
   }
 }
 
