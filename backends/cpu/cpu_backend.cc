@@ -149,9 +149,10 @@ class CpuExecutable : public backend::Executable {
     run_context.should_cancel = options.should_cancel ? &options.should_cancel : nullptr;
     if (options.rng_seed != 0) run_context.rng_seed = options.rng_seed;
     run_context.device = device_;
-    if (program_->entry()(table.data(), &run_context) != 0) {
-      return absl::CancelledError("execution cancelled");
-    }
+    // 1: cancelled; 2: a runtime routine (infeed) stopped the execution with run_context.error.
+    const int32_t rc = program_->entry()(table.data(), &run_context);
+    if (rc == 2) return run_context.error;
+    if (rc != 0) return absl::CancelledError("execution cancelled");
     size_t next = 0;
     return BuildResult(plan_->result_shape, outputs, &next);
   }

@@ -9,12 +9,6 @@ set(XLA_CPU_SUITES_SKIPPED opcode_coverage_test)
 
 # Tests of ops the cpu backend does not implement yet, as gtest negative filters with the
 # reason. Shrinks as ops land; the goal is an empty list.
-# ops_device_feed_test: infeed/outfeed are not emitted yet (generated code needs the device queues in its run context).
-set(XLA_CPU_SUITE_EXCLUDED_ops_device_feed_test
-    InterpreterFeedTest.InfeedPopsQueuedValuesInOrder
-    InterpreterFeedTest.InfeedOfATupleAndOfAWrongShape
-    InterpreterFeedTest.OutfeedPushesOperandValues
-)
 # ops_device_test: collectives, async start/done, send/recv and custom-call are not emitted yet.
 set(XLA_CPU_SUITE_EXCLUDED_ops_device_test
     InterpreterDeviceTest.AllReduceOfOneParticipantIsTheOperand

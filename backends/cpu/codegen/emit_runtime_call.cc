@@ -1,6 +1,6 @@
 // Calls of runtime routines: cholesky and triangular-solve (runtime/linalg.cc), fft
 // (runtime/fft.cc), rng-bit-generator (runtime/rng_bits.cc), rng and rng-get-and-update-state
-// (runtime/rng.cc), topk (runtime/topk.cc), and
+// (runtime/rng.cc), topk (runtime/topk.cc), infeed and outfeed (runtime/feeds.cc), and
 // copies of the types the elemental emitter has no registers for (runtime/strided_array.cc).
 // Shapes are checked here, when compiling, so the routines can trust their descriptors.
 #include "backends/cpu/codegen/emit_runtime_call.h"
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/buffer_plan.h"
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -311,6 +312,48 @@ absl::Status EmitRngGetAndUpdateState(llvm::IRBuilder<>* b, const HloInstruction
   return absl::OkStatus();
 }
 
+// infeed fills its output leaves, outfeed reads its operand's; either may stop the
+// execution, returning 2 from the entry function (the error is in the run context).
+absl::Status EmitFeed(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std::vector<SerialOutput>& operands,
+                      const std::vector<SerialOutput>& outputs, llvm::Value* run_context) {
+  const bool infeed = hlo->opcode() == HloOpcode::kInfeed;
+  const Shape* data = nullptr;
+  if (infeed) {
+    if (!hlo->shape().IsTuple() || hlo->shape().tuple_shapes_size() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat("infeed ", hlo->name(), " must produce (data, token)"));
+    }
+    data = &hlo->shape().tuple_shapes(0);
+  } else {
+    if (hlo->operand_count() != 2) return absl::InvalidArgumentError(absl::StrCat("outfeed ", hlo->name(), " takes (value, token)"));
+    data = &hlo->operand(0)->shape();
+  }
+  const std::vector<SerialOutput>& leaves = infeed ? outputs : operands;
+  if (static_cast<int64_t>(leaves.size()) != ArrayLeafCount(*data)) {
+    return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": its buffers do not match ", data->ToString()));
+  }
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::Module* module = f->getParent();
+  llvm::LLVMContext& c = module->getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(c, 0);
+  // The pointer table lives in the entry block, so a feed inside a loop reuses one.
+  llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+  llvm::AllocaInst* table = entry.CreateAlloca(ptr, b->getInt64(std::max<int64_t>(1, leaves.size())));
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    b->CreateStore(leaves[i].base, b->CreateInBoundsGEP(ptr, table, b->getInt64(static_cast<int64_t>(i))));
+  }
+  llvm::FunctionCallee routine = module->getOrInsertFunction(
+      infeed ? "__xla_cpu_infeed" : "__xla_cpu_outfeed", llvm::FunctionType::get(b->getInt32Ty(), {ptr, ptr, ptr}, false));
+  // The shape belongs to the module, which the executable keeps as long as this code.
+  llvm::Value* shape = b->CreateIntToPtr(b->getInt64(static_cast<int64_t>(reinterpret_cast<uintptr_t>(data))), ptr);
+  llvm::Value* rc = b->CreateCall(routine, {run_context, shape, table});
+  llvm::BasicBlock* failed = llvm::BasicBlock::Create(c, "feed.failed", f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(c, "feed.done", f);
+  b->CreateCondBr(b->CreateICmpNE(rc, b->getInt32(0)), failed, done);
+  llvm::IRBuilder<>(failed).CreateRet(b->getInt32(2));
+  b->SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool IsRuntimeCallOp(const HloInstruction& hlo) {
@@ -322,6 +365,8 @@ bool IsRuntimeCallOp(const HloInstruction& hlo) {
     case HloOpcode::kTopk:
     case HloOpcode::kRng:
     case HloOpcode::kRngGetAndUpdateState:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
       return true;
     case HloOpcode::kCopy:
       // Types without registers in the elemental emitter (complex, sub-byte, f8) are copied
@@ -351,6 +396,9 @@ absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, co
       return EmitRng(b, hlo, operands, outputs, run_context);
     case HloOpcode::kRngGetAndUpdateState:
       return EmitRngGetAndUpdateState(b, hlo, outputs, run_context);
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+      return EmitFeed(b, hlo, operands, outputs, run_context);
     default:
       return absl::InternalError(absl::StrCat(hlo->name(), " is not a runtime call"));
   }

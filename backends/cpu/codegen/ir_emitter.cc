@@ -93,15 +93,12 @@ class ModuleEmitter {
   }
 
   // An op computed by one runtime routine over whole arrays (emit_runtime_call.h), called
-  // from the entry function with the slots' base pointers.
+  // from the entry function with the slots' base pointers and the run context.
   absl::Status EmitRuntimeCallInstruction(const ComputationPlan& cp, const HloInstruction* hlo) {
     std::vector<SerialOutput> operands, outputs;
+    // Every array leaf of every operand (tokens have none); each op checks the count.
     for (const HloInstruction* operand : hlo->operands()) {
-      const std::vector<int>& slots = cp.slots(operand);
-      if (slots.size() != 1) {
-        return absl::UnimplementedError(absl::StrCat("cpu backend: operand ", operand->name(), " is not an array"));
-      }
-      operands.push_back(SerialOutput{MainSlotPointer(slots[0]), ReadShape(operand, slots[0])});
+      for (int slot : cp.slots(operand)) operands.push_back(SerialOutput{MainSlotPointer(slot), ReadShape(operand, slot)});
     }
     for (int s : cp.slots(hlo)) outputs.push_back(SerialOutput{MainSlotPointer(s), plan_.slots[s].shape});
     return EmitRuntimeCall(&b_, hlo, operands, outputs, main_->getArg(1));

@@ -88,6 +88,8 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_copy", reinterpret_cast<void*>(&__xla_cpu_copy)},
       {"__xla_cpu_rng_bit_generator", reinterpret_cast<void*>(&__xla_cpu_rng_bit_generator)},
       {"__xla_cpu_topk", reinterpret_cast<void*>(&__xla_cpu_topk)},
+      {"__xla_cpu_infeed", reinterpret_cast<void*>(&__xla_cpu_infeed)},
+      {"__xla_cpu_outfeed", reinterpret_cast<void*>(&__xla_cpu_outfeed)},
       {"__xla_cpu_rng", reinterpret_cast<void*>(&__xla_cpu_rng)},
       {"__xla_cpu_rng_get_and_update_state", reinterpret_cast<void*>(&__xla_cpu_rng_get_and_update_state)},
       // libm, for the functions without an approximation emitted in IR.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 extern "C" {
 // A kernel computes iterations [begin, end) of its outermost loop.
 using XlaCpuKernel = void (*)(void** slots, int64_t begin, int64_t end);
@@ -68,6 +70,11 @@ void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state_size, int6
 void __xla_cpu_rng(void* run_context, uint64_t name_mix, int64_t distribution, const void* a, const void* b,
                    void* out, const int64_t* out_descriptor);
 void __xla_cpu_rng_get_and_update_state(void* run_context, int64_t delta, uint64_t* out);
+// infeed / outfeed (runtime/feeds.cc) through the device's queues: `shape` points at the
+// instruction's data xla::Shape, `leaves` at its array leaves' buffers in order. Nonzero
+// when the execution must stop with the error stored in the RunContext.
+int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* const* leaves);
+int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void* const* leaves);
 void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
                     void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest);
 }
@@ -83,7 +90,8 @@ struct RunContext {
   const std::function<bool()>* should_cancel = nullptr;  // null: never cancelled
   uint64_t rng_seed = 42;                                // ExecuteOptions::rng_seed, or the default
   uint64_t rng_draws = 0;                                // rng ops run so far (one thread runs them)
-  interpreter::DeviceState* device = nullptr;            // rng state (and feeds) of the device
+  interpreter::DeviceState* device = nullptr;            // rng state and feed queues of the device
+  absl::Status error;                                    // why a routine stopped the execution
 };
 
 struct RuntimeSymbol {

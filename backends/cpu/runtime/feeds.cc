@@ -1,0 +1,86 @@
+// __xla_cpu_infeed and __xla_cpu_outfeed: infeed pops the device's next value (waiting up to
+// kInfeedTimeoutMs, then DEADLINE_EXCEEDED, as the interpreter) into the instruction's
+// output slots, relaid out to their layouts; outfeed pushes a literal built from its
+// operand's slots. `shape` is the instruction's data shape (its module outlives the code).
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime/runtime.h"
+#include "backends/interpreter/device_state.h"
+#include "hlo/literal.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+constexpr int64_t kInfeedTimeoutMs = 10000;
+
+// Array leaves as the buffer plan lays them out: the shape's own layout, else row-major.
+Shape LeafLayout(const Shape& leaf) {
+  Shape laid_out = leaf;
+  ShapeUtil::SetDefaultLayoutsIfMissing(&laid_out);
+  return laid_out;
+}
+
+absl::Status Scatter(const Literal& value, const Shape& expected, void* const* leaves, size_t* next) {
+  if (expected.IsTuple()) {
+    for (int i = 0; i < expected.tuple_shapes_size(); ++i) {
+      RETURN_IF_ERROR(Scatter(value.tuple_element(i), expected.tuple_shapes(i), leaves, next));
+    }
+    return absl::OkStatus();
+  }
+  if (!expected.IsArray()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Literal relaid, value.Relayout(LeafLayout(expected).layout()));
+  std::memcpy(leaves[(*next)++], relaid.untyped_data(), relaid.size_bytes());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> Gather(const Shape& shape, void* const* leaves, size_t* next) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& element : shape.tuple_shapes()) {
+      ASSIGN_OR_RETURN(Literal e, Gather(element, leaves, next));
+      elements.push_back(std::move(e));
+    }
+    return Literal::MakeTuple(std::move(elements));
+  }
+  if (!shape.IsArray()) return Literal::Create(shape);
+  const Shape leaf = LeafLayout(shape);
+  return Literal::CreateFromBuffer(leaf, leaves[(*next)++], ShapeUtil::ByteSizeOf(leaf));
+}
+
+int32_t Fail(RunContext* context, absl::Status status) {
+  context->error = std::move(status);
+  return 1;
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla
+
+extern "C" int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* const* leaves) {
+  auto* context = static_cast<xla::cpu::RunContext*>(run_context);
+  const auto& expected = *static_cast<const xla::Shape*>(shape);
+  absl::StatusOr<xla::Literal> value = context->device->PopInfeed(xla::cpu::kInfeedTimeoutMs);
+  if (!value.ok()) return xla::cpu::Fail(context, value.status());
+  if (!xla::ShapeUtil::Compatible(value->shape(), expected)) {
+    return xla::cpu::Fail(context, absl::InvalidArgumentError(absl::StrCat("the infeed value has shape ",
+                                                                           value->shape().ToString(),
+                                                                           ", the infeed expects ", expected.ToString())));
+  }
+  size_t next = 0;
+  absl::Status status = xla::cpu::Scatter(*value, expected, leaves, &next);
+  return status.ok() ? 0 : xla::cpu::Fail(context, std::move(status));
+}
+
+extern "C" int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void* const* leaves) {
+  auto* context = static_cast<xla::cpu::RunContext*>(run_context);
+  size_t next = 0;
+  absl::StatusOr<xla::Literal> value = xla::cpu::Gather(*static_cast<const xla::Shape*>(shape), leaves, &next);
+  if (!value.ok()) return xla::cpu::Fail(context, value.status());
+  context->device->PushOutfeed(*std::move(value));
+  return 0;
+}
