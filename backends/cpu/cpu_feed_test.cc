@@ -1,7 +1,7 @@
 // infeed and outfeed on cpu (runtime/feeds.cc) against the interpreter: the same queued
 // values give the same results and outfeed values, with non-default layouts, tuples, and
 // feeds inside a while loop; a value of the wrong shape stops the execution with the
-// interpreter's error.
+// interpreter's error; send and recv, which have no peer on one device, are UNIMPLEMENTED.
 #include <string>
 #include <vector>
 
@@ -116,6 +116,21 @@ ENTRY e {
   EXPECT_THAT(std::string(expected.result.status().message()),
               ::testing::HasSubstr(std::string(actual.result.status().message())));
   EXPECT_THAT(std::string(actual.result.status().message()), ::testing::HasSubstr("infeed value has shape s32[3]"));
+}
+
+TEST(CpuFeeds, SendAndRecvNameTheirChannelAsTheInterpreter) {
+  const std::string hlo = R"(HloModule m
+ENTRY e {
+  t = token[] after-all()
+  r = (f32[], u32[], token[]) recv(t), channel_id=9, is_host_transfer=true
+  d = (f32[], token[]) recv-done(r), channel_id=9, is_host_transfer=true
+  ROOT v = f32[] get-tuple-element(d), index=0
+})";
+  FeedRun expected = RunWithFeeds("interpreter", hlo, {}, {});
+  FeedRun actual = RunWithFeeds("cpu", hlo, {}, {});
+  ASSERT_FALSE(actual.result.ok());
+  EXPECT_EQ(actual.result.status().code(), expected.result.status().code());
+  EXPECT_THAT(std::string(actual.result.status().message()), ::testing::HasSubstr("recv on channel 9 (host transfer)"));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ set(XLA_CPU_SUITES_SKIPPED opcode_coverage_test)
 
 # Tests of ops the cpu backend does not implement yet, as gtest negative filters with the
 # reason. Shrinks as ops land; the goal is an empty list.
-# ops_device_test: collectives, async start/done, send/recv and custom-call are not emitted yet.
+# ops_device_test: collectives, async start/done and custom-call are not emitted yet.
 set(XLA_CPU_SUITE_EXCLUDED_ops_device_test
     InterpreterDeviceTest.AllReduceOfOneParticipantIsTheOperand
     InterpreterDeviceTest.CollectivesNamingOtherDevicesNeedMoreDevices
@@ -18,7 +18,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_device_test
     InterpreterDeviceTest.CollectivePermute
     InterpreterDeviceTest.AsyncStartDoneForms
     InterpreterDeviceTest.RaggedAllToAllWithOnePeer
-    InterpreterDeviceTest.SendAndRecvAreUnimplementedNamingTheChannel
     InterpreterDeviceTest.CustomCallAllowlist
 )
 # ops_elementwise_convert_test: s4/u4 and f8 types, size-changing bitcast-convert, reduce-precision, stochastic-convert.
@@ -77,10 +76,9 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_test
     InterpreterReduceTest.NarrowAndWideTypes
     InterpreterReduceTest.ReducerWithArraysRunsThroughTheEvaluator
 )
-# ops_shape_test: complex iota, get-dimension-size and dynamic-reshape.
+# ops_shape_test: complex iota; dynamic-reshape (sizes below the bounds must fail at run time).
 set(XLA_CPU_SUITE_EXCLUDED_ops_shape_test
     InterpreterShapeTest.IotaAcrossTypes
-    InterpreterShapeTest.DimensionSizes
     InterpreterShapeTest.DynamicReshapeAtBounds
 )
 

@@ -20,6 +20,9 @@ void CollectLeaves(const Shape& shape, std::vector<Shape>* out) {
   } else if (shape.IsArray()) {
     Shape leaf = shape;
     ShapeUtil::SetDefaultLayoutsIfMissing(&leaf);
+    // Shapes are static here: a bounded dynamic dimension is held at its bound and the
+    // buffers (and results) are static, as the interpreter's.
+    for (int d = 0; d < leaf.rank(); ++d) leaf.set_dynamic_dimension(d, false);
     out->push_back(std::move(leaf));
   }
 }

@@ -677,6 +677,26 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
       return MakeConvolutionGenerator(hlo, operand);
     case HloOpcode::kReduceWindow:
       return MakeReduceWindowGenerator(hlo, operand);
+    case HloOpcode::kGetDimensionSize: {
+      // Shapes are static here: the size is the dimension's extent (its bound).
+      const Shape& in = hlo->operand(0)->shape();
+      if (hlo->dimensions().size() != 1 || hlo->dimensions(0) < 0 || hlo->dimensions(0) >= in.rank() ||
+          shape.rank() != 0 || !primitive_util::IsIntegralType(shape.element_type())) {
+        return absl::InvalidArgumentError(absl::StrCat("get-dimension-size ", hlo->name(), ": bad dimension or result"));
+      }
+      llvm::Value* size = llvm::ConstantInt::get(RegisterType(shape.element_type()),
+                                                 in.dimensions(static_cast<int>(hlo->dimensions(0))));
+      return Generator([size](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return size; });
+    }
+    case HloOpcode::kSetDimensionSize: {
+      // The values are unchanged; static shapes keep the bound (as the interpreter).
+      const Shape& in = hlo->operand(0)->shape();
+      if (hlo->dimensions().size() != 1 || hlo->dimensions(0) < 0 || hlo->dimensions(0) >= in.rank() ||
+          in.dimensions() != shape.dimensions()) {
+        return absl::InvalidArgumentError(absl::StrCat("set-dimension-size ", hlo->name(), ": bad dimension"));
+      }
+      return operand(0);
+    }
     case HloOpcode::kGather:
       return MakeGatherGenerator(hlo, operand);
     case HloOpcode::kMap:

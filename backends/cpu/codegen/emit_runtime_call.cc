@@ -367,6 +367,8 @@ bool IsRuntimeCallOp(const HloInstruction& hlo) {
     case HloOpcode::kRngGetAndUpdateState:
     case HloOpcode::kInfeed:
     case HloOpcode::kOutfeed:
+    case HloOpcode::kSend:
+    case HloOpcode::kRecv:
       return true;
     case HloOpcode::kCopy:
       // Types without registers in the elemental emitter (complex, sub-byte, f8) are copied
@@ -399,6 +401,13 @@ absl::Status EmitRuntimeCall(llvm::IRBuilder<>* b, const HloInstruction* hlo, co
     case HloOpcode::kInfeed:
     case HloOpcode::kOutfeed:
       return EmitFeed(b, hlo, operands, outputs, run_context);
+    case HloOpcode::kSend:
+    case HloOpcode::kRecv:
+      // As in the interpreter: one device, no peer and no host channels.
+      return absl::UnimplementedError(absl::StrCat(
+          std::string(HloOpcodeString(hlo->opcode())), " on channel ", hlo->attrs().channel_id(),
+          hlo->attrs().is_host_transfer() ? " (host transfer)" : "",
+          " needs a peer device or host; the cpu backend has one device and no host channels"));
     default:
       return absl::InternalError(absl::StrCat(hlo->name(), " is not a runtime call"));
   }
