@@ -14,7 +14,6 @@
 #include "client/xla_client_transport.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
-#include "server/service_core.h"
 
 namespace xla {
 namespace client {
@@ -79,25 +78,6 @@ Client::Client(std::unique_ptr<internal::Transport> transport, const ClientOptio
 absl::StatusOr<std::unique_ptr<Client>> Client::Connect(const ClientOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<internal::Transport> transport,
                    internal::MakeGrpcTransport(options));
-  return Finish(std::unique_ptr<Client>(new Client(std::move(transport), options)));
-}
-
-absl::StatusOr<std::unique_ptr<Client>> Client::InProcess() {
-  return InProcess(server::ServiceOptions());
-}
-
-absl::StatusOr<std::unique_ptr<Client>> Client::InProcess(
-    const server::ServiceOptions& service_options, const ClientOptions& options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<server::ServiceCore> core,
-                   server::ServiceCore::Create(service_options));
-  auto transport = internal::MakeInProcessTransport(std::move(core), nullptr);
-  return Finish(std::unique_ptr<Client>(new Client(std::move(transport), options)));
-}
-
-absl::StatusOr<std::unique_ptr<Client>> Client::Attach(server::ServiceCore* core,
-                                                       const ClientOptions& options) {
-  if (core == nullptr) return absl::InvalidArgumentError("null ServiceCore");
-  auto transport = internal::MakeInProcessTransport(nullptr, core);
   return Finish(std::unique_ptr<Client>(new Client(std::move(transport), options)));
 }
 

@@ -5,6 +5,8 @@
 //   Client::Connect(options)  remote, over gRPC (the only mode that touches the network);
 //   Client::InProcess(opts)   the same service core in this process, no network.
 // No gRPC header is included here; the transport lives in client/xla_client_grpc.cc.
+// Libraries: xla_client (remote mode; nothing of the server is linked) and
+// xla_client_inprocess (adds InProcess/Attach and the service core they run).
 //
 // Sessions: a Client opens one session at creation, renews its lease from a background
 // thread (every lease/3) and closes it in its destructor, which frees every handle the

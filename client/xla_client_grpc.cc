@@ -12,7 +12,7 @@
 #include "client/xla_client_transport.h"
 #include "hlo/status_macros.h"
 #include "proto/xla_service.grpc.pb.h"
-#include "server/service_core.h"
+#include "server/transfer_codec.h"
 
 namespace xla {
 namespace client {
@@ -51,7 +51,7 @@ class GrpcTransport : public Transport {
         stub_->TransferToServer(&context, &response);
     bool first = true;
     bool broken = false;
-    server::ServiceCore::ForEachChunk(literal, kTransferChunkBytes, [&](server::TransferChunk&& chunk) {
+    server::ForEachChunk(literal, kTransferChunkBytes, [&](server::TransferChunk&& chunk) {
       if (first) {
         first = false;
         chunk.set_session_id(session_id);

@@ -1,4 +1,6 @@
-// The in-process transport: Client's requests go straight to a ServiceCore.
+// The in-process transport: Client's requests go straight to a ServiceCore (library
+// xla_client_inprocess, the only part of the client that links the service core), and the
+// Client::InProcess / Client::Attach factories that use it.
 
 #include <cstring>
 #include <memory>
@@ -15,7 +17,7 @@ namespace internal {
 namespace {
 
 // The storage of every non-empty array leaf of `literal`, depth-first (the order of
-// ServiceCore::OutgoingValue::leaves).
+// OutgoingValue::leaves).
 void CollectArrayLeaves(Literal& literal, std::vector<char*>* leaves) {
   if (literal.IsTuple()) {
     for (int64_t i = 0; i < literal.tuple_element_count(); ++i) {
@@ -45,7 +47,7 @@ class InProcessTransport : public Transport {
     absl::StatusOr<int64_t> upload = absl::InternalError("no chunk produced");
     absl::Status status;
     bool first = true;
-    server::ServiceCore::ForEachChunk(literal, kTransferChunkBytes, [&](server::TransferChunk&& chunk) {
+    server::ForEachChunk(literal, kTransferChunkBytes, [&](server::TransferChunk&& chunk) {
       if (first) {
         first = false;
         chunk.set_session_id(session_id);
@@ -62,7 +64,7 @@ class InProcessTransport : public Transport {
   }
 
   absl::StatusOr<Literal> TransferToClient(const server::TransferToClientRequest& request) override {
-    ASSIGN_OR_RETURN(server::ServiceCore::OutgoingValue value, core_->BeginDownload(request));
+    ASSIGN_OR_RETURN(server::OutgoingValue value, core_->BeginDownload(request));
     // One copy, leaf by leaf, out of the server's buffer.
     ASSIGN_OR_RETURN(Literal literal, Literal::Create(value.shape));
     std::vector<char*> leaves;
@@ -88,5 +90,25 @@ std::unique_ptr<Transport> MakeInProcessTransport(std::unique_ptr<server::Servic
 }
 
 }  // namespace internal
+
+absl::StatusOr<std::unique_ptr<Client>> Client::InProcess() {
+  return InProcess(server::ServiceOptions());
+}
+
+absl::StatusOr<std::unique_ptr<Client>> Client::InProcess(
+    const server::ServiceOptions& service_options, const ClientOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<server::ServiceCore> core,
+                   server::ServiceCore::Create(service_options));
+  auto transport = internal::MakeInProcessTransport(std::move(core), nullptr);
+  return Finish(std::unique_ptr<Client>(new Client(std::move(transport), options)));
+}
+
+absl::StatusOr<std::unique_ptr<Client>> Client::Attach(server::ServiceCore* core,
+                                                       const ClientOptions& options) {
+  if (core == nullptr) return absl::InvalidArgumentError("null ServiceCore");
+  auto transport = internal::MakeInProcessTransport(nullptr, core);
+  return Finish(std::unique_ptr<Client>(new Client(std::move(transport), options)));
+}
+
 }  // namespace client
 }  // namespace xla

@@ -225,7 +225,7 @@ TEST(ServerLoadTest, ChildThatDiesMidTransfer) {
   auto writer = stub->TransferToServer(context.get(), &response);
   Literal big = Literal::CreateR1<float>(std::vector<float>(16 << 20, 1.0f));
   int sent = 0;
-  server::ServiceCore::ForEachChunk(big, 1 << 20, [&](server::TransferChunk&& chunk) {
+  server::ForEachChunk(big, 1 << 20, [&](server::TransferChunk&& chunk) {
     if (sent == 0) chunk.set_session_id(client->session_id());
     return writer->Write(chunk) && ++sent < 8;
   });

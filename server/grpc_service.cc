@@ -315,10 +315,10 @@ class XlaGrpcService::DownloadReactor final : public grpc::ServerWriteReactor<Tr
  private:
   void Produce() {
     if (context_->IsCancelled()) return Done(CancelledOrDeadline(*context_));
-    absl::StatusOr<ServiceCore::OutgoingValue> value = service_->core_->BeginDownload(*request_);
+    absl::StatusOr<OutgoingValue> value = service_->core_->BeginDownload(*request_);
     if (!value.ok()) return Done(ToGrpcStatus(value.status()));
     bool stopped = false;
-    ServiceCore::ForEachChunk(*value, kTransferChunkBytes, [&](TransferChunk&& chunk) {
+    ForEachChunk(*value, kTransferChunkBytes, [&](TransferChunk&& chunk) {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return !write_pending_ || broken_; });
       if (broken_) {

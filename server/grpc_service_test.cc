@@ -190,7 +190,7 @@ TEST_F(GrpcServiceTest, CancelledUploadLeavesServerHealthy) {
     Literal big = Literal::CreateR1<float>(std::vector<float>(1 << 20, 1.0f));
     bool first = true;
     int sent = 0;
-    ServiceCore::ForEachChunk(big, 64 << 10, [&](TransferChunk&& chunk) {
+    ForEachChunk(big, 64 << 10, [&](TransferChunk&& chunk) {
       if (first) chunk.set_session_id(session), first = false;
       return writer->Write(chunk) && ++sent < 3;
     });

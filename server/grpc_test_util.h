@@ -100,14 +100,14 @@ inline grpc::Status OpenSession(XlaService::Stub& stub, std::string* session_id,
   return status;
 }
 
-// Streams `literal` with ServiceCore::ForEachChunk (~chunk_bytes per message).
+// Streams `literal` with ForEachChunk (~chunk_bytes per message).
 inline grpc::Status Upload(XlaService::Stub& stub, const std::string& session_id,
                            const Literal& literal, int64_t* handle, size_t chunk_bytes = 1 << 20) {
   auto context = Context();
   TransferToServerResponse response;
   auto writer = stub.TransferToServer(context.get(), &response);
   bool first = true;
-  ServiceCore::ForEachChunk(literal, chunk_bytes, [&](TransferChunk&& chunk) {
+  ForEachChunk(literal, chunk_bytes, [&](TransferChunk&& chunk) {
     if (first) {
       chunk.set_session_id(session_id);
       chunk.set_device_ordinal(0);
@@ -134,7 +134,7 @@ inline grpc::Status Download(XlaService::Stub& stub, const std::string& session_
   grpc::Status status = reader->Finish();
   if (chunk_count) *chunk_count = chunks.size();
   if (!status.ok()) return status;
-  absl::StatusOr<Literal> rebuilt = ServiceCore::LiteralFromChunks(chunks);
+  absl::StatusOr<Literal> rebuilt = LiteralFromChunks(chunks);
   if (!rebuilt.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, std::string(rebuilt.status().message()));
   *literal = std::move(*rebuilt);
   return status;

@@ -13,16 +13,6 @@
 namespace xla {
 namespace server {
 
-int64_t StorageBytes(const Shape& shape) {
-  if (shape.IsTuple()) {
-    int64_t total = 0;
-    for (const Shape& element : shape.tuple_shapes()) total += StorageBytes(element);
-    return total;
-  }
-  if (!shape.IsArray()) return 0;
-  return ShapeUtil::ElementsIn(shape) * primitive_util::ByteWidth(shape.element_type());
-}
-
 std::string Fingerprint(absl::string_view text) {
   uint64_t fnv = 1469598103934665603ull;  // FNV-1a 64
   for (unsigned char c : text) {

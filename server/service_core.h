@@ -57,6 +57,7 @@
 #include "absl/strings/string_view.h"
 #include "hlo/literal.h"
 #include "proto/xla_service.pb.h"
+#include "server/transfer_codec.h"
 
 namespace xla {
 namespace server {
@@ -126,56 +127,15 @@ class ServiceCore {
   absl::StatusOr<TransferToServerResponse> FinishUpload(int64_t upload_id);
   void AbortUpload(int64_t upload_id);
 
-  // The bytes of a value on its way to a client: its shape and each array leaf's dense
-  // storage, depth-first, kept alive (and unchanged) by `keep_alive`. For host-memory devices
-  // the leaves point into the device buffer itself, so a download copies nothing up front.
-  struct OutgoingValue {
-    Shape shape;
-    std::vector<std::pair<const char*, int64_t>> leaves;
-    std::shared_ptr<const void> keep_alive;
-  };
-  // The leaves of `literal`, which the caller keeps alive while they are used.
-  static OutgoingValue Outgoing(const Literal& literal);
-
-  // TransferToClient (server stream): the value to send; the transport chunks it with
-  // ForEachChunk. It stays valid after the handle is released or the session dies.
+  // TransferToClient (server stream): the value to send (transfer_codec.h); the transport
+  // chunks it with ForEachChunk. It stays valid after the handle is released or the session dies.
   absl::StatusOr<OutgoingValue> BeginDownload(const TransferToClientRequest& request);
-
-  // Splits a value into TransferChunk messages of ~chunk_bytes (shape in the first chunk,
-  // then every array leaf's dense storage bytes depth-first). Always emits at least one chunk.
-  // Stops early if fn returns false.
-  static void ForEachChunk(const OutgoingValue& value, size_t chunk_bytes,
-                           const std::function<bool(TransferChunk&&)>& fn);
-  static void ForEachChunk(const Literal& literal, size_t chunk_bytes,
-                           const std::function<bool(TransferChunk&&)>& fn);
-  // Inverse, for clients: rebuilds a literal from chunks (validates sizes; never
-  // over-allocates: the byte size implied by the shape is checked before allocating).
-  static absl::StatusOr<Literal> LiteralFromChunks(const std::vector<TransferChunk>& chunks);
 
   struct Impl;  // service_core*.cc internals
 
  private:
   explicit ServiceCore(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
-};
-
-// Rebuilds a literal from TransferChunk messages as they arrive, copying each chunk's bytes
-// once into the literal (the receiving side of ForEachChunk). The first chunk's shape is
-// validated and its byte size checked before anything is allocated.
-class ChunkAssembler {
- public:
-  absl::Status Add(const TransferChunk& chunk);
-  // INVALID_ARGUMENT when no chunk came or the bytes fall short of the shape.
-  absl::StatusOr<Literal> Finish();
-
- private:
-  bool started_ = false;
-  Literal literal_;
-  std::vector<std::pair<char*, int64_t>> leaves_;
-  size_t leaf_ = 0;
-  int64_t leaf_offset_ = 0;
-  int64_t received_ = 0;
-  int64_t expected_ = 0;
 };
 
 }  // namespace server

@@ -32,9 +32,6 @@ namespace server {
 
 using Clock = std::chrono::steady_clock;
 
-// Bytes of the dense storage of every array leaf (hlo/literal.h: sub-byte types one per byte).
-int64_t StorageBytes(const Shape& shape);
-
 // 128 bits (two independent 64-bit hashes, one seeded per process) as 32 hex digits.
 std::string Fingerprint(absl::string_view text);
 

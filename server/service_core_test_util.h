@@ -55,7 +55,7 @@ class CoreTest : public ::testing::Test {
   absl::StatusOr<int64_t> Upload(const Literal& literal, const std::string& session = "",
                                  int device = 0, size_t chunk_bytes = 1 << 20) {
     std::vector<TransferChunk> chunks;
-    ServiceCore::ForEachChunk(literal, chunk_bytes, [&](TransferChunk&& chunk) {
+    ForEachChunk(literal, chunk_bytes, [&](TransferChunk&& chunk) {
       chunks.push_back(std::move(chunk));
       return true;
     });
@@ -80,11 +80,11 @@ class CoreTest : public ::testing::Test {
     auto value = core_->BeginDownload(request);
     if (!value.ok()) return value.status();
     std::vector<TransferChunk> chunks;
-    ServiceCore::ForEachChunk(*value, chunk_bytes, [&](TransferChunk&& chunk) {
+    ForEachChunk(*value, chunk_bytes, [&](TransferChunk&& chunk) {
       chunks.push_back(std::move(chunk));
       return true;
     });
-    return ServiceCore::LiteralFromChunks(chunks);
+    return LiteralFromChunks(chunks);
   }
 
   absl::StatusOr<ExecuteResponse> Execute(int64_t executable, std::vector<int64_t> arguments,

@@ -71,7 +71,7 @@ TEST_F(CoreTest, SeveralMiBInOneMiBChunks) {
   parts.push_back(Literal::CreateR1<int32_t>({1, 2, 3}));
   Literal tuple = Literal::MakeTuple(std::move(parts));
   int chunks = 0;
-  ServiceCore::ForEachChunk(tuple, 1 << 20, [&](TransferChunk&& chunk) {
+  ForEachChunk(tuple, 1 << 20, [&](TransferChunk&& chunk) {
     EXPECT_LE(chunk.data().size(), size_t{1} << 20);
     EXPECT_EQ(chunk.has_shape(), chunks == 0);
     ++chunks;
@@ -88,27 +88,27 @@ TEST_F(CoreTest, SeveralMiBInOneMiBChunks) {
 
 TEST_F(CoreTest, ChunkCodecRejectsWrongSizes) {
   std::vector<TransferChunk> chunks;
-  ServiceCore::ForEachChunk(L("f32[3] {1, 2, 3}"), 4, [&](TransferChunk&& chunk) {
+  ForEachChunk(L("f32[3] {1, 2, 3}"), 4, [&](TransferChunk&& chunk) {
     chunks.push_back(std::move(chunk));
     return true;
   });
   ASSERT_EQ(chunks.size(), 3u);
-  auto ok = ServiceCore::LiteralFromChunks(chunks);
+  auto ok = LiteralFromChunks(chunks);
   ASSERT_TRUE(ok.ok());
   chunks.pop_back();
-  EXPECT_EQ(ServiceCore::LiteralFromChunks(chunks).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ServiceCore::LiteralFromChunks({}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(LiteralFromChunks(chunks).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(LiteralFromChunks({}).status().code(), absl::StatusCode::kInvalidArgument);
   // A huge shape with no data is rejected before allocating.
   TransferChunk huge;
   *huge.mutable_shape() = ShapeUtil::MakeShape(F32, {int64_t{1} << 40}).ToProto();
-  EXPECT_FALSE(ServiceCore::LiteralFromChunks({huge}).ok());
+  EXPECT_FALSE(LiteralFromChunks({huge}).ok());
   // Stopping early.
   int seen = 0;
-  ServiceCore::ForEachChunk(L("f32[3] {1, 2, 3}"), 4, [&](TransferChunk&&) { return ++seen < 2; });
+  ForEachChunk(L("f32[3] {1, 2, 3}"), 4, [&](TransferChunk&&) { return ++seen < 2; });
   EXPECT_EQ(seen, 2);
   // An empty array still yields one chunk with the shape.
   seen = 0;
-  ServiceCore::ForEachChunk(L("f32[0] {}"), 4, [&](TransferChunk&& c) {
+  ForEachChunk(L("f32[0] {}"), 4, [&](TransferChunk&& c) {
     EXPECT_TRUE(c.has_shape());
     return ++seen > 0;
   });
