@@ -20,13 +20,12 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_device_test
     InterpreterDeviceTest.RaggedAllToAllWithOnePeer
     InterpreterDeviceTest.CustomCallAllowlist
 )
-# ops_elementwise_convert_test: s4/u4 and f8 types, size-changing bitcast-convert, reduce-precision, stochastic-convert.
+# ops_elementwise_convert_test: arithmetic and conversions of s4/u4 and f8 types, size-changing bitcast-convert, stochastic-convert.
 set(XLA_CPU_SUITE_EXCLUDED_ops_elementwise_convert_test
     ElementwiseConvertTest.FloatToIntSaturatesAndNaNIsZero
     ElementwiseConvertTest.IntToFloatAndBetweenFloats
     ElementwiseConvertTest.BitcastConvertSameWidth
     ElementwiseConvertTest.BitcastConvertChangesSize
-    ElementwiseConvertTest.ReducePrecision
     ElementwiseConvertTest.StochasticConvert
 )
 # ops_elementwise_test: arithmetic on complex types (c64/c128) and sub-byte / f8 types (they only move, as bits).

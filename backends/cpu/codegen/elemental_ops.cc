@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/emit_reduce_precision.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "hlo/comparison_util.h"
 #include "hlo/primitive_util.h"
@@ -459,6 +460,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(const HloInstruct
       }
       return Unimplemented(hlo, t);
     }
+    case HloOpcode::kReducePrecision:
+      return EmitReducePrecision(b_, hlo, operands[0]);
     default:
       break;
   }
