@@ -164,7 +164,8 @@ inline constexpr char kStreamingSlotAttribute[] = "xla-streaming-slot";
 struct BufferPlan;
 // Emits `int32_t name(void** slots, void* run_context)`, running the module's entry computation
 // over the slot table described by `plan`; returns 0, or 1 when __xla_cpu_cancelled(run_context)
-// said the execution was cancelled (polled once per while-loop iteration).
+// said the execution was cancelled (polled once per while-loop iteration), or 2 when a runtime
+// routine (infeed) stopped it with the error in the RunContext (runtime/runtime.h).
 absl::Status EmitEntryFunction(const HloModule& module, const BufferPlan& plan, llvm::Module* llvm_module,
                                const std::string& name);
 
