@@ -1,7 +1,8 @@
 // Data-movement ops on the types the cpu backend carries only as bits (complex, sub-byte
 // integers, 8-bit floats) against the interpreter, bit-exact: transpose and relayout,
 // slice, pad, concatenate, reverse, broadcast, dynamic-slice, dynamic-update-slice, gather
-// and select; arithmetic on them stays UNIMPLEMENTED rather than computing on the bits.
+// and select, and complex iota; arithmetic on them stays UNIMPLEMENTED rather than computing on
+// the bits.
 #include <random>
 #include <string>
 #include <vector>
@@ -62,6 +63,18 @@ TEST(CpuMovedTypes, EveryDataMovementOp) {
       args.push_back(Random(t, {4, 5}, seed++));
       if (text.find("parameter(1)") != std::string::npos) args.push_back(Random(t, {}, seed++));
       EXPECT_TRUE(SameOnBothBackends(text, args)) << text;
+    }
+  }
+}
+
+TEST(CpuMovedTypes, ComplexIota) {
+  for (const char* type : {"c64", "c128"}) {
+    for (const char* layout : {"{1,0}", "{0,1}"}) {
+      for (int dim = 0; dim < 2; ++dim) {
+        const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  ROOT i = ", type, "[3,70]", layout,
+                                             " iota(), iota_dimension=", dim, "\n}\n");
+        EXPECT_TRUE(SameOnBothBackends(hlo, {})) << hlo;
+      }
     }
   }
 }

@@ -75,9 +75,8 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_test
     InterpreterReduceTest.NarrowAndWideTypes
     InterpreterReduceTest.ReducerWithArraysRunsThroughTheEvaluator
 )
-# ops_shape_test: complex iota; dynamic-reshape (sizes below the bounds must fail at run time).
+# ops_shape_test: dynamic-reshape (sizes below the bounds must fail at run time).
 set(XLA_CPU_SUITE_EXCLUDED_ops_shape_test
-    InterpreterShapeTest.IotaAcrossTypes
     InterpreterShapeTest.DynamicReshapeAtBounds
 )
 

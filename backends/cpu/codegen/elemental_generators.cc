@@ -410,7 +410,11 @@ bool MovesElementsOnly(HloOpcode op) {
 absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* hlo, const OperandGenerator& operand) {
   const Shape shape = WithDefaultLayout(hlo->shape());
   const bool moves_only = MovesElementsOnly(hlo->opcode());
-  auto handled = [&](PrimitiveType t) { return IsSupportedElementType(t) || (moves_only && StorageType(t) != nullptr); };
+  // A complex iota is (index, 0): built from its real part's bits.
+  const bool complex_iota = hlo->opcode() == HloOpcode::kIota && primitive_util::IsComplexType(shape.element_type());
+  auto handled = [&](PrimitiveType t) {
+    return IsSupportedElementType(t) || ((moves_only || complex_iota) && StorageType(t) != nullptr);
+  };
   if (shape.IsArray() && !handled(shape.element_type())) {
     return UnimplementedOp(*hlo, absl::StrCat("element type ",
                                               std::string(primitive_util::LowercasePrimitiveTypeName(shape.element_type()))));
@@ -650,6 +654,15 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
       const int64_t dim = hlo->dimensions(0);
       if (dim < 0 || dim >= shape.rank()) return absl::InvalidArgumentError(absl::StrCat("iota ", hlo->name(), ": bad dimension"));
       const PrimitiveType t = shape.element_type();
+      if (primitive_util::IsComplexType(t)) {
+        // Storage bits of (index, 0): the real part in the low half, a zero imaginary part.
+        const PrimitiveType real = t == C64 ? F32 : F64;
+        const int half_bits = primitive_util::BitWidth(real);
+        return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          ASSIGN_OR_RETURN(llvm::Value* re, EmitConvert(index.multi[dim], S64, real));
+          return b_->CreateZExt(b_->CreateBitCast(re, b_->getIntNTy(half_bits)), b_->getIntNTy(2 * half_bits));
+        });
+      }
       return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
         return EmitConvert(index.multi[dim], S64, t);
       });
