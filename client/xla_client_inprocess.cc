@@ -16,20 +16,6 @@ namespace client {
 namespace internal {
 namespace {
 
-// The storage of every non-empty array leaf of `literal`, depth-first (the order of
-// OutgoingValue::leaves).
-void CollectArrayLeaves(Literal& literal, std::vector<char*>* leaves) {
-  if (literal.IsTuple()) {
-    for (int64_t i = 0; i < literal.tuple_element_count(); ++i) {
-      CollectArrayLeaves(literal.tuple_element(i), leaves);
-    }
-    return;
-  }
-  if (literal.shape().IsArray() && literal.size_bytes() > 0) {
-    leaves->push_back(static_cast<char*>(literal.untyped_data()));
-  }
-}
-
 class InProcessTransport : public Transport {
  public:
   InProcessTransport(std::unique_ptr<server::ServiceCore> owned, server::ServiceCore* core)
@@ -67,11 +53,11 @@ class InProcessTransport : public Transport {
     ASSIGN_OR_RETURN(server::OutgoingValue value, core_->BeginDownload(request));
     // One copy, leaf by leaf, out of the server's buffer.
     ASSIGN_OR_RETURN(Literal literal, Literal::Create(value.shape));
-    std::vector<char*> leaves;
-    CollectArrayLeaves(literal, &leaves);
+    std::vector<std::pair<char*, int64_t>> leaves;
+    server::CollectLeaves(literal, &leaves);
     if (leaves.size() != value.leaves.size()) return absl::InternalError("download leaves differ from the shape");
     for (size_t i = 0; i < leaves.size(); ++i) {
-      std::memcpy(leaves[i], value.leaves[i].first, value.leaves[i].second);
+      std::memcpy(leaves[i].first, value.leaves[i].first, value.leaves[i].second);
     }
     return literal;
   }

@@ -183,9 +183,7 @@ struct Upload {
   std::shared_ptr<backend::Buffer> buffer;
   Literal literal;
   Shape shape;
-  std::vector<std::pair<char*, int64_t>> leaves;  // dense storage of each array leaf
-  size_t leaf = 0;
-  int64_t leaf_offset = 0;
+  LeafWriter writer;  // into the dense storage of each array leaf
   int64_t received = 0;  // bytes counted against the session
   int64_t expected = 0;
 };

@@ -86,7 +86,7 @@ void ServiceCore::Impl::DropSession(const std::shared_ptr<Session>& session) {
   for (auto& upload : dropped_uploads) {
     std::lock_guard<std::mutex> lock(upload->mu);
     upload->literal = Literal();
-    upload->leaves.clear();
+    upload->writer = LeafWriter();
   }
 }
 

@@ -13,27 +13,6 @@ namespace xla {
 namespace server {
 namespace {
 
-// Copies `data` into the leaves from the cursor on; INVALID_ARGUMENT past the end.
-absl::Status Fill(Upload& upload, absl::string_view data) {
-  if (upload.received + static_cast<int64_t>(data.size()) > upload.expected) {
-    return absl::InvalidArgumentError(absl::StrCat("the upload sends more than the ", upload.expected,
-                                                   " bytes its shape ", upload.shape.ToString(),
-                                                   " holds"));
-  }
-  while (!data.empty()) {
-    auto& [dst, size] = upload.leaves[upload.leaf];
-    const int64_t n = std::min<int64_t>(size - upload.leaf_offset, data.size());
-    std::memcpy(dst + upload.leaf_offset, data.data(), n);
-    data.remove_prefix(n);
-    upload.leaf_offset += n;
-    if (upload.leaf_offset == size) {
-      ++upload.leaf;
-      upload.leaf_offset = 0;
-    }
-  }
-  return absl::OkStatus();
-}
-
 // Points the upload's leaves at its destination: for an array on a backend whose buffers
 // are host memory, the device buffer itself (its bytes arrive exactly once, into memory the
 // backend pools); otherwise a literal, transferred to the device when the upload finishes.
@@ -45,13 +24,15 @@ absl::Status PrepareUploadTarget(ServiceCore::Impl& impl, const Shape& shape, Up
     if (buffer.ok() && (*buffer)->host_data() != nullptr &&
         (*buffer)->size_bytes() == upload->expected &&
         ShapeUtil::Equal((*buffer)->shape(), shape)) {
-      upload->leaves.emplace_back(static_cast<char*>((*buffer)->host_data()), upload->expected);
+      upload->writer = LeafWriter({{static_cast<char*>((*buffer)->host_data()), upload->expected}});
       upload->buffer = *std::move(buffer);
       return absl::OkStatus();
     }
   }
   ASSIGN_OR_RETURN(upload->literal, Literal::Create(shape));
-  CollectLeaves(upload->literal, &upload->leaves);
+  std::vector<std::pair<char*, int64_t>> leaves;
+  CollectLeaves(upload->literal, &leaves);
+  upload->writer = LeafWriter(std::move(leaves));
   return absl::OkStatus();
 }
 
@@ -120,7 +101,7 @@ absl::Status ServiceCore::AppendUpload(int64_t upload_id, absl::string_view data
       }
     }
     if (status.ok()) {
-      status = Fill(*upload, data);
+      upload->writer.Write(data);  // the size was checked above
       upload->received += data.size();
     }
   }
@@ -145,7 +126,7 @@ void ServiceCore::AbortUpload(int64_t upload_id) {
   upload->received = 0;
   upload->literal = Literal();
   upload->buffer.reset();
-  upload->leaves.clear();
+  upload->writer = LeafWriter();
 }
 
 absl::StatusOr<TransferToServerResponse> ServiceCore::FinishUpload(int64_t upload_id) {
@@ -174,7 +155,7 @@ absl::StatusOr<TransferToServerResponse> ServiceCore::FinishUpload(int64_t uploa
   absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = std::move(upload->buffer);
   if (*buffer == nullptr) buffer = device.backend->TransferToDevice(upload->literal, device.local_ordinal);
   upload->literal = Literal();
-  upload->leaves.clear();
+  upload->writer = LeafWriter();
   if (!buffer.ok()) {
     release();
     return buffer.status();

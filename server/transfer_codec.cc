@@ -99,6 +99,20 @@ absl::StatusOr<Literal> LiteralFromChunks(const std::vector<TransferChunk>& chun
   return assembler.Finish();
 }
 
+void LeafWriter::Write(absl::string_view data) {
+  while (!data.empty()) {
+    auto& [dst, size] = leaves_[leaf_];
+    const int64_t n = std::min<int64_t>(size - offset_, data.size());
+    std::memcpy(dst + offset_, data.data(), n);
+    data.remove_prefix(n);
+    offset_ += n;
+    if (offset_ == size) {
+      ++leaf_;
+      offset_ = 0;
+    }
+  }
+}
+
 absl::Status ChunkAssembler::Add(const TransferChunk& chunk) {
   if (!started_) {
     if (!chunk.has_shape()) return absl::InvalidArgumentError("the first chunk carries no shape");
@@ -108,7 +122,9 @@ absl::Status ChunkAssembler::Add(const TransferChunk& chunk) {
       return absl::ResourceExhaustedError(absl::StrCat("literal of ", expected_, " bytes is too large"));
     }
     ASSIGN_OR_RETURN(literal_, Literal::Create(shape));
-    CollectLeaves(literal_, &leaves_);
+    std::vector<std::pair<char*, int64_t>> leaves;
+    CollectLeaves(literal_, &leaves);
+    writer_ = LeafWriter(std::move(leaves));
     started_ = true;
   }
   absl::string_view data = chunk.data();
@@ -117,17 +133,7 @@ absl::Status ChunkAssembler::Add(const TransferChunk& chunk) {
                                                    " bytes shape ", literal_.shape().ToString(), " needs"));
   }
   received_ += static_cast<int64_t>(data.size());
-  while (!data.empty()) {
-    auto& [dst, size] = leaves_[leaf_];
-    const int64_t n = std::min<int64_t>(size - leaf_offset_, data.size());
-    std::memcpy(dst + leaf_offset_, data.data(), n);
-    data.remove_prefix(n);
-    leaf_offset_ += n;
-    if (leaf_offset_ == size) {
-      ++leaf_;
-      leaf_offset_ = 0;
-    }
-  }
+  writer_.Write(data);
   return absl::OkStatus();
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "hlo/literal.h"
 #include "hlo/shape.h"
 #include "proto/xla_service.pb.h"
@@ -51,6 +52,20 @@ void ForEachChunk(const Literal& literal, size_t chunk_bytes,
 // size implied by the shape is checked before allocating).
 absl::StatusOr<Literal> LiteralFromChunks(const std::vector<TransferChunk>& chunks);
 
+// Copies a value's bytes, in the order they arrive, into its array leaves (depth-first).
+class LeafWriter {
+ public:
+  LeafWriter() = default;
+  explicit LeafWriter(std::vector<std::pair<char*, int64_t>> leaves) : leaves_(std::move(leaves)) {}
+  // The caller has checked that `data` fits in what is left of the leaves.
+  void Write(absl::string_view data);
+
+ private:
+  std::vector<std::pair<char*, int64_t>> leaves_;
+  size_t leaf_ = 0;
+  int64_t offset_ = 0;
+};
+
 // Rebuilds a literal from TransferChunk messages as they arrive, copying each chunk's bytes
 // once into the literal (the receiving side of ForEachChunk). The first chunk's shape is
 // validated and its byte size checked before anything is allocated.
@@ -63,9 +78,7 @@ class ChunkAssembler {
  private:
   bool started_ = false;
   Literal literal_;
-  std::vector<std::pair<char*, int64_t>> leaves_;
-  size_t leaf_ = 0;
-  int64_t leaf_offset_ = 0;
+  LeafWriter writer_;
   int64_t received_ = 0;
   int64_t expected_ = 0;
 };
