@@ -448,6 +448,39 @@ def test_notebook_session_returns_to_baseline(fresh_client):
   assert now.memory_bytes == baseline.memory_bytes
 
 
+def _root_base(array):
+  while isinstance(array.base, np.ndarray):
+    array = array.base
+  return array
+
+
+@pytest.mark.parametrize("value", [np.arange(3 << 20, dtype=np.float32),  # a mapped buffer
+                                   np.arange(6, dtype=np.int32)],
+                         ids=["large", "small"])
+def test_downloaded_memory_is_freed_when_dropped_without_the_cycle_collector(client, value):
+  # A notebook drops a downloaded array and expects its memory back at once, not when the
+  # cyclic collector happens to run (a reference cycle once held every receive buffer).
+  import weakref  # pylint: disable=g-import-not-at-top
+  data = client.transfer_to_server(value)
+  gc.collect()
+  gc.disable()
+  try:
+    for as_literal in (False, True):
+      out = client.transfer(data, as_literal=as_literal)
+      array = np.asarray(out)
+      np.testing.assert_array_equal(array, value)
+      receive_buffer = weakref.ref(_root_base(array))
+      del out, array
+      assert receive_buffer() is None
+    pair = client.transfer(client.execute(client.compile(TUPLE_HLO), [np.ones(3, np.float32)]))
+    buffers = [weakref.ref(_root_base(p)) for p in pair]
+    del pair
+    assert all(b() is None for b in buffers)
+  finally:
+    gc.enable()
+    data.close()
+
+
 def test_client_is_thread_safe(client):
   exe = client.compile(ADD_HLO)
   errors = []

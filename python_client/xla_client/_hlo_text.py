@@ -80,13 +80,14 @@ def literal_text(lit):
     return _element_texts([arr[()]], etype, True)[0]
   texts = np.array(_element_texts(arr.ravel(), etype, False), dtype=object).reshape(arr.shape) \
       if arr.size else np.empty(arr.shape, dtype=object)
+  return _nested_text(texts)
 
-  def nest(a):
-    if a.ndim == 1:
-      return "{" + ", ".join(a.tolist()) + "}"
-    return "{ " + ", ".join(nest(x) for x in a) + " }" if len(a) else "{}"
 
-  return nest(texts)
+def _nested_text(a):
+  """{...} nesting of element texts (not a closure: one that calls itself is a ref cycle)."""
+  if a.ndim == 1:
+    return "{" + ", ".join(a.tolist()) + "}"
+  return "{ " + ", ".join(_nested_text(x) for x in a) + " }" if len(a) else "{}"
 
 
 # --- attributes -------------------------------------------------------------------------

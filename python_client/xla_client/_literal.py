@@ -236,28 +236,35 @@ def _with_layouts(shape):
 
 def literal_from_wire(shape, data):
   """A Literal over `data` (a writable bytes-like holding every leaf in depth-first order)."""
-  offset = [0]
   buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
-
-  def build(s):
-    if s.is_tuple():
-      return Literal(s, _elements=[build(e) for e in s.tuple_shapes()])
-    if not s.is_array():
-      return Literal(s)
-    s = s.with_major_to_minor_layout_if_absent()
-    n = s.byte_size()
-    if offset[0] + n > buf.size:
-      raise ValueError("transfer of %s ended after %d bytes" % (shape, buf.size))
-    leaf = buf[offset[0]:offset[0] + n].view(s.numpy_dtype())
-    offset[0] += n
-    dims = s.dimensions()
-    return Literal(s, _buffer=leaf.reshape([dims[d] for d in _major_to_minor(s)]))
-
-  lit = build(shape)
-  if offset[0] != buf.size:
-    raise ValueError("transfer of %s carried %d bytes, expected %d" %
-                     (shape, buf.size, offset[0]))
+  lit, end = _literal_over(shape, buf, 0, shape)
+  if end != buf.size:
+    raise ValueError("transfer of %s carried %d bytes, expected %d" % (shape, buf.size, end))
   return lit
+
+
+def _literal_over(s, buf, offset, whole):
+  """(Literal of shape s over buf from offset, offset past it).
+
+  A plain recursive function, not a closure: a nested function that calls itself is a
+  reference cycle holding the receive buffer, which lived until the cyclic collector ran
+  (a notebook kept every downloaded array's memory for a while after dropping it).
+  """
+  if s.is_tuple():
+    elements = []
+    for e in s.tuple_shapes():
+      element, offset = _literal_over(e, buf, offset, whole)
+      elements.append(element)
+    return Literal(s, _elements=elements), offset
+  if not s.is_array():
+    return Literal(s), offset
+  s = s.with_major_to_minor_layout_if_absent()
+  n = s.byte_size()
+  if offset + n > buf.size:
+    raise ValueError("transfer of %s ended after %d bytes" % (whole, buf.size))
+  leaf = buf[offset:offset + n].view(s.numpy_dtype())
+  dims = s.dimensions()
+  return Literal(s, _buffer=leaf.reshape([dims[d] for d in _major_to_minor(s)])), offset + n
 
 
 # --- LiteralProto ---------------------------------------------------------------------
