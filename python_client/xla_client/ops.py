@@ -22,3 +22,10 @@ from ._ops_math import Digamma
 from ._ops_math import ErfInv
 from ._ops_math import Lgamma
 from ._ops_math import NextAfter
+
+# Matrix decompositions composed from HLO (XLA's client library: qr, self_adjoint_eig, svd,
+# lu_decomposition).
+from ._ops_decomp import Eigh
+from ._ops_decomp import LU
+from ._ops_decomp import QR
+from ._ops_decomp import SVD
