@@ -23,6 +23,7 @@ from ._client import Executable
 from ._client import GlobalData
 from ._client import PROTOCOL_VERSION
 from ._client import XlaRuntimeError
+from ._helpers import ChannelHandle
 from ._helpers import ConvolutionDimensionNumbers
 from ._helpers import DotDimensionNumbers
 from ._helpers import ExecutionProfile

@@ -19,6 +19,7 @@ ConvolutionDimensionNumbers = xla_data_pb2.ConvolutionDimensionNumbers
 GatherDimensionNumbers = xla_data_pb2.GatherDimensionNumbers
 ScatterDimensionNumbers = xla_data_pb2.ScatterDimensionNumbers
 ReplicaGroup = xla_data_pb2.ReplicaGroup
+ChannelHandle = xla_data_pb2.ChannelHandle
 TriangularSolveOptions = xla_data_pb2.TriangularSolveOptions
 TriangularSolveOptions_Transpose = enum.IntEnum(
     "TriangularSolveOptions_Transpose",

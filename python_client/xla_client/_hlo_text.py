@@ -205,7 +205,7 @@ def _attributes(instr, names, pred_selectors=frozenset()):
       a.append("feature_group_count=%d" % instr.feature_group_count)
     if instr.batch_group_count > 1:
       a.append("batch_group_count=%d" % instr.batch_group_count)
-  if op == "dot":
+  if op in ("dot", "scaled-dot"):
     dn = instr.dot_dimension_numbers
     if dn.lhs_batch_dimensions:
       a.append("lhs_batch_dims=" + _braced(dn.lhs_batch_dimensions))
@@ -225,7 +225,7 @@ def _attributes(instr, names, pred_selectors=frozenset()):
     a.append("lhs_ragged_dims=" + _braced(r.lhs_ragged_dimensions))
     if r.rhs_group_dimensions:
       a.append("rhs_group_dims=" + _braced(r.rhs_group_dimensions))
-  if op in ("dot", "convolution", "ragged-dot") and any(instr.precision_config.operand_precision):
+  if op in ("dot", "scaled-dot", "convolution", "ragged-dot") and any(instr.precision_config.operand_precision):
     names_ = xla_data_pb2.PrecisionConfig.Precision.Name
     a.append("operand_precision={" + ",".join(names_(p).lower() for p in
                                               instr.precision_config.operand_precision) + "}")
@@ -309,7 +309,12 @@ def _attributes(instr, names, pred_selectors=frozenset()):
         "{%d,%d}" % (p.source, p.target) for p in instr.source_target_pairs) + "}")
     if instr.channel_id > 0:
       a.append("channel_id=%d" % instr.channel_id)
-  if op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
+  if op in ("send", "send-done", "recv", "recv-done"):
+    if instr.channel_id > 0:
+      a.append("channel_id=%d" % instr.channel_id)
+    if instr.is_host_transfer:
+      a.append("is_host_transfer=true")
+  if op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-broadcast"):
     a.append("replica_groups=" + _replica_groups(instr.replica_groups))
     if instr.channel_id > 0:
       a.append("channel_id=%d" % instr.channel_id)

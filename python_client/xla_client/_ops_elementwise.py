@@ -24,7 +24,8 @@ __all__ = ["Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atan2
            "NeTotalOrder", "Neg", "Not", "One", "Or", "Parameter", "PopulationCount", "Pow",
            "Real", "Reciprocal", "ReducePrecision", "Rem", "Round", "RoundNearestEven", "Rsqrt",
            "ScalarConstant", "Select", "ShiftLeft", "ShiftRightArithmetic", "ShiftRightLogical",
-           "Sign", "Sin", "Sinh", "Sqrt", "Square", "Sub", "Tan", "Tanh", "Xor", "Zero"]
+           "Sign", "Sin", "Sinh", "Sqrt", "Square", "StochasticConvert", "StochasticConvertType",
+           "Sub", "Tan", "Tanh", "Xor", "Zero"]
 
 
 # --- constants and parameters ---------------------------------------------------------
@@ -396,6 +397,33 @@ def ConvertElementType(operand, new_element_type):
   if _types.is_complex(s.element_type()) and not _types.is_complex(etype):
     raise BuilderError("converting complex to %s: use Real / Imag" % _types.lowercase_name(etype))
   return _unary("convert", None, operand, out_etype=etype)
+
+
+@_op
+def StochasticConvertType(operand, random, new_element_type):
+  """Converts floats to the integer type new_element_type, rounding |operand| up with the
+  probability of its fraction: up where the fraction, scaled to random's range, exceeds random
+  (unsigned bits of operand's width, operand's dimensions). Saturates; NaN gives 0."""
+  etype = _types.as_etype(new_element_type)
+  b = _same_builder(operand, random)
+  s, r = _array_shape(operand), _array_shape(random, "random")
+  if not _types.is_floating(s.element_type()):
+    raise BuilderError("StochasticConvertType converts floating-point operands, got %s" %
+                       _shape_str(s))
+  if not _types.is_unsigned_int(r.element_type()) or (
+      _types.bit_width(r.element_type()) != _types.bit_width(s.element_type())):
+    raise BuilderError("random must be unsigned integers of the operand's bit width (u%d), "
+                       "got %s" % (_types.bit_width(s.element_type()), _shape_str(r)))
+  if r.dimensions() != s.dimensions():
+    raise BuilderError("random %s must have the operand's dimensions %s" % (_shape_str(r),
+                                                                           _shape_str(s)))
+  if not _types.is_integral(etype) or etype == _P.PRED:
+    raise BuilderError("StochasticConvertType produces integers, got %s" %
+                       _types.lowercase_name(etype))
+  return b._add("stochastic-convert", Shape.array_shape(etype, s.dimensions()), (operand, random))
+
+
+StochasticConvert = StochasticConvertType
 
 
 @_op

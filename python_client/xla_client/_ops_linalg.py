@@ -24,7 +24,7 @@ from ._types import PrimitiveType
 _P = PrimitiveType
 
 __all__ = ["Cholesky", "Conv", "ConvGeneralDilated", "ConvWithGeneralPadding", "Dot", "DotGeneral",
-           "Fft", "RaggedDot", "TriangularSolve"]
+           "Fft", "RaggedDot", "ScaledDot", "TriangularSolve"]
 
 
 # --- linear algebra -------------------------------------------------------------------
@@ -136,6 +136,44 @@ def RaggedDot(lhs, rhs, group_sizes, dimension_numbers, precision_config=None,
       _types.as_etype(preferred_element_type))
   return b._add("ragged-dot", Shape.array_shape(etype, out), (lhs, rhs, group_sizes),
                 ragged_dot_dimension_numbers=rdn, precision_config=_precision(precision_config))
+
+
+@_op
+def ScaledDot(lhs, lhs_scale, rhs, rhs_scale, dimension_numbers, precision_config=None,
+              preferred_element_type=None):
+  """DotGeneral of lhs * lhs_scale and rhs * rhs_scale (XlaBuilder's argument order).
+
+  A scale is a scalar or has its operand's rank, each dimension dividing the operand's: scale
+  element s covers the block of operand elements i with i[d] // (operand_dim[d] //
+  scale_dim[d]) == s[d]. Operands and scales are converted to the result type (the
+  preferred_element_type, else the operands') before multiplying. The HLO operand order is
+  scaled-dot(lhs, rhs, lhs_scale, rhs_scale).
+  """
+  from ._helpers import make_dot_dimension_numbers  # pylint: disable=g-import-not-at-top
+  b = _same_builder(lhs, lhs_scale, rhs, rhs_scale)
+  ls, rs = _array_shape(lhs, "lhs"), _array_shape(rhs, "rhs")
+  for what, operand, scale in (("lhs", ls, lhs_scale), ("rhs", rs, rhs_scale)):
+    ss = _array_shape(scale, what + "_scale")
+    if _types.is_complex(ss.element_type()) or ss.element_type() == _P.PRED:
+      raise BuilderError("%s_scale must be real numbers, got %s" % (what, _shape_str(ss)))
+    if ss.rank() == 0:
+      continue
+    if ss.rank() != operand.rank():
+      raise BuilderError("%s_scale %s must be a scalar or have the rank of %s %s" %
+                         (what, _shape_str(ss), what, _shape_str(operand)))
+    for d, (x, y) in enumerate(zip(operand.dimensions(), ss.dimensions())):
+      if (y == 0 and x != 0) or (y != 0 and x % y):
+        raise BuilderError("%s_scale %s dimension %d does not divide %s %s" %
+                           (what, _shape_str(ss), d, what, _shape_str(operand)))
+  if ls.element_type() != rs.element_type() and preferred_element_type is None:
+    raise BuilderError("scaled dot operands differ in type: %s and %s (give "
+                       "preferred_element_type)" % (_shape_str(ls), _shape_str(rs)))
+  dn = make_dot_dimension_numbers(dimension_numbers)
+  out = _dot_dims(ls, rs, dn)
+  etype = ls.element_type() if preferred_element_type is None else (
+      _types.as_etype(preferred_element_type))
+  return b._add("scaled-dot", Shape.array_shape(etype, out), (lhs, rhs, lhs_scale, rhs_scale),
+                dot_dimension_numbers=dn, precision_config=_precision(precision_config))
 
 
 @_op

@@ -23,11 +23,12 @@ from ._types import PrimitiveType
 _P = PrimitiveType
 
 __all__ = ["AfterAll", "AllGather", "AllReduce", "AllToAll", "BatchNormGrad", "BatchNormInference",
-           "BatchNormTraining", "CollectivePermute", "CreateToken", "CustomCall",
-           "CustomCallWithLayout", "DynamicReshape", "GetDimensionSize", "Infeed",
+           "BatchNormTraining", "CollectiveBroadcast", "CollectivePermute", "CreateToken",
+           "CustomCall", "CustomCallWithLayout", "DynamicReshape", "GetDimensionSize", "Infeed",
            "InfeedWithToken", "OptimizationBarrier", "Outfeed", "OutfeedWithToken", "PartitionId",
-           "ReduceScatter", "RemoveDynamicDimension", "ReplicaId", "RngBitGenerator", "RngNormal",
-           "RngUniform", "SetDimensionSize"]
+           "Recv", "RecvFromHost", "RecvWithToken", "ReduceScatter", "RemoveDynamicDimension",
+           "ReplicaId", "RngBitGenerator", "RngNormal", "RngUniform", "Send", "SendToHost",
+           "SendWithToken", "SetDimensionSize"]
 
 
 # --- random numbers -------------------------------------------------------------------
@@ -283,6 +284,13 @@ def ReduceScatter(operand, computation, scatter_dimension, shard_count, replica_
 @_op
 def AllToAll(operand, split_dimension, concat_dimension, split_count, replica_groups=None,
              layout=None, channel_id=None):
+  """Splits split_dimension into split_count blocks, sends block i to participant i and
+  concatenates the blocks received along concat_dimension (in participant order).
+
+  Without replica_groups the participants are 0..split_count-1 (as XlaBuilder does). The HLO
+  all-to-all splits and concatenates along one dimension; for split != concat the blocks
+  are then moved to concat_dimension with a reshape, transpose and reshape.
+  """
   b = _same_builder(operand)
   s = _array_shape(operand)
   split = _canonical_dim(split_dimension, s.rank(), "split_dimension")
@@ -291,11 +299,140 @@ def AllToAll(operand, split_dimension, concat_dimension, split_count, replica_gr
   if count < 1 or s.dimensions()[split] % count:
     raise BuilderError("split dimension %d (size %d) is not divisible by split_count %d" %
                        (split, s.dimensions()[split], count))
-  if split != concat and count != 1:
-    raise BuilderError("AllToAll with split_dimension != concat_dimension and split_count > 1 "
-                       "is not supported by this builder yet")
-  return b._add("all-to-all", Shape.array_shape(s.element_type(), s.dimensions()), (operand,),
-                dimensions=[split], **_collective_fields(replica_groups, channel_id, None))
+  groups = replica_groups
+  if not groups:
+    groups = [list(range(count))]
+  fields = _collective_fields(groups, channel_id, None)
+  for g in fields["replica_groups"]:
+    if len(g.replica_ids) != count:
+      raise BuilderError("replica group %s does not have split_count (%d) members" %
+                         (list(g.replica_ids), count))
+  dims = list(s.dimensions())
+  out = b._add("all-to-all", Shape.array_shape(s.element_type(), dims), (operand,),
+               dimensions=[split], **fields)
+  if split == concat:
+    return out
+  # Block j of the split dimension came from participant j: make that a dimension of its
+  # own (major to the rest of the split dimension), move it just before concat_dimension
+  # and merge it into that dimension.
+  from ._ops_data import Reshape  # pylint: disable=g-import-not-at-top
+  from ._ops_data import Transpose  # pylint: disable=g-import-not-at-top
+  blocks = dims[:split] + [count, dims[split] // count] + dims[split + 1:]
+  out = Reshape(out, blocks)
+  permutation = []
+  for i in range(len(dims)):
+    if i == concat:
+      permutation.append(split)
+    permutation.append(i + 1 if i >= split else i)
+  out = Transpose(out, permutation)
+  result = list(dims)
+  result[split] //= count
+  result[concat] *= count
+  return Reshape(out, result)
+
+
+@_op
+def CollectiveBroadcast(operand, replica_groups, channel_id=None):
+  """The operand of the first replica of each group, on every replica of that group."""
+  b = _same_builder(operand)
+  s = _array_shape(operand)
+  return b._add("collective-broadcast", Shape.array_shape(s.element_type(), s.dimensions()),
+                (operand,), **_collective_fields(replica_groups, channel_id, None))
+
+
+# --- send / recv ----------------------------------------------------------------------
+
+def _channel(handle, expected_type, what):
+  """ChannelHandle proto (or an int handle with the expected type)."""
+  if isinstance(handle, xla_data_pb2.ChannelHandle):
+    channel = handle
+  elif isinstance(handle, (int, np.integer)) and not isinstance(handle, bool):
+    channel = xla_data_pb2.ChannelHandle(handle=int(handle), type=expected_type)
+  else:
+    raise BuilderError("%s needs a ChannelHandle (or an int channel id), got %s" %
+                       (what, type(handle).__name__))
+  if channel.handle <= 0:
+    raise BuilderError("%s needs a positive channel handle, got %d" % (what, channel.handle))
+  if channel.type != expected_type:
+    name = xla_data_pb2.ChannelHandle.ChannelType.Name
+    raise BuilderError("%s needs a %s channel, got %s" % (what, name(expected_type),
+                                                         name(channel.type)))
+  return channel
+
+
+def _send(operand, token, channel, host, shape=None):
+  b = _same_builder(operand, token)
+  if not _shape(token).is_token():
+    raise BuilderError("the token operand must be a token, got %s" % _shape(token))
+  s = _shape(operand)
+  if shape is not None and not shape.compatible(s):
+    raise BuilderError("shape_with_layout %s does not match the operand %s" % (shape, s))
+  data = (shape or s).with_major_to_minor_layout_if_absent()
+  fields = {"channel_id": channel.handle}
+  if host:
+    fields["is_host_transfer"] = True
+  send = b._add("send", Shape.tuple_shape([data, Shape.scalar_shape(_P.U32),
+                                           Shape.token_shape()]), (operand, token), **fields)
+  return b._add("send-done", Shape.token_shape(), (send,), **fields)
+
+
+def _recv(token, shape, channel, host):
+  b = _same_builder(token)
+  if not _shape(token).is_token():
+    raise BuilderError("the token operand must be a token, got %s" % _shape(token))
+  if not isinstance(shape, Shape):
+    raise BuilderError("Recv takes a Shape, got %s" % type(shape).__name__)
+  if not (shape.is_array() or shape.is_tuple()):
+    raise BuilderError("cannot receive a %s" % shape)
+  data = shape.with_major_to_minor_layout_if_absent()
+  fields = {"channel_id": channel.handle}
+  if host:
+    fields["is_host_transfer"] = True
+  recv = b._add("recv", Shape.tuple_shape([data, Shape.scalar_shape(_P.U32),
+                                           Shape.token_shape()]), (token,), **fields)
+  return b._add("recv-done", Shape.tuple_shape([data, Shape.token_shape()]), (recv,), **fields)
+
+
+@_op
+def SendWithToken(operand, token, handle):
+  """Sends operand on a device-to-device channel after token; returns the send-done token."""
+  return _send(operand, token, _channel(handle, xla_data_pb2.ChannelHandle.DEVICE_TO_DEVICE,
+                                        "SendWithToken"), host=False)
+
+
+@_op
+def Send(operand, handle):
+  """SendWithToken with a fresh token (XLA returns nothing; this returns the done token)."""
+  channel = _channel(handle, xla_data_pb2.ChannelHandle.DEVICE_TO_DEVICE, "Send")
+  return _send(operand, CreateToken(operand.builder()), channel, host=False)
+
+
+@_op
+def RecvWithToken(token, shape, handle):
+  """Receives a value of shape on a device-to-device channel: the (data, token) tuple."""
+  return _recv(token, shape, _channel(handle, xla_data_pb2.ChannelHandle.DEVICE_TO_DEVICE,
+                                      "RecvWithToken"), host=False)
+
+
+@_op
+def Recv(builder, shape, handle):
+  """RecvWithToken with a fresh token; returns the data."""
+  channel = _channel(handle, xla_data_pb2.ChannelHandle.DEVICE_TO_DEVICE, "Recv")
+  return GetTupleElement(_recv(CreateToken(builder), shape, channel, host=False), 0)
+
+
+@_op
+def SendToHost(operand, token, shape_with_layout, handle):
+  """Sends operand to the host on a DEVICE_TO_HOST channel; returns the send-done token."""
+  return _send(operand, token, _channel(handle, xla_data_pb2.ChannelHandle.DEVICE_TO_HOST,
+                                        "SendToHost"), host=True, shape=shape_with_layout)
+
+
+@_op
+def RecvFromHost(token, shape, handle):
+  """Receives a value from the host on a HOST_TO_DEVICE channel: the (data, token) tuple."""
+  return _recv(token, shape, _channel(handle, xla_data_pb2.ChannelHandle.HOST_TO_DEVICE,
+                                      "RecvFromHost"), host=True)
 
 
 @_op
