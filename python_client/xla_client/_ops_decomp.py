@@ -1,10 +1,11 @@
 """Matrix decompositions XLA's client library composes from HLO (there is no opcode for them):
-QR (Householder reflections), Eigh (cyclic Jacobi rotations), SVD (QR, then one-sided Jacobi)
-and LU (partial pivoting). Exported through `ops` with xla_client's names and arguments.
+QR (Householder reflections), Eigh (Jacobi rotations), SVD (QR, then one-sided Jacobi) and
+LU (partial pivoting). Exported through `ops` with xla_client's names and arguments.
 
-Leading dimensions are batch dimensions. Each factorization is a While loop over the columns
-(or the index pairs) of the matrices; the loop index is shared by the batch, so columns and
-rows are moved with DynamicSlice / DynamicUpdateSlice, and whatever differs per batch element
+Leading dimensions are batch dimensions. Each factorization is a While loop: over the
+columns (QR, LU; the column index is shared by the batch, so columns and rows are read with
+DynamicSlice) or over Jacobi sweeps, each sweep n - 1 rounds of disjoint index pairs whose
+rotations form one orthogonal matrix (applied with dots). Whatever differs per batch element
 (LU's pivot rows, the order of sorted values) is applied with masks and one-hot products.
 f32 and f64 only: complex operands get a builder error.
 """
@@ -25,7 +26,6 @@ from ._ops_base import _same_builder
 from ._ops_base import _shape_str
 from ._ops_data import BroadcastInDim
 from ._ops_data import DynamicSlice
-from ._ops_data import DynamicUpdateSlice
 from ._ops_data import GetTupleElement
 from ._ops_data import Pad
 from ._ops_data import Reshape
@@ -35,7 +35,6 @@ from ._ops_data import Tuple
 from ._ops_data import While
 from ._ops_elementwise import Abs
 from ._ops_elementwise import Add
-from ._ops_elementwise import Constant
 from ._ops_elementwise import And
 from ._ops_elementwise import ConvertElementType
 from ._ops_elementwise import Div
@@ -49,9 +48,11 @@ from ._ops_elementwise import Max
 from ._ops_elementwise import Min
 from ._ops_elementwise import Mul
 from ._ops_elementwise import Ne
+from ._ops_elementwise import Neg
 from ._ops_elementwise import Not
 from ._ops_elementwise import Or
 from ._ops_elementwise import Parameter
+from ._ops_elementwise import Rem
 from ._ops_elementwise import Rsqrt
 from ._ops_elementwise import ScalarConstant
 from ._ops_elementwise import Select
@@ -227,41 +228,24 @@ def _rotation(ctx, b, app, aqq, apq):
   return c, Mul(t, c)
 
 
-def _rotate(ctx, b, x, p, q, c, s, size, columns):
-  """Replaces rows (or columns) p, q of x by c x_p - s x_q and s x_p + c x_q."""
-  if columns:
-    slice_dims, at_p, at_q, keep = [size, 1], (0, p), (0, q), ()
-  else:
-    slice_dims, at_p, at_q, keep = [1, size], (p, 0), (q, 0), ()
-  xp = DynamicSlice(x, ctx.slice_indices(b, *at_p), ctx.batch + slice_dims)
-  xq = DynamicSlice(x, ctx.slice_indices(b, *at_q), ctx.batch + slice_dims)
-  cb, sb = ctx.expand(c, slice_dims, keep), ctx.expand(s, slice_dims, keep)
-  new_p = Sub(Mul(cb, xp), Mul(sb, xq))
-  new_q = Add(Mul(sb, xp), Mul(cb, xq))
-  x = DynamicUpdateSlice(x, new_p, ctx.slice_indices(b, *at_p))
-  return DynamicUpdateSlice(x, new_q, ctx.slice_indices(b, *at_q))
-
-
 def _element(ctx, b, x, i, j):
   """x[..., i, j] as a batch-shaped array (i, j: s32 scalars)."""
   return Reshape(DynamicSlice(x, ctx.slice_indices(b, i, j), ctx.batch + [1, 1]), ctx.batch)
 
 
-def _pair_table(n):
-  """All index pairs p < q of n, in cyclic row order."""
-  pairs = [(p, q) for p in range(n) for q in range(p + 1, n)]
-  return np.array([p for p, _ in pairs], np.int32), np.array([q for _, q in pairs], np.int32)
-
-
 def _sweeps(ctx, b, name, state, max_iter, converged_fn, n, rotate_fn):
-  """Cyclic Jacobi sweeps over all pairs p < q of n until converged_fn(state) or max_iter.
+  """Jacobi sweeps until converged_fn(b, state) (a pred scalar) or max_iter sweeps.
 
-  state: list of ops; rotate_fn(b, state, p, q) -> new state (p, q: s32 scalars).
+  Each sweep is the n' - 1 rounds of a round-robin tournament of n' = n rounded up to even
+  players (the extra one a bye): every pair p < q meets once, and the n / 2 rotations of a
+  round touch disjoint pairs, so they form one orthogonal J applied with dots.
+  rotate_fn(b, state, pairs) -> new state, with pairs a _Pairs for the round.
   """
-  ps, qs = _pair_table(n)
-  npairs = len(ps)
-  if npairs == 0 or max_iter <= 0:
+  players = n + n % 2
+  rounds = players - 1
+  if rounds <= 0 or max_iter <= 0:
     return state
+
   def cond(values):
     sweep, rest = values[0], values[1:]
     more = Lt(sweep, ScalarConstant(sweep.builder(), int(max_iter), _P.S32))
@@ -271,24 +255,74 @@ def _sweeps(ctx, b, name, state, max_iter, converged_fn, n, rotate_fn):
     sb = values[0].builder()
     sweep, rest = values[0], values[1:]
 
-    def pair_cond(inner):
-      return Lt(inner[0], ScalarConstant(inner[0].builder(), npairs, _P.S32))
+    def round_cond(inner):
+      return Lt(inner[0], ScalarConstant(inner[0].builder(), rounds, _P.S32))
 
-    def pair_body(inner):
+    def round_body(inner):
       ib = inner[0].builder()
-      t = inner[0]
-      p = Reshape(DynamicSlice(Constant(ib, ps), [t], [1]), [])
-      q = Reshape(DynamicSlice(Constant(ib, qs), [t], [1]), [])
-      new = rotate_fn(ib, inner[1:], p, q)
-      return [Add(t, ScalarConstant(ib, 1, _P.S32))] + list(new)
+      r = inner[0]
+      new = rotate_fn(ib, inner[1:], _Pairs.of_round(ctx, ib, n, rounds, r))
+      return [Add(r, ScalarConstant(ib, 1, _P.S32))] + list(new)
 
-    rest = _loop(sb, name + "_pairs", [ScalarConstant(sb, 0, _P.S32)] + list(rest), pair_cond,
-                 pair_body)[1:]
+    rest = _loop(sb, name + "_rounds", [ScalarConstant(sb, 0, _P.S32)] + list(rest), round_cond,
+                 round_body)[1:]
     return [Add(sweep, ScalarConstant(sb, 1, _P.S32))] + rest
 
   out = _loop(b, name + "_sweeps", [ScalarConstant(b, 0, _P.S32)] + list(state), cond,
               sweep_body)
   return out[1:]
+
+
+class _Pairs:
+  """The disjoint index pairs of one round, and the rotation J that treats them all."""
+
+  def __init__(self, ctx, b, n, partner):
+    self.ctx, self.b, self.n = ctx, b, n
+    i = ctx.iota(b, (n,), 0)
+    self.paired = Ne(partner, i)    # [..., n] pred: i has a partner this round
+    self.first = Lt(i, partner)     # [..., n] pred: i < its partner
+    # [..., n, n]: hot[i, j] = 1 where j is i's partner.
+    self.hot = ConvertElementType(Eq(ctx.iota(b, (n, n), 1), ctx.expand(partner, (n, n), (0,))),
+                                  ctx.et)
+
+  @staticmethod
+  def of_round(ctx, b, n, rounds, r):
+    """Round r (an s32 scalar) of the circle method for rounds + 1 players: player i < rounds
+    meets j = (r - i) mod rounds, or the last player when j = i; players >= n sit out."""
+    i = Iota(b, _P.S32, n)
+    m = ScalarConstant(b, rounds, _P.S32)
+    j = Rem(Add(Sub(r, i), m), m)
+    last = Rem(Mul(r, ScalarConstant(b, (rounds + 1) // 2, _P.S32)), m)  # 2 last = r mod m
+    partner = Select(Eq(i, m), last, Select(Eq(j, i), m, j))
+    partner = Select(Ge(partner, ScalarConstant(b, n, _P.S32)), i, partner)
+    partner = BroadcastInDim(partner, ctx.batch + [n], [ctx.nb])
+    return _Pairs(ctx, b, n, partner)
+
+  def partner_values(self, x):
+    """x[..., partner(i)] for x [..., n]."""
+    n = self.n
+    return self.ctx.sum(self.b, Mul(self.hot, self.ctx.expand(x, (n, n), (1,))), (1,))
+
+  def rotation(self, app, aqq, apq):
+    """J [..., n, n] applying, for each pair p < q, the rotation of _rotation(app, aqq, apq).
+
+    The arguments are [..., n] arrays read at each pair's p (first) element; the q element's
+    entries are ignored, so both halves of a pair use identical (c, s).
+    """
+    ctx, b, n = self.ctx, self.b, self.n
+    pick = lambda x: Select(self.first, x, self.partner_values(x))
+    c, s = _rotation(ctx, b, pick(app), pick(aqq), pick(apq))
+    c = Select(self.paired, c, ctx.const(b, 1))
+    s = Select(self.paired, Select(self.first, s, Neg(s)), ctx.const(b, 0))
+    # J[i, i] = c_i, J[i, partner(i)] = s_i: J[p, q] = s, J[q, p] = -s.
+    return Add(Mul(ctx.expand(c, (n, n), (0,)), ctx.eye(b, n)),
+               Mul(ctx.expand(s, (n, n), (0,)), self.hot))
+
+  def off_diagonal_mask(self):
+    """Pred [..., n, n]: the entries (p, q) and (q, p) of this round's pairs."""
+    ctx, n = self.ctx, self.n
+    return And(Gt(self.hot, ctx.full(self.b, 0, (n, n))),
+               ctx.expand(self.paired, (n, n), (0,)))
 
 
 def _sort_permutation(ctx, b, keys, n, descending):
@@ -410,17 +444,14 @@ def Eigh(a, lower=True, max_iter=15, epsilon=1e-5, sort_eigenvalues=True):
     off = ctx.sum(sb, Select(eye, ctx.full(sb, 0, (n, n)), squares), (0, 1))
     return _all(ctx, sb, Le(off, Mul(ctx.const(sb, eps2), total)))
 
-  def rotate(ib, values, p, q):
+  def rotate(ib, values, pair):
     x, vecs = values
-    c, s_ = _rotation(ctx, ib, _element(ctx, ib, x, p, p), _element(ctx, ib, x, q, q),
-                      _element(ctx, ib, x, p, q))
-    x = _rotate(ctx, ib, x, p, q, c, s_, n, columns=False)
-    x = _rotate(ctx, ib, x, p, q, c, s_, n, columns=True)
-    zero = ctx.full(ib, 0, (1, 1))
-    x = DynamicUpdateSlice(x, zero, ctx.slice_indices(ib, p, q))
-    x = DynamicUpdateSlice(x, zero, ctx.slice_indices(ib, q, p))
-    vecs = _rotate(ctx, ib, vecs, p, q, c, s_, n, columns=True)
-    return [x, vecs]
+    diag = _diagonal(ctx, ib, x, n)
+    j = pair.rotation(diag, pair.partner_values(diag), ctx.sum(ib, Mul(x, pair.hot), (1,)))
+    x = ctx.matmul(ctx.matmul(j, x, tx=True), j)
+    # The rotations zero their pairs' entries (up to rounding: make them exact zeros).
+    x = Select(pair.off_diagonal_mask(), ctx.full(ib, 0, (n, n)), x)
+    return [x, ctx.matmul(vecs, j)]
 
   x, v = _sweeps(ctx, b, "eigh", [sym, v], int(max_iter), converged, n, rotate)
   w = _diagonal(ctx, b, x, n)
@@ -453,17 +484,13 @@ def _svd_tall(ctx, b, a, m, n, max_iter, epsilon):
                         list(range(nb + 2)))
     return everywhere
 
-  def rotate(ib, values, p, q):
+  def rotate(ib, values, pair):
     x, vecs = values
-    xp = DynamicSlice(x, ctx.slice_indices(ib, 0, p), ctx.batch + [n, 1])
-    xq = DynamicSlice(x, ctx.slice_indices(ib, 0, q), ctx.batch + [n, 1])
-    alpha = ctx.sum(ib, Mul(xp, xp), (0, 1))
-    beta = ctx.sum(ib, Mul(xq, xq), (0, 1))
-    gamma = ctx.sum(ib, Mul(xp, xq), (0, 1))
-    c, s_ = _rotation(ctx, ib, alpha, beta, gamma)
-    x = _rotate(ctx, ib, x, p, q, c, s_, n, columns=True)
-    vecs = _rotate(ctx, ib, vecs, p, q, c, s_, n, columns=True)
-    return [x, vecs]
+    norms = ctx.sum(ib, Mul(x, x), (0,))
+    # gamma_i = x_i . x_partner(i): x @ hot^T holds each column's partner column.
+    gamma = ctx.sum(ib, Mul(x, ctx.matmul(x, pair.hot, ty=True)), (0,))
+    j = pair.rotation(norms, pair.partner_values(norms), gamma)
+    return [ctx.matmul(x, j), ctx.matmul(vecs, j)]
 
   w, v = _sweeps(ctx, b, "svd", [w, v], max_iter, converged, n, rotate)
   d = Sqrt(ctx.sum(b, Mul(w, w), (0,)))
