@@ -1,4 +1,5 @@
-"""ops.QR, Eigh, SVD and LU (built from HLO loops by the builder) against numpy.
+"""ops.QR, QrDecomposition, ProductOfElementaryHouseholderReflectors, Eigh, SVD and LU (built
+from HLO loops by the builder) against numpy, for f32, f64, c64 and c128.
 
 Each result is checked by what defines it (q @ r == a with q orthonormal and r upper
 triangular; v diag(w) v^T == a; u diag(d) v^T == a; a[perm] == L @ U) and against numpy's
@@ -15,6 +16,7 @@ from xla_client import ops
 
 RNG = np.random.RandomState(7)
 TOL = {np.float32: 2e-5, np.float64: 1e-11}
+CTOL = {np.complex64: np.float32, np.complex128: np.float64}  # the real type of each
 
 
 def run(client, fn, arrays, forms=("proto", "text")):
@@ -70,9 +72,80 @@ def test_qr(client, dtype, shape, full_matrices):
     np.testing.assert_array_equal(r, np.triu(r))
     assert_close(mT(q) @ q, eye_like(q, qcols), dtype, 10, "q orthonormal")
     assert_close(q @ r, a, dtype, 10 * scale(a), "q @ r")
-    # R is unique up to the signs of its rows for a full-rank a.
-    r_np = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")[1]
-    assert_close(np.abs(r), np.abs(r_np), dtype, 10 * scale(a), "|r| as numpy's")
+    # The reflectors are LAPACK's (xGEQRF), so q and r are numpy's, signs included.
+    if a.size:
+      q_np, r_np = np.linalg.qr(a, mode="complete" if full_matrices else "reduced")
+      assert_close(r, r_np, dtype, 10 * scale(a), "r as numpy's")
+      assert_close(q, q_np, dtype, 10, "q as numpy's")
+
+
+def random_matrix(shape, dtype):
+  x = RNG.uniform(-2, 2, shape)
+  if np.issubdtype(dtype, np.complexfloating):
+    x = x + 1j * RNG.uniform(-2, 2, shape)
+  return x.astype(dtype)
+
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(3, 3), (5, 3), (2, 3, 5), (1, 1)], ids=str)
+def test_qr_complex(client, dtype, shape):
+  a = random_matrix(shape, dtype)
+  m, n = shape[-2:]
+  tol = CTOL[dtype]
+  for q, r in run(client, lambda x: ops.QR(x, True), [a]):
+    assert q.dtype == dtype and r.dtype == dtype
+    np.testing.assert_array_equal(r, np.triu(r))
+    assert_close(mT(q).conj() @ q, eye_like(q, m), tol, 10, "q unitary")
+    assert_close(q @ r, a, tol, 10 * scale(a), "q @ r")
+    q_np, r_np = np.linalg.qr(a, mode="complete")
+    assert_close(r, r_np, tol, 10 * scale(a), "r as numpy's")
+
+
+QRD_SHAPES = [(4, 4), (6, 3), (3, 6), (2, 5, 4), (1, 1), (0, 2)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", QRD_SHAPES, ids=str)
+def test_qr_decomposition_and_householder_product(client, dtype, shape):
+  a = random_matrix(shape, dtype)
+  m, n = shape[-2:]
+  k = min(m, n)
+  tol = CTOL.get(dtype, dtype)
+
+  def fn(x):
+    q_and_r, taus = ops.QrDecomposition(x)
+    # The first k columns of Q (xORGQR needs at least as many rows as columns).
+    reflectors = ops.Slice(q_and_r, [0] * len(shape), shape[:-2] + (m, k), [1] * len(shape))
+    return q_and_r, taus, ops.ProductOfElementaryHouseholderReflectors(reflectors, taus)
+
+  for q_and_r, taus, q in run(client, fn, [a]):
+    assert q_and_r.shape == shape and taus.shape == shape[:-2] + (k,)
+    assert q.shape == shape[:-2] + (m, k) and q.dtype == dtype
+    for index in np.ndindex(*shape[:-2]):
+      # numpy's "raw" mode is LAPACK's xGEQRF output (h transposed).
+      h, tau = np.linalg.qr(a[index], mode="raw")
+      assert_close(q_and_r[index], h.T, tol, 10 * scale(a), "q_and_r as xGEQRF's")
+      assert_close(taus[index], tau, tol, 10, "taus as xGEQRF's")
+      if k:
+        assert_close(q[index], np.linalg.qr(a[index])[0], tol, 10, "Q as xORGQR's")
+
+
+def test_householder_product_errors():
+  b = xc.XlaBuilder("bad")
+  a = ops.Parameter(b, 0, xc.Shape.array_shape(np.float32, (3, 4)))
+  t = ops.Parameter(b, 1, xc.Shape.array_shape(np.float32, (3,)))
+  ops.ProductOfElementaryHouseholderReflectors(a, t)
+  with pytest.raises(xc.XlaRuntimeError) as e:
+    b.build()
+  assert "at least as many rows as columns" in e.value.message, e.value.message
+  b = xc.XlaBuilder("bad")
+  a = ops.Parameter(b, 0, xc.Shape.array_shape(np.float32, (4, 3)))
+  t = ops.Parameter(b, 1, xc.Shape.array_shape(np.float64, (3,)))
+  ops.ProductOfElementaryHouseholderReflectors(a, t)
+  with pytest.raises(xc.XlaRuntimeError) as e:
+    b.build()
+  assert "taus must be f32[k] with k <= 3, got f64[3]" in e.value.message, e.value.message
 
 
 def test_qr_rank_deficient_and_zero(client):
@@ -117,6 +190,27 @@ def test_eigh(client, dtype, shape, lower):
     assert_close((v * w[..., None, :]) @ mT(v), sym, dtype, factor, "v diag(w) v^T")
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (2, 5, 5)], ids=str)
+@pytest.mark.parametrize("lower", [True, False])
+def test_eigh_complex(client, dtype, shape, lower):
+  x = random_matrix(shape, dtype)
+  herm = (x + mT(x).conj()) / 2
+  n = shape[-1]
+  keep = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
+  # Garbage in the other triangle and in the imaginary part of the diagonal.
+  a = np.where(keep, herm, random_matrix(shape, dtype) * 50)
+  a = a + 1j * np.eye(n) * 7
+  tol = CTOL[dtype]
+  epsilon = 1e-5 if dtype == np.complex64 else 1e-13
+  for v, w in run(client, lambda y: ops.Eigh(y, lower=lower, epsilon=epsilon), [a.astype(dtype)]):
+    assert v.dtype == dtype and w.dtype == tol
+    factor = 50 * scale(herm)
+    assert_close(w, np.linalg.eigvalsh(herm), tol, factor, "eigenvalues as numpy's")
+    assert_close(mT(v).conj() @ v, eye_like(v, n), tol, 50, "v unitary")
+    assert_close((v * w[..., None, :]) @ mT(v).conj(), herm, tol, factor, "v diag(w) v^H")
+
+
 def test_eigh_unsorted_and_default_arguments(client):
   a = symmetric((3, 6, 6), np.float32)
   (v, w), = run(client, lambda x: ops.Eigh(x, sort_eigenvalues=False), [a], forms=("proto",))
@@ -159,14 +253,16 @@ def check_svd(a, u, d, v, dtype, factor=100):
   assert u.shape == a.shape[:-2] + (m, m)
   assert d.shape == a.shape[:-2] + (k,)
   assert v.shape == a.shape[:-2] + (n, n)
-  assert u.dtype == dtype and d.dtype == dtype and v.dtype == dtype
+  real = CTOL.get(dtype, dtype)
+  assert u.dtype == dtype and d.dtype == real and v.dtype == dtype
   f = factor * scale(a)
+  dtype = real
   assert_close(d, np.linalg.svd(a, compute_uv=False) if a.size else d, dtype, f, "d")
   assert np.all(d >= 0) and np.all(np.diff(d, axis=-1) <= 0), "d descending, >= 0"
-  assert_close(mT(u) @ u, eye_like(u, m), dtype, factor, "u orthogonal")
-  assert_close(mT(v) @ v, eye_like(v, n), dtype, factor, "v orthogonal")
-  assert_close((u[..., :, :k] * d[..., None, :]) @ mT(v[..., :, :k]), a, dtype, f,
-               "u diag(d) v^T")
+  assert_close(mT(u).conj() @ u, eye_like(u, m), dtype, factor, "u orthogonal")
+  assert_close(mT(v).conj() @ v, eye_like(v, n), dtype, factor, "v orthogonal")
+  assert_close((u[..., :, :k] * d[..., None, :]) @ mT(v[..., :, :k]).conj(), a, dtype, f,
+               "u diag(d) v^H")
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -174,6 +270,15 @@ def check_svd(a, u, d, v, dtype, factor=100):
 def test_svd(client, dtype, shape):
   a = RNG.uniform(-2, 2, shape).astype(dtype)
   epsilon = 1e-6 if dtype == np.float32 else 1e-14
+  for u, d, v in run(client, lambda x: ops.SVD(x, epsilon=epsilon), [a]):
+    check_svd(a, u, d, v, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (6, 3), (2, 3, 5)], ids=str)
+def test_svd_complex(client, dtype, shape):
+  a = random_matrix(shape, dtype)
+  epsilon = 1e-6 if dtype == np.complex64 else 1e-14
   for u, d, v in run(client, lambda x: ops.SVD(x, epsilon=epsilon), [a]):
     check_svd(a, u, d, v, dtype)
 
@@ -199,7 +304,7 @@ def test_svd_default_arguments_f32(client):
 
 def lu_reference(a):
   """Partial pivoting as LAPACK's getrf (first row of largest |value|): (lu, pivots, perm)."""
-  a = np.array(a, np.float64)
+  a = np.array(a, np.complex128 if np.iscomplexobj(a) else np.float64)
   m, n = a.shape
   perm = np.arange(m)
   pivots = np.zeros(min(m, n), np.int32)
@@ -216,11 +321,12 @@ def lu_reference(a):
 
 def check_lu(a, lu, pivots, perm, dtype, factor=10):
   m, n = a.shape[-2:]
+  lu_dtype, dtype = dtype, CTOL.get(dtype, dtype)
   k = min(m, n)
-  assert lu.shape == a.shape and lu.dtype == dtype
+  assert lu.shape == a.shape and lu.dtype == lu_dtype
   assert pivots.shape == a.shape[:-2] + (k,) and pivots.dtype == np.int32
   assert perm.shape == a.shape[:-2] + (m,) and perm.dtype == np.int32
-  lower = np.tril(lu, -1)[..., :, :k] + np.eye(m, k, dtype=dtype)
+  lower = np.tril(lu, -1)[..., :, :k] + np.eye(m, k, dtype=lu_dtype)
   upper = np.triu(lu)[..., :k, :]
   permuted = np.take_along_axis(a, perm[..., :, None].astype(np.int64), axis=-2)
   assert_close(lower @ upper, permuted, dtype, factor * scale(a), "a[perm] == L @ U")
@@ -247,6 +353,16 @@ def test_lu(client, dtype, shape):
       np.testing.assert_array_equal(pivots[index], ref_pivots)
       np.testing.assert_array_equal(perm[index], ref_perm)
       assert_close(lu[index], ref_lu, dtype, 10 * scale(a))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (5, 3)], ids=str)
+def test_lu_complex(client, dtype, shape):
+  a = random_matrix(shape, dtype)
+  for lu, pivots, perm in run(client, ops.LU, [a]):
+    check_lu(a, lu, pivots, perm, dtype)
+    for index in np.ndindex(*shape[:-2]):
+      np.testing.assert_array_equal(pivots[index], lu_reference(a[index])[1])
 
 
 def test_lu_singular_and_needing_pivots(client):
@@ -276,7 +392,7 @@ def build_error(fn, shape, dtype):
 
 
 DECOMPOSITIONS = {"QR": lambda x: ops.QR(x, True), "Eigh": ops.Eigh, "SVD": ops.SVD,
-                  "LU": ops.LU}
+                  "LU": ops.LU, "QrDecomposition": ops.QrDecomposition}
 
 
 @pytest.mark.parametrize("name", sorted(DECOMPOSITIONS))
@@ -290,13 +406,7 @@ def test_errors_rank_below_two(name):
 @pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.bool_, np.float16])
 def test_errors_element_type(name, dtype):
   message = build_error(DECOMPOSITIONS[name], (3, 3), dtype)
-  assert name in message and "f32 or f64" in message, message
-
-
-@pytest.mark.parametrize("name", sorted(DECOMPOSITIONS))
-def test_errors_complex(name):
-  message = build_error(DECOMPOSITIONS[name], (3, 3), np.complex64)
-  assert "complex" in message and "not supported" in message, message
+  assert name in message and "f32, f64, c64 or c128" in message, message
 
 
 def test_errors_eigh_not_square():

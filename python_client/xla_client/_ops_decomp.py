@@ -22,6 +22,7 @@ from ._builder import XlaOp
 from ._errors import XlaRuntimeError
 from ._ops_base import _array_shape
 from ._ops_base import _find_builder
+from ._ops_base import _op
 from ._ops_base import _same_builder
 from ._ops_base import _shape_str
 from ._ops_data import BroadcastInDim
@@ -35,12 +36,14 @@ from ._ops_data import Tuple
 from ._ops_data import While
 from ._ops_elementwise import Abs
 from ._ops_elementwise import Add
+from ._ops_elementwise import Conj
 from ._ops_elementwise import And
 from ._ops_elementwise import ConvertElementType
 from ._ops_elementwise import Div
 from ._ops_elementwise import Eq
 from ._ops_elementwise import Ge
 from ._ops_elementwise import Gt
+from ._ops_elementwise import Imag
 from ._ops_elementwise import Iota
 from ._ops_elementwise import Le
 from ._ops_elementwise import Lt
@@ -52,12 +55,14 @@ from ._ops_elementwise import Neg
 from ._ops_elementwise import Not
 from ._ops_elementwise import Or
 from ._ops_elementwise import Parameter
+from ._ops_elementwise import Real
 from ._ops_elementwise import Rem
 from ._ops_elementwise import Rsqrt
 from ._ops_elementwise import ScalarConstant
 from ._ops_elementwise import Select
 from ._ops_elementwise import Sqrt
 from ._ops_elementwise import Sub
+from ._ops_elementwise import _complex_component
 from ._ops_linalg import DotGeneral
 from ._ops_reduce import Reduce
 from ._ops_reduce import Sort
@@ -66,7 +71,8 @@ from ._types import PrimitiveType
 
 _P = PrimitiveType
 
-__all__ = ["Eigh", "LU", "QR", "SVD"]
+__all__ = ["Eigh", "LU", "ProductOfElementaryHouseholderReflectors", "QR", "QrDecomposition",
+           "SVD"]
 
 
 # --- plumbing -------------------------------------------------------------------------
@@ -95,33 +101,42 @@ def _multi_op(count):
 
 
 def _matrix_operand(a, opname, square=False):
-  """The shape of a (batched) f32/f64 matrix operand, or a BuilderError saying what is wrong."""
+  """The shape of a (batched) f32/f64/c64/c128 matrix, or a BuilderError saying what is wrong."""
   _same_builder(a)
   s = _array_shape(a)
   if s.rank() < 2:
     raise BuilderError("%s needs a matrix (rank >= 2, leading dimensions are batch "
                        "dimensions), got %s" % (opname, _shape_str(s)))
-  et = s.element_type()
-  if _types.is_complex(et):
-    raise BuilderError("%s of complex matrices is not supported by this builder; got %s" %
-                       (opname, _shape_str(s)))
-  if et not in (_P.F32, _P.F64):
-    raise BuilderError("%s needs an f32 or f64 matrix, got %s" % (opname, _shape_str(s)))
+  if s.element_type() not in (_P.F32, _P.F64, _P.C64, _P.C128):
+    raise BuilderError("%s needs an f32, f64, c64 or c128 matrix, got %s" % (opname,
+                                                                          _shape_str(s)))
   if square and s.dimensions()[-1] != s.dimensions()[-2]:
     raise BuilderError("%s needs square matrices, got %s" % (opname, _shape_str(s)))
   return s
 
 
 class _Ctx:
-  """Element type and batch dimensions of one decomposition, and shape helpers."""
+  """Element type and batch dimensions of one decomposition, and shape helpers.
+
+  et is the matrices' type; rt its real type (f32 for c64); norms, eigenvalues, singular
+  values and rotation angles are rt.
+  """
 
   def __init__(self, et, batch):
     self.et = et
+    self.rt = _complex_component(et)
+    self.cplx = et != self.rt
     self.batch = list(batch)
     self.nb = len(batch)
 
   def const(self, b, value, et=None):
-    return ScalarConstant(b, value, self.et if et is None else et)
+    et = self.et if et is None else et
+    if _types.is_complex(et):
+      value = complex(value)
+    return ScalarConstant(b, value, et)
+
+  def rconst(self, b, value):
+    return self.const(b, value, self.rt)
 
   def full(self, b, value, dims, et=None):
     """A constant broadcast to batch + dims."""
@@ -136,22 +151,42 @@ class _Ctx:
     return BroadcastInDim(x, self.batch + list(dims),
                           list(range(self.nb)) + [self.nb + k for k in keep])
 
-  def matmul(self, x, y, tx=False, ty=False):
-    """Batched x @ y (x^T, y^T with tx, ty) over the last two dimensions."""
+  def conj(self, x):
+    return Conj(x) if self.cplx else x
+
+  def to_et(self, x):
+    """A real (rt) array as et."""
+    return ConvertElementType(x, self.et) if self.cplx else x
+
+  def real(self, x):
+    return Real(x) if self.cplx else x
+
+  def abs2(self, x):
+    """|x|^2 as rt."""
+    return Real(Mul(x, Conj(x))) if self.cplx else Mul(x, x)
+
+  def matmul(self, x, y, hx=False, hy=False):
+    """Batched x @ y over the last two dimensions (x^H, y^H with hx, hy)."""
     nb = self.nb
-    lc = nb if tx else nb + 1
-    rc = nb + 1 if ty else nb
+    if hx:
+      x = self.conj(x)
+    if hy:
+      y = self.conj(y)
+    lc = nb if hx else nb + 1
+    rc = nb + 1 if hy else nb
     batch = list(range(nb))
     return DotGeneral(x, y, (([lc], [rc]), (batch, batch)))
 
-  def sum(self, b, x, dims):
-    """Sum over the given matrix dimensions (0, 1: the last two)."""
-    return Reduce(b, [x], [self.const(b, 0)], _reducer("add", self.et),
+  def sum(self, b, x, dims, real=False):
+    """Sum over the given matrix dimensions (0, 1: the last two); real: x is rt."""
+    et = self.rt if real else self.et
+    return Reduce(b, [x], [self.const(b, 0, et)], _reducer("add", et),
                   [self.nb + d for d in dims])
 
-  def transpose(self, x):
+  def transpose(self, x, conj=False):
     nb = self.nb
-    return Transpose(x, list(range(nb)) + [nb + 1, nb])
+    x = Transpose(x, list(range(nb)) + [nb + 1, nb])
+    return self.conj(x) if conj else x
 
   def eye(self, b, m, n=None, et=None):
     n = m if n is None else n
@@ -165,6 +200,19 @@ class _Ctx:
     for i in indices:
       out.append(ScalarConstant(b, i, _P.S32) if isinstance(i, int) else i)
     return out
+
+  def column(self, b, x, k, m):
+    """Column k (an s32 scalar) of x [..., m, *] as [..., m, 1]."""
+    return DynamicSlice(x, self.slice_indices(b, 0, k), self.batch + [m, 1])
+
+  def phase(self, b, x):
+    """x / |x| (1 where x = 0): the sign of a real x, e^(i arg x) of a complex one."""
+    if not self.cplx:
+      return _sign(self, b, x)
+    magnitude = Abs(x)
+    nonzero = Gt(magnitude, self.rconst(b, 0))
+    safe = Select(nonzero, magnitude, self.rconst(b, 1))
+    return Select(nonzero, Div(x, self.to_et(safe)), self.const(b, 1))
 
 
 @functools.lru_cache(maxsize=None)
@@ -207,24 +255,25 @@ def _loop(b, name, state, cond_fn, body_fn):
 
 
 def _sign(ctx, b, x):
-  """+1 for x >= 0, -1 otherwise (x's shape)."""
-  return Select(Ge(x, ctx.const(b, 0)), ctx.const(b, 1), ctx.const(b, -1))
+  """+1 for x >= 0, -1 otherwise (x: rt)."""
+  return Select(Ge(x, ctx.rconst(b, 0)), ctx.rconst(b, 1), ctx.rconst(b, -1))
 
 
 def _rotation(ctx, b, app, aqq, apq):
-  """(c, s) of the Jacobi rotation that zeroes apq of [[app, apq], [apq, aqq]].
+  """(c, s) of the Jacobi rotation that zeroes apq of [[app, apq], [apq, aqq]] (all rt).
 
   With J = [[c, s], [-s, c]], J^T [[app, apq], [apq, aqq]] J is diagonal
   (Golub & Van Loan, Matrix Computations, the symmetric Schur decomposition of a 2x2 block).
   """
-  zero = Eq(apq, ctx.const(b, 0))
-  safe = Select(zero, ctx.const(b, 1), apq)
-  tau = Div(Sub(aqq, app), Mul(ctx.const(b, 2), safe))
+  one = ctx.rconst(b, 1)
+  zero = Eq(apq, ctx.rconst(b, 0))
+  safe = Select(zero, one, apq)
+  tau = Div(Sub(aqq, app), Mul(ctx.rconst(b, 2), safe))
   # t = sign(tau) / (|tau| + sqrt(1 + tau^2)): the smaller root of t^2 + 2 tau t - 1 = 0;
   # for huge tau, tau^2 overflows to inf and t becomes 0, the right limit.
-  t = Div(_sign(ctx, b, tau), Add(Abs(tau), Sqrt(Add(ctx.const(b, 1), Mul(tau, tau)))))
-  t = Select(zero, ctx.const(b, 0), t)
-  c = Rsqrt(Add(ctx.const(b, 1), Mul(t, t)))
+  t = Div(_sign(ctx, b, tau), Add(Abs(tau), Sqrt(Add(one, Mul(tau, tau)))))
+  t = Select(zero, ctx.rconst(b, 0), t)
+  c = Rsqrt(Add(one, Mul(t, t)))
   return c, Mul(t, c)
 
 
@@ -282,8 +331,10 @@ class _Pairs:
     self.paired = Ne(partner, i)    # [..., n] pred: i has a partner this round
     self.first = Lt(i, partner)     # [..., n] pred: i < its partner
     # [..., n, n]: hot[i, j] = 1 where j is i's partner.
-    self.hot = ConvertElementType(Eq(ctx.iota(b, (n, n), 1), ctx.expand(partner, (n, n), (0,))),
-                                  ctx.et)
+    hot = Eq(ctx.iota(b, (n, n), 1), ctx.expand(partner, (n, n), (0,)))
+    self.hot_pred = hot
+    self.hot = ConvertElementType(hot, ctx.et)
+    self.real_hot = ConvertElementType(hot, ctx.rt) if ctx.cplx else self.hot
 
   @staticmethod
   def of_round(ctx, b, n, rounds, r):
@@ -298,31 +349,38 @@ class _Pairs:
     partner = BroadcastInDim(partner, ctx.batch + [n], [ctx.nb])
     return _Pairs(ctx, b, n, partner)
 
-  def partner_values(self, x):
-    """x[..., partner(i)] for x [..., n]."""
-    n = self.n
-    return self.ctx.sum(self.b, Mul(self.hot, self.ctx.expand(x, (n, n), (1,))), (1,))
+  def partner_values(self, x, real=False):
+    """x[..., partner(i)] for x [..., n] (et, or rt with real)."""
+    ctx, n = self.ctx, self.n
+    hot = self.real_hot if real else self.hot
+    return ctx.sum(self.b, Mul(hot, ctx.expand(x, (n, n), (1,))), (1,), real=real)
 
   def rotation(self, app, aqq, apq):
-    """J [..., n, n] applying, for each pair p < q, the rotation of _rotation(app, aqq, apq).
+    """J [..., n, n] that, for each pair p < q, makes J^H [[app, apq], [apq*, aqq]] J diagonal.
 
-    The arguments are [..., n] arrays read at each pair's p (first) element; the q element's
-    entries are ignored, so both halves of a pair use identical (c, s).
+    app, aqq: [..., n] rt, apq: [..., n] et, all read at each pair's p (its first element),
+    so both halves of a pair use identical values. A complex apq = |apq| e^(i phi) is first
+    made real with diag(1, e^(-i phi)): J = [[c, s], [-s e^(-i phi), c e^(-i phi)]].
     """
     ctx, b, n = self.ctx, self.b, self.n
-    pick = lambda x: Select(self.first, x, self.partner_values(x))
-    c, s = _rotation(ctx, b, pick(app), pick(aqq), pick(apq))
+    pick = lambda x, real=False: Select(self.first, x, self.partner_values(x, real))
+    app, aqq, apq = pick(app, True), pick(aqq, True), pick(apq)
+    c, s = _rotation(ctx, b, app, aqq, Abs(apq) if ctx.cplx else apq)
+    s = Select(self.first, s, Neg(s))
+    c, s = ctx.to_et(c), ctx.to_et(s)
+    if ctx.cplx:
+      turn = Select(self.first, ctx.const(b, 1), Conj(ctx.phase(b, apq)))
+      c, s = Mul(c, turn), Mul(s, turn)
     c = Select(self.paired, c, ctx.const(b, 1))
-    s = Select(self.paired, Select(self.first, s, Neg(s)), ctx.const(b, 0))
-    # J[i, i] = c_i, J[i, partner(i)] = s_i: J[p, q] = s, J[q, p] = -s.
+    s = Select(self.paired, s, ctx.const(b, 0))
+    # J[i, i] = c_i, J[i, partner(i)] = s_i.
     return Add(Mul(ctx.expand(c, (n, n), (0,)), ctx.eye(b, n)),
                Mul(ctx.expand(s, (n, n), (0,)), self.hot))
 
   def off_diagonal_mask(self):
     """Pred [..., n, n]: the entries (p, q) and (q, p) of this round's pairs."""
     ctx, n = self.ctx, self.n
-    return And(Gt(self.hot, ctx.full(self.b, 0, (n, n))),
-               ctx.expand(self.paired, (n, n), (0,)))
+    return And(self.hot_pred, ctx.expand(self.paired, (n, n), (0,)))
 
 
 def _sort_permutation(ctx, b, keys, n, descending):
@@ -331,7 +389,7 @@ def _sort_permutation(ctx, b, keys, n, descending):
   comparator = None
   if descending:
     sub = XlaBuilder("greater_than")
-    k = Shape.scalar_shape(ctx.et)
+    k = Shape.scalar_shape(ctx.rt)
     i = Shape.scalar_shape(_P.S32)
     x, y = Parameter(sub, 0, k), Parameter(sub, 1, k)
     Parameter(sub, 2, i)
@@ -343,56 +401,97 @@ def _sort_permutation(ctx, b, keys, n, descending):
   return sorted_keys, ConvertElementType(onehot, ctx.et)
 
 
-def _diagonal(ctx, b, x, n):
-  """The diagonal [..., n] of square x [..., n, n]."""
+def _diagonal(ctx, b, x, n, real=False):
+  """The diagonal [..., n] of square x [..., n, n] (et, or rt with real)."""
   eye = Eq(ctx.iota(b, (n, n), 0), ctx.iota(b, (n, n), 1))
-  return ctx.sum(b, Select(eye, x, ctx.full(b, 0, (n, n))), (1,))
+  zeros = ctx.full(b, 0, (n, n), ctx.rt if real else ctx.et)
+  return ctx.sum(b, Select(eye, x, zeros), (1,), real=real)
 
 
 # --- QR -------------------------------------------------------------------------------
 
-def _householder_qr(ctx, b, a, m, n):
-  """(q [..., m, m] orthogonal, r [..., m, n] upper triangular) with q @ r = a.
+def _reflector(ctx, b, x, k, m):
+  """LAPACK's elementary reflector (xLARFG) for column x [..., m, 1] at row k (s32 scalar).
 
-  Step k reflects column k's entries k.. onto e_k with H = I - 2 v v^T / v^T v, where
-  v = x + sign(x_k) |x| e_k (the sign avoids cancellation); a zero column is left alone.
+  Returns (v [..., m, 1], tau [...], beta [...] rt) with v[k] = 1, v[:k] = 0 and
+  H^H x = beta e_k for H = I - tau v v^H; beta = -sign(Re x_k) |x[k:]| (the sign avoids
+  cancellation). tau = 0 (H = I) when x[k+1:] = 0 and x_k is real: beta is then x_k.
   """
-  q = ctx.eye(b, m)
-  steps = min(m - 1, n)
-  if steps > 0:
-    def cond(values):
-      return Lt(values[0], ScalarConstant(values[0].builder(), steps, _P.S32))
+  rows = ctx.iota(b, (m, 1), 0)
+  below, at = Gt(rows, k), Eq(rows, k)
+  zeros = ctx.full(b, 0, (m, 1))
+  alpha = ctx.sum(b, Select(at, x, zeros), (0, 1))
+  tail = ctx.sum(b, ctx.abs2(Select(below, x, zeros)), (0, 1), real=True)
+  norm = Sqrt(Add(ctx.abs2(alpha), tail))
+  beta = Mul(Neg(_sign(ctx, b, ctx.real(alpha))), norm)
+  skip = Eq(tail, ctx.rconst(b, 0))
+  if ctx.cplx:
+    skip = And(skip, Eq(Imag(alpha), ctx.rconst(b, 0)))
+  beta = Select(skip, ctx.real(alpha), beta)
+  beta_et = ctx.to_et(beta)
+  one = ctx.const(b, 1)
+  tau = Select(skip, ctx.const(b, 0), Div(Sub(beta_et, alpha), Select(skip, one, beta_et)))
+  denominator = Select(skip, one, Sub(alpha, beta_et))
+  v = Select(below, Div(x, ctx.expand(denominator, (m, 1), ())), zeros)
+  v = Select(at, ctx.full(b, 1, (m, 1)), v)
+  return v, tau, beta
 
-    def body(values):
-      sb = values[0].builder()
-      k, a_, q_ = values
-      x = DynamicSlice(a_, ctx.slice_indices(sb, 0, k), ctx.batch + [m, 1])
-      rows = ctx.iota(sb, (m, 1), 0)
-      zeros = ctx.full(sb, 0, (m, 1))
-      v = Select(Ge(rows, k), x, zeros)
-      at_k = Eq(rows, k)
-      alpha = ctx.sum(sb, Select(at_k, x, zeros), (0, 1))
-      norm = Sqrt(ctx.sum(sb, Mul(v, v), (0, 1)))
-      vk = Add(alpha, Mul(_sign(ctx, sb, alpha), norm))
-      v = Select(at_k, ctx.expand(vk, (m, 1), ()), v)
-      vtv = ctx.sum(sb, Mul(v, v), (0, 1))
-      nonzero = Gt(vtv, ctx.const(sb, 0))
-      scale = Select(nonzero, Div(ctx.const(sb, 2), Select(nonzero, vtv, ctx.const(sb, 1))),
-                     ctx.const(sb, 0))
-      a_ = Sub(a_, Mul(ctx.matmul(v, ctx.matmul(v, a_, tx=True)), ctx.expand(scale, (m, n), ())))
-      q_ = Sub(q_, Mul(ctx.matmul(ctx.matmul(q_, v), v, ty=True),
-                       ctx.expand(scale, (m, m), ())))
-      return [Add(k, ScalarConstant(sb, 1, _P.S32)), a_, q_]
 
-    _, a, q = _loop(b, "qr", [ScalarConstant(b, 0, _P.S32), a, q], cond, body)
-  upper = Le(ctx.iota(b, (m, n), 0), ctx.iota(b, (m, n), 1))
-  r = Select(upper, a, ctx.full(b, 0, (m, n)))
-  return q, r
+def _householder(ctx, b, a, m, n, with_q):
+  """Householder QR of a [..., m, n] as LAPACK's xGEQRF: (a', taus, q).
+
+  a' holds R on and above the diagonal and reflector k's v[k+1:] below it in column k;
+  taus [..., min(m, n)]; q = H_0 ... H_{k-1} [..., m, m] when with_q (else None), so that
+  q @ R = a. Step k reflects column k's rows k.. onto e_k and applies H^H to columns k..
+  """
+  steps = min(m, n)
+  taus = ctx.full(b, 0, (steps,))
+  q = ctx.eye(b, m) if with_q else None
+  if steps == 0:
+    return a, taus, q
+
+  def cond(values):
+    return Lt(values[0], ScalarConstant(values[0].builder(), steps, _P.S32))
+
+  def body(values):
+    sb = values[0].builder()
+    k, x, t = values[:3]
+    v, tau, beta = _reflector(ctx, sb, ctx.column(sb, x, k, m), k, m)
+    cols = ctx.iota(sb, (1, n), 1)
+    # x -= v conj(tau) (v^H x), on columns k.. (earlier ones hold reflectors below R).
+    w = Select(Ge(cols, k), ctx.matmul(v, x, hx=True), ctx.full(sb, 0, (1, n)))
+    x = Sub(x, Mul(ctx.matmul(v, w), ctx.expand(ctx.conj(tau), (m, n), ())))
+    rows, cols = ctx.iota(sb, (m, n), 0), ctx.iota(sb, (m, n), 1)
+    in_col = Eq(cols, k)
+    x = Select(And(in_col, Eq(rows, k)), ctx.expand(ctx.to_et(beta), (m, n), ()), x)
+    x = Select(And(in_col, Gt(rows, k)), ctx.expand(Reshape(v, ctx.batch + [m]), (m, n), (0,)),
+               x)
+    t = Select(Eq(ctx.iota(sb, (steps,), 0), k), ctx.expand(tau, (steps,), ()), t)
+    out = [Add(k, ScalarConstant(sb, 1, _P.S32)), x, t]
+    if with_q:
+      # q = q H = q - tau (q v) v^H
+      qv = ctx.matmul(values[3], v)
+      out.append(Sub(values[3], Mul(ctx.matmul(qv, v, hy=True), ctx.expand(tau, (m, m), ()))))
+    return out
+
+  state = [ScalarConstant(b, 0, _P.S32), a, taus] + ([q] if with_q else [])
+  out = _loop(b, "householder", state, cond, body)
+  return out[1], out[2], (out[3] if with_q else None)
+
+
+def _upper(ctx, b, x, m, n):
+  return Select(Le(ctx.iota(b, (m, n), 0), ctx.iota(b, (m, n), 1)), x, ctx.full(b, 0, (m, n)))
+
+
+def _householder_qr(ctx, b, a, m, n):
+  """(q [..., m, m] unitary, r [..., m, n] upper triangular) with q @ r = a."""
+  x, _, q = _householder(ctx, b, a, m, n, with_q=True)
+  return q, _upper(ctx, b, x, m, n)
 
 
 @_multi_op(2)
 def QR(operand, full_matrices):
-  """(q, r) with q @ r = operand: q orthogonal, r upper triangular (Householder).
+  """(q, r) with q @ r = operand: q orthogonal (unitary), r upper triangular (Householder).
 
   operand [..., m, n]; full_matrices: q [..., m, m], r [..., m, n]; otherwise with
   k = min(m, n): q [..., m, k], r [..., k, n].
@@ -411,15 +510,72 @@ def QR(operand, full_matrices):
   return q, r
 
 
+@_multi_op(2)
+def QrDecomposition(operand):
+  """(q_and_r, taus) as LAPACK's xGEQRF: R on and above the diagonal, the Householder
+  vectors v_k (v_k[k] = 1 implied) below it, taus [..., min(m, n)]; Q = H_0 ... H_{k-1}
+  with H_k = I - taus[k] v_k v_k^H (ProductOfElementaryHouseholderReflectors)."""
+  s = _matrix_operand(operand, "QrDecomposition")
+  b = operand.builder()
+  dims = list(s.dimensions())
+  m, n = dims[-2:]
+  ctx = _Ctx(s.element_type(), dims[:-2])
+  x, taus, _ = _householder(ctx, b, operand, m, n, with_q=False)
+  return x, taus
+
+
+@_op
+def ProductOfElementaryHouseholderReflectors(a, taus):
+  """The first n columns of H_0 ... H_{k-1} (LAPACK's xORGQR / xUNGQR) for a [..., m, n]
+  holding reflector j below its diagonal in column j (QrDecomposition's q_and_r) and taus
+  [..., k], k <= n <= m."""
+  s = _matrix_operand(a, "ProductOfElementaryHouseholderReflectors")
+  b = _same_builder(a, taus)
+  ts = _array_shape(taus, "taus")
+  dims = list(s.dimensions())
+  m, n = dims[-2:]
+  k = ts.dimensions()[-1] if ts.rank() else -1
+  if ts.element_type() != s.element_type() or list(ts.dimensions()[:-1]) != dims[:-2] or (
+      not 0 <= k <= n):
+    raise BuilderError("taus must be %s[%s] with k <= %d, got %s" % (
+        _types.lowercase_name(s.element_type()), ",".join(str(d) for d in dims[:-2] + ["k"]),
+        n, _shape_str(ts)))
+  if n > m:
+    raise BuilderError("a must have at least as many rows as columns, got %s" % _shape_str(s))
+  ctx = _Ctx(s.element_type(), dims[:-2])
+  q = ctx.eye(b, m, n)
+  if k == 0:
+    return q
+
+  def cond(values):
+    return Lt(values[0], ScalarConstant(values[0].builder(), k, _P.S32))
+
+  def body(values):
+    # a and taus ride along unchanged (a loop body sees only its state).
+    sb = values[0].builder()
+    i, x, reflectors, t = values
+    j = Sub(ScalarConstant(sb, k - 1, _P.S32), i)  # H_{k-1} first: x = H_j x
+    rows = ctx.iota(sb, (m, 1), 0)
+    v = Select(Gt(rows, j), ctx.column(sb, reflectors, j, m), ctx.full(sb, 0, (m, 1)))
+    v = Select(Eq(rows, j), ctx.full(sb, 1, (m, 1)), v)
+    tau = Reshape(DynamicSlice(t, ctx.slice_indices(sb, j), ctx.batch + [1]), ctx.batch)
+    x = Sub(x, Mul(ctx.matmul(v, ctx.matmul(v, x, hx=True)), ctx.expand(tau, (m, n), ())))
+    return [Add(i, ScalarConstant(sb, 1, _P.S32)), x, reflectors, t]
+
+  return _loop(b, "orgqr", [ScalarConstant(b, 0, _P.S32), q, a, taus], cond, body)[1]
+
+
 # --- Eigh -----------------------------------------------------------------------------
 
 @_multi_op(2)
 def Eigh(a, lower=True, max_iter=15, epsilon=1e-5, sort_eigenvalues=True):
-  """(v, w): eigenvectors (columns of v) and eigenvalues of symmetric a, a = v diag(w) v^T.
+  """(v, w): eigenvectors (columns of v) and eigenvalues of symmetric (Hermitian) a,
+  a = v diag(w) v^H; w has the real type (f32 for c64).
 
-  Reads the lower (lower=True) or upper triangle of a. Cyclic Jacobi: sweeps of rotations
-  over all index pairs until the off-diagonal norm is at most epsilon times the Frobenius
-  norm (every batch element), or max_iter sweeps. sort_eigenvalues: ascending w.
+  Reads the lower (lower=True) or upper triangle of a (and the real part of its diagonal).
+  Jacobi: sweeps of rotations over all index pairs until the off-diagonal norm is at most
+  epsilon times the Frobenius norm (every batch element), or max_iter sweeps.
+  sort_eigenvalues: ascending w.
   """
   s = _matrix_operand(a, "Eigh", square=True)
   b = a.builder()
@@ -432,29 +588,32 @@ def Eigh(a, lower=True, max_iter=15, epsilon=1e-5, sort_eigenvalues=True):
     tri, strict = Ge(rows, cols), Gt(rows, cols)
   else:
     tri, strict = Le(rows, cols), Lt(rows, cols)
-  sym = Add(Select(tri, a, zeros), ctx.transpose(Select(strict, a, zeros)))
+  sym = Add(Select(tri, a, zeros), ctx.transpose(Select(strict, a, zeros), conj=True))
+  if ctx.cplx:
+    sym = Select(Eq(rows, cols), ctx.to_et(Real(sym)), sym)
   v = ctx.eye(b, n)
   eps2 = float(epsilon) ** 2
 
   def converged(sb, values):
     x = values[0]
     eye = Eq(ctx.iota(sb, (n, n), 0), ctx.iota(sb, (n, n), 1))
-    squares = Mul(x, x)
-    total = ctx.sum(sb, squares, (0, 1))
-    off = ctx.sum(sb, Select(eye, ctx.full(sb, 0, (n, n)), squares), (0, 1))
-    return _all(ctx, sb, Le(off, Mul(ctx.const(sb, eps2), total)))
+    squares = ctx.abs2(x)
+    total = ctx.sum(sb, squares, (0, 1), real=True)
+    off = ctx.sum(sb, Select(eye, ctx.full(sb, 0, (n, n), ctx.rt), squares), (0, 1), real=True)
+    return _all(ctx, sb, Le(off, Mul(ctx.rconst(sb, eps2), total)))
 
   def rotate(ib, values, pair):
     x, vecs = values
-    diag = _diagonal(ctx, ib, x, n)
-    j = pair.rotation(diag, pair.partner_values(diag), ctx.sum(ib, Mul(x, pair.hot), (1,)))
-    x = ctx.matmul(ctx.matmul(j, x, tx=True), j)
+    diag = _diagonal(ctx, ib, ctx.real(x), n, real=True)
+    j = pair.rotation(diag, pair.partner_values(diag, real=True),
+                      ctx.sum(ib, Mul(x, pair.hot), (1,)))
+    x = ctx.matmul(ctx.matmul(j, x, hx=True), j)
     # The rotations zero their pairs' entries (up to rounding: make them exact zeros).
     x = Select(pair.off_diagonal_mask(), ctx.full(ib, 0, (n, n)), x)
     return [x, ctx.matmul(vecs, j)]
 
   x, v = _sweeps(ctx, b, "eigh", [sym, v], int(max_iter), converged, n, rotate)
-  w = _diagonal(ctx, b, x, n)
+  w = _diagonal(ctx, b, ctx.real(x), n, real=True)
   if sort_eigenvalues and n > 1:
     w, perm = _sort_permutation(ctx, b, w, n, descending=False)
     v = ctx.matmul(v, perm)
@@ -472,39 +631,38 @@ def _svd_tall(ctx, b, a, m, n, max_iter, epsilon):
   eps2 = float(epsilon) ** 2
 
   def converged(sb, values):
-    # Every pair of columns orthogonal to within epsilon: g_pq^2 <= eps^2 g_pp g_qq.
+    # Every pair of columns orthogonal to within epsilon: |g_pq|^2 <= eps^2 g_pp g_qq.
     x = values[0]
-    gram = ctx.matmul(x, x, tx=True)
-    diag = _diagonal(ctx, sb, gram, n)
-    bound = Mul(ctx.const(sb, eps2), Mul(ctx.expand(diag, (n, n), (0,)),
-                                         ctx.expand(diag, (n, n), (1,))))
+    gram = ctx.matmul(x, x, hx=True)
+    diag = _diagonal(ctx, sb, ctx.real(gram), n, real=True)
+    bound = Mul(ctx.rconst(sb, eps2), Mul(ctx.expand(diag, (n, n), (0,)),
+                                          ctx.expand(diag, (n, n), (1,))))
     eye = Eq(ctx.iota(sb, (n, n), 0), ctx.iota(sb, (n, n), 1))
-    ok = Or(eye, Le(Mul(gram, gram), bound))
-    everywhere = Reduce(sb, [ok], [ScalarConstant(sb, True, _P.PRED)], _reducer("and", _P.PRED),
-                        list(range(nb + 2)))
-    return everywhere
+    ok = Or(eye, Le(ctx.abs2(gram), bound))
+    return Reduce(sb, [ok], [ScalarConstant(sb, True, _P.PRED)], _reducer("and", _P.PRED),
+                  list(range(nb + 2)))
 
   def rotate(ib, values, pair):
+    # The Jacobi rotation of the Gram matrix x^H x, applied to x's columns.
     x, vecs = values
-    norms = ctx.sum(ib, Mul(x, x), (0,))
-    # gamma_i = x_i . x_partner(i): x @ hot^T holds each column's partner column.
-    gamma = ctx.sum(ib, Mul(x, ctx.matmul(x, pair.hot, ty=True)), (0,))
-    j = pair.rotation(norms, pair.partner_values(norms), gamma)
+    norms = ctx.sum(ib, ctx.abs2(x), (0,), real=True)
+    # gamma_i = x_i^H x_partner(i): x @ hot^T holds each column's partner column.
+    gamma = ctx.sum(ib, Mul(ctx.conj(x), ctx.matmul(x, ctx.transpose(pair.hot))), (0,))
+    j = pair.rotation(norms, pair.partner_values(norms, real=True), gamma)
     return [ctx.matmul(x, j), ctx.matmul(vecs, j)]
 
   w, v = _sweeps(ctx, b, "svd", [w, v], max_iter, converged, n, rotate)
-  d = Sqrt(ctx.sum(b, Mul(w, w), (0,)))
+  d = Sqrt(ctx.sum(b, ctx.abs2(w), (0,), real=True))
   if n > 1:
     d, perm = _sort_permutation(ctx, b, d, n, descending=True)
     w, v = ctx.matmul(w, perm), ctx.matmul(v, perm)
   # u1 = w / d column by column; the QR of u1 turns its zero columns (d = 0, sorted last)
-  # into an orthonormal completion and keeps the others (up to the sign fixed below).
-  positive = Gt(ctx.expand(d, (n, n), (1,)), ctx.full(b, 0, (n, n)))
-  safe = Select(positive, ctx.expand(d, (n, n), (1,)), ctx.full(b, 1, (n, n)))
-  u1 = Select(positive, Div(w, safe), ctx.full(b, 0, (n, n)))
+  # into an orthonormal completion and keeps the others (up to the phase fixed below).
+  positive = Gt(ctx.expand(d, (n, n), (1,)), ctx.full(b, 0, (n, n), ctx.rt))
+  safe = Select(positive, ctx.expand(d, (n, n), (1,)), ctx.full(b, 1, (n, n), ctx.rt))
+  u1 = Select(positive, Div(w, ctx.to_et(safe)), ctx.full(b, 0, (n, n)))
   q1, r1 = _householder_qr(ctx, b, u1, n, n)
-  signs = _sign(ctx, b, _diagonal(ctx, b, r1, n))
-  u1 = Mul(q1, ctx.expand(signs, (n, n), (1,)))
+  u1 = Mul(q1, ctx.expand(ctx.phase(b, _diagonal(ctx, b, r1, n)), (n, n), (1,)))
   if m > n:
     from ._helpers import make_padding_config  # pylint: disable=g-import-not-at-top
     pad = make_padding_config([(0, 0, 0)] * nb + [(0, m - n, 0), (0, m - n, 0)])
@@ -517,8 +675,8 @@ def _svd_tall(ctx, b, a, m, n, max_iter, epsilon):
 
 @_multi_op(3)
 def SVD(a, max_iter=100, epsilon=1e-6):
-  """(u, d, v) with a = u diag(d) v^T: u [..., m, m] and v [..., n, n] orthogonal,
-  d [..., min(m, n)] the singular values in descending order.
+  """(u, d, v) with a = u diag(d) v^H: u [..., m, m] and v [..., n, n] orthogonal (unitary),
+  d [..., min(m, n)] the singular values (real type) in descending order.
 
   Householder QR, then one-sided Jacobi rotations of R's columns until every pair is
   orthogonal to within epsilon (relative), or max_iter sweeps.
@@ -529,13 +687,11 @@ def SVD(a, max_iter=100, epsilon=1e-6):
   m, n = dims[-2:]
   ctx = _Ctx(s.element_type(), dims[:-2])
   if min(m, n) == 0:
-    eye_m = ctx.eye(b, m)
-    eye_n = ctx.eye(b, n)
-    return eye_m, BroadcastInDim(ctx.const(b, 0), ctx.batch + [0], []), eye_n
+    return ctx.eye(b, m), ctx.full(b, 0, (0,), ctx.rt), ctx.eye(b, n)
   if m >= n:
     return _svd_tall(ctx, b, a, m, n, int(max_iter), epsilon)
-  # a^T = u' d v'^T, so a = v' d u'^T.
-  u, d, v = _svd_tall(ctx, b, ctx.transpose(a), n, m, int(max_iter), epsilon)
+  # a^H = u' d v'^H, so a = v' d u'^H.
+  u, d, v = _svd_tall(ctx, b, ctx.transpose(a, conj=True), n, m, int(max_iter), epsilon)
   return v, d, u
 
 
@@ -568,10 +724,10 @@ def LU(operand):
     sb = values[0].builder()
     k, x, piv, p = values
     rows_col = ctx.iota(sb, (m, 1), 0)
-    col = DynamicSlice(x, ctx.slice_indices(sb, 0, k), ctx.batch + [m, 1])
+    col = ctx.column(sb, x, k, m)
     # Pivot: the first row >= k with the largest |x[row, k]|.
-    candidates = Select(Ge(rows_col, k), Abs(col), ctx.full(sb, -1, (m, 1)))
-    biggest = Reduce(sb, [candidates], [ctx.const(sb, -np.inf)], _reducer("max", ctx.et),
+    candidates = Select(Ge(rows_col, k), Abs(col), ctx.full(sb, -1, (m, 1), ctx.rt))
+    biggest = Reduce(sb, [candidates], [ctx.rconst(sb, -np.inf)], _reducer("max", ctx.rt),
                      [ctx.nb, ctx.nb + 1])
     at_max = Eq(candidates, ctx.expand(biggest, (m, 1), ()))
     index = Reduce(sb, [Select(at_max, rows_col, ctx.full(sb, m, (m, 1), _P.S32))],
@@ -597,22 +753,21 @@ def LU(operand):
     steps = ctx.iota(sb, (k_steps,), 0)
     piv = Select(Eq(steps, k), ctx.expand(index, (k_steps,), ()), piv)
     # Eliminate below the pivot: l = x[i, k] / x[k, k] for i > k; x[i, j] -= l_i x[k, j], j > k.
-    col = DynamicSlice(x, ctx.slice_indices(sb, 0, k), ctx.batch + [m, 1])
+    col = ctx.column(sb, x, k, m)
     pivot = _element(ctx, sb, x, k, k)
-    nonzero = Ne(pivot, ctx.const(sb, 0))
+    nonzero = Ne(pivot, ctx.const(sb, 0))  # a zero pivot's column is zero: leave it
     safe = Select(nonzero, pivot, ctx.const(sb, 1))
     below = Gt(rows_col, k)
     l = Select(below, Div(col, ctx.expand(safe, (m, 1), ())), ctx.full(sb, 0, (m, 1)))
     row = DynamicSlice(x, ctx.slice_indices(sb, k, 0), ctx.batch + [1, n])
     right = Gt(ctx.iota(sb, (1, n), 1), k)
     row = Select(right, row, ctx.full(sb, 0, (1, n)))
-    x = Sub(x, Mul(ctx.expand(Reshape(l, ctx.batch + [m]), (m, n), (0,)),
-                   ctx.expand(Reshape(row, ctx.batch + [n]), (m, n), (1,))))
+    l_full = ctx.expand(Reshape(l, ctx.batch + [m]), (m, n), (0,))
+    x = Sub(x, Mul(l_full, ctx.expand(Reshape(row, ctx.batch + [n]), (m, n), (1,))))
     in_col_k = And(Gt(rows, k), Eq(ctx.iota(sb, (m, n), 1), k))
-    x = Select(in_col_k, ctx.expand(Reshape(l, ctx.batch + [m]), (m, n), (0,)), x)
+    x = Select(in_col_k, l_full, x)
     return [Add(k, ScalarConstant(sb, 1, _P.S32)), x, piv, p]
 
   _, lu, pivots, perm = _loop(b, "lu", [ScalarConstant(b, 0, _P.S32), lu, pivots, perm], cond,
                               body)
   return lu, pivots, perm
-

@@ -27,5 +27,7 @@ from ._ops_math import NextAfter
 # lu_decomposition).
 from ._ops_decomp import Eigh
 from ._ops_decomp import LU
+from ._ops_decomp import ProductOfElementaryHouseholderReflectors
 from ._ops_decomp import QR
+from ._ops_decomp import QrDecomposition
 from ._ops_decomp import SVD
