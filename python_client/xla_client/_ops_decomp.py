@@ -1,13 +1,14 @@
 """Matrix decompositions XLA's client library composes from HLO (there is no opcode for them):
-QR (Householder reflections), Eigh (Jacobi rotations), SVD (QR, then one-sided Jacobi) and
-LU (partial pivoting). Exported through `ops` with xla_client's names and arguments.
+QR, QrDecomposition and ProductOfElementaryHouseholderReflectors (Householder reflections),
+Eigh (Jacobi rotations), SVD (QR, then one-sided Jacobi) and LU (partial pivoting).
+Exported through `ops` with xla_client's names and arguments.
 
 Leading dimensions are batch dimensions. Each factorization is a While loop: over the
 columns (QR, LU; the column index is shared by the batch, so columns and rows are read with
 DynamicSlice) or over Jacobi sweeps, each sweep n - 1 rounds of disjoint index pairs whose
 rotations form one orthogonal matrix (applied with dots). Whatever differs per batch element
 (LU's pivot rows, the order of sorted values) is applied with masks and one-hot products.
-f32 and f64 only: complex operands get a builder error.
+f32, f64, c64 and c128 (Hermitian Jacobi rotations and complex reflectors as LAPACK's).
 """
 # pylint: disable=invalid-name
 
