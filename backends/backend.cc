@@ -22,6 +22,17 @@ Registry& GetRegistry() {
 
 }  // namespace
 
+absl::StatusOr<std::string> Backend::SerializeExecutable(const Executable& executable) {
+  return absl::UnimplementedError(
+      absl::StrCat("the ", platform(), " backend cannot serialize executables (ahead-of-time compilation)"));
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> Backend::DeserializeExecutable(std::string_view bytes,
+                                                                           int device_ordinal) {
+  return absl::UnimplementedError(
+      absl::StrCat("the ", platform(), " backend cannot load serialized executables"));
+}
+
 bool RegisterBackendFactory(const std::string& platform, BackendFactory factory) {
   Registry& r = GetRegistry();
   std::lock_guard<std::mutex> lock(r.mu);

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -98,6 +99,16 @@ class Backend {
   virtual absl::Status TransferToInfeed(int device_ordinal, const Literal& literal) = 0;
   virtual absl::StatusOr<Literal> TransferFromOutfeed(int device_ordinal, const Shape& shape,
                                                       int64_t timeout_ms) = 0;
+
+  // Ahead-of-time compilation (XLA's CompileAheadOfTime / Load): the bytes of an executable
+  // this backend compiled (backends/executable_format.h), and an executable loaded from such
+  // bytes without compiling again. Loading checks the bytes' platform, xla-server version and
+  // integrity, and whatever the backend's code depends on (the cpu backend: target and host
+  // CPU features): a mismatch is FAILED_PRECONDITION, damaged bytes INVALID_ARGUMENT. The
+  // defaults are UNIMPLEMENTED, naming the platform.
+  virtual absl::StatusOr<std::string> SerializeExecutable(const Executable& executable);
+  virtual absl::StatusOr<std::unique_ptr<Executable>> DeserializeExecutable(std::string_view bytes,
+                                                                            int device_ordinal);
 };
 
 // --- registry ---

@@ -2,15 +2,22 @@
 
 #include <cstring>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/codegen/buffer_plan.h"
 #include "backends/cpu/codegen/jit.h"
 #include "backends/cpu/host_memory_pool.h"
+#include "backends/cpu/plan_format.h"
+#include "backends/executable_format.h"
 #include "backends/cpu/runtime/runtime.h"
 #include "backends/interpreter/device_state.h"
+#include "hlo/hlo_proto_convert.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -73,16 +80,21 @@ absl::Status FlattenLeaves(const std::shared_ptr<Buffer>& buffer, std::vector<co
 class CpuExecutable : public backend::Executable {
  public:
   // `device` (the backend's; outlives its executables) holds the rng state and feeds.
+  // `constants` own the data of the plan's constant slots when the plan was loaded (a
+  // compiled plan points into the module's constants instead).
   CpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferPlan> plan,
                 std::unique_ptr<CompiledProgram> program, std::shared_ptr<HostMemoryPool> pool,
-                interpreter::DeviceState* device)
+                interpreter::DeviceState* device, std::vector<std::unique_ptr<Literal>> constants = {})
       : module_(std::move(module)),
         plan_(std::move(plan)),
         program_(std::move(program)),
         pool_(std::move(pool)),
-        device_(device) {}
+        device_(device),
+        constants_(std::move(constants)) {}
 
   const HloModule& module() const override { return *module_; }
+  const BufferPlan& plan() const { return *plan_; }
+  const CompiledProgram& program() const { return *program_; }
 
   absl::StatusOr<std::shared_ptr<Buffer>> Execute(absl::Span<const std::shared_ptr<Buffer>> arguments,
                                                   const backend::ExecuteOptions& options) override {
@@ -182,7 +194,54 @@ class CpuExecutable : public backend::Executable {
   std::unique_ptr<CompiledProgram> program_;
   std::shared_ptr<HostMemoryPool> pool_;
   interpreter::DeviceState* device_;
+  std::vector<std::unique_ptr<Literal>> constants_;
 };
+
+// FAILED_PRECONDITION naming what differs when the executable's target is not this host's.
+absl::Status CheckTarget(const backend::ExecutableFields& fields, const HostTarget& host) {
+  ASSIGN_OR_RETURN(std::string_view triple_field, fields.Get("target_triple"));
+  ASSIGN_OR_RETURN(std::string_view cpu_field, fields.Get("host_cpu"));
+  ASSIGN_OR_RETURN(std::string_view features_field, fields.Get("host_cpu_features"));
+  const std::string triple = absl::CHexEscape(std::string(triple_field));
+  const std::string cpu = absl::CHexEscape(std::string(cpu_field));
+  const std::string features(features_field);
+  if (triple_field != host.triple) {
+    return absl::FailedPreconditionError(absl::StrCat("the executable was compiled for target ", triple,
+                                                      ", this host is ", host.triple));
+  }
+  if (cpu_field != host.cpu) {
+    return absl::FailedPreconditionError(absl::StrCat("the executable was compiled for CPU ", cpu,
+                                                      ", this host's CPU is ", host.cpu, ": compile it again here"));
+  }
+  if (features != host.features) {
+    const std::vector<std::string> theirs = absl::StrSplit(absl::CHexEscape(features), ',', absl::SkipEmpty());
+    const std::vector<std::string> ours = absl::StrSplit(host.features, ',', absl::SkipEmpty());
+    const std::set<std::string> their_set(theirs.begin(), theirs.end()), our_set(ours.begin(), ours.end());
+    std::vector<std::string> only_theirs, only_ours;
+    for (const auto& f : their_set) if (!our_set.count(f)) only_theirs.push_back(f);
+    for (const auto& f : our_set) if (!their_set.count(f)) only_ours.push_back(f);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the executable was compiled for other CPU features (", cpu, "); compiled with but not here: [",
+        absl::StrJoin(only_theirs, ","), "], here but not compiled with: [", absl::StrJoin(only_ours, ","),
+        "]: compile it again here"));
+  }
+  return absl::OkStatus();
+}
+
+// Infeed and outfeed code holds the address of the module's shape (emit_runtime_call.cc),
+// which is only valid in the process that compiled it.
+absl::Status CheckRelocatable(const HloModule& module) {
+  for (const auto& computation : module.computations()) {
+    for (const auto& instruction : computation->instructions()) {
+      if (instruction->opcode() == HloOpcode::kInfeed || instruction->opcode() == HloOpcode::kOutfeed) {
+        return absl::UnimplementedError(absl::StrCat("the cpu backend cannot serialize an executable with ",
+                                                     std::string(HloOpcodeString(instruction->opcode())), " (",
+                                                     instruction->name(), ")"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 class CpuBackend : public backend::Backend {
  public:
@@ -212,6 +271,68 @@ class CpuBackend : public backend::Backend {
     return std::unique_ptr<backend::Executable>(
         std::make_unique<CpuExecutable>(std::move(module), std::move(plan), std::move(program), pool_,
                                         &device_));
+  }
+
+  // Fields: platform, xla_server_version, target_triple, host_cpu, host_cpu_features (all
+  // checked at load), module (the optimized HloModuleProtoWithConfig), plan (plan_format.h),
+  // object (the relocatable object file the executable runs), entry (its entry symbol).
+  absl::StatusOr<std::string> SerializeExecutable(const backend::Executable& executable) override {
+    const auto* cpu = dynamic_cast<const CpuExecutable*>(&executable);
+    if (cpu == nullptr) return absl::InvalidArgumentError("not a cpu executable");
+    RETURN_IF_ERROR(CheckRelocatable(cpu->module()));
+    ASSIGN_OR_RETURN(HostTarget target, DetectHostTarget());
+    backend::ExecutableFields fields = backend::NewExecutableFields(platform());
+    fields.Set("target_triple", target.triple);
+    fields.Set("host_cpu", target.cpu);
+    fields.Set("host_cpu_features", target.features);
+    std::string module;
+    if (!HloModuleToProtoWithConfig(cpu->module()).SerializeToString(&module)) {
+      return absl::InternalError("cannot serialize the module");
+    }
+    fields.Set("module", std::move(module));
+    fields.Set("plan", EncodeRuntimePlan(cpu->plan()));
+    fields.Set("object", cpu->program().object_file());
+    fields.Set("entry", cpu->program().entry_name());
+    return backend::WriteExecutableContainer(fields);
+  }
+
+  absl::StatusOr<std::unique_ptr<backend::Executable>> DeserializeExecutable(std::string_view bytes,
+                                                                             int device_ordinal) override {
+    RETURN_IF_ERROR(CheckDevice(device_ordinal));
+    ASSIGN_OR_RETURN(backend::ExecutableFields fields, backend::ReadExecutableContainer(bytes));
+    RETURN_IF_ERROR(backend::CheckExecutableOrigin(fields, platform()));
+    ASSIGN_OR_RETURN(HostTarget host, DetectHostTarget());
+    RETURN_IF_ERROR(CheckTarget(fields, host));
+    ASSIGN_OR_RETURN(std::string_view module_bytes, fields.Get("module"));
+    HloModuleProtoWithConfig proto;
+    if (!proto.ParseFromArray(module_bytes.data(), static_cast<int>(module_bytes.size()))) {
+      return absl::InvalidArgumentError("serialized executable: the module does not parse");
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, HloModuleFromProtoWithConfig(proto));
+    if (module->entry_computation() == nullptr) {
+      return absl::InvalidArgumentError("serialized executable: the module has no entry computation");
+    }
+    ASSIGN_OR_RETURN(std::string_view plan_bytes, fields.Get("plan"));
+    ASSIGN_OR_RETURN(DecodedPlan plan, DecodeRuntimePlan(plan_bytes));
+    const HloComputation& entry = *module->entry_computation();
+    if (entry.num_parameters() != static_cast<int64_t>(plan.plan->parameter_shapes.size())) {
+      return absl::InvalidArgumentError("serialized executable: the module and the buffer plan disagree on the parameters");
+    }
+    for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+      if (!ShapeUtil::Compatible(entry.parameter_instruction(i)->shape(), plan.plan->parameter_shapes[i])) {
+        return absl::InvalidArgumentError(absl::StrCat("serialized executable: parameter ", i,
+                                                       " of the module does not match the buffer plan"));
+      }
+    }
+    if (!ShapeUtil::Compatible(entry.root_instruction()->shape(), plan.plan->result_shape)) {
+      return absl::InvalidArgumentError("serialized executable: the module's result does not match the buffer plan");
+    }
+    ASSIGN_OR_RETURN(std::string_view object, fields.Get("object"));
+    ASSIGN_OR_RETURN(std::string_view entry_name, fields.Get("entry"));
+    ASSIGN_OR_RETURN(std::unique_ptr<CompiledProgram> program,
+                     CompiledProgram::Load(object, std::string(entry_name)));
+    return std::unique_ptr<backend::Executable>(std::make_unique<CpuExecutable>(
+        std::move(module), std::move(plan.plan), std::move(program), pool_, &device_, std::move(plan.constants)));
   }
 
   absl::StatusOr<std::shared_ptr<Buffer>> TransferToDevice(const Literal& literal, int device_ordinal) override {

@@ -3,8 +3,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/executable_format.h"
 #include "backends/interpreter/device_state.h"
 #include "backends/interpreter/evaluator.h"
+#include "hlo/hlo_proto_convert.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -113,6 +115,36 @@ class InterpreterBackend : public backend::Backend {
     }
     return std::unique_ptr<backend::Executable>(
         std::make_unique<InterpreterExecutable>(std::move(module), &device_));
+  }
+
+  // The interpreter has no object code: its executable is the module (with its config, which
+  // holds the entry layout), and loading one compiles (verifies) it again, which is cheap.
+  absl::StatusOr<std::string> SerializeExecutable(const backend::Executable& executable) override {
+    const auto* own = dynamic_cast<const InterpreterExecutable*>(&executable);
+    if (own == nullptr) return absl::InvalidArgumentError("not an interpreter executable");
+    backend::ExecutableFields fields = backend::NewExecutableFields(platform());
+    std::string module;
+    if (!HloModuleToProtoWithConfig(own->module()).SerializeToString(&module)) {
+      return absl::InternalError("cannot serialize the module");
+    }
+    fields.Set("module", std::move(module));
+    return backend::WriteExecutableContainer(fields);
+  }
+
+  absl::StatusOr<std::unique_ptr<backend::Executable>> DeserializeExecutable(std::string_view bytes,
+                                                                             int device_ordinal) override {
+    RETURN_IF_ERROR(CheckDevice(device_ordinal));
+    ASSIGN_OR_RETURN(backend::ExecutableFields fields, backend::ReadExecutableContainer(bytes));
+    RETURN_IF_ERROR(backend::CheckExecutableOrigin(fields, platform()));
+    ASSIGN_OR_RETURN(std::string_view module_bytes, fields.Get("module"));
+    HloModuleProtoWithConfig proto;
+    if (!proto.ParseFromArray(module_bytes.data(), static_cast<int>(module_bytes.size()))) {
+      return absl::InvalidArgumentError("serialized executable: the module does not parse");
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, HloModuleFromProtoWithConfig(proto));
+    backend::CompileOptions options;
+    options.device_ordinal = device_ordinal;
+    return Compile(std::move(module), options);
   }
 
   absl::StatusOr<std::shared_ptr<Buffer>> TransferToDevice(const Literal& literal,

@@ -8,6 +8,7 @@
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/status_macros.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -15,6 +16,7 @@
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -117,8 +119,9 @@ struct CompiledProgram::Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
 };
 
-CompiledProgram::CompiledProgram(std::unique_ptr<Jit> jit, EntryFunction entry)
-    : jit_(std::move(jit)), entry_(entry) {}
+CompiledProgram::CompiledProgram(std::unique_ptr<Jit> jit, EntryFunction entry, std::string entry_name,
+                                 std::string object_file)
+    : jit_(std::move(jit)), entry_(entry), entry_name_(std::move(entry_name)), object_file_(std::move(object_file)) {}
 CompiledProgram::~CompiledProgram() = default;
 
 std::string HostCpuDescription() {
@@ -172,6 +175,30 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(const 
     if (!ec) llvm_module->print(out, nullptr);
   }
 
+  // To an object file with the target machine the JIT would use (the host's, at O3).
+  llvm::orc::SimpleCompiler compiler(**tm);
+  auto object = compiler(*llvm_module);
+  if (!object) return ToStatus(object.takeError(), "code generation");
+  return Load(std::string_view((*object)->getBufferStart(), (*object)->getBufferSize()), entry_name);
+}
+
+absl::StatusOr<HostTarget> DetectHostTarget() {
+  InitializeLlvm();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return ToStatus(jtmb.takeError(), "host detection");
+  HostTarget target;
+  target.triple = jtmb->getTargetTriple().str();
+  target.cpu = jtmb->getCPU();
+  target.features = jtmb->getFeatures().getString();
+  return target;
+}
+
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Load(std::string_view object_file,
+                                                                       const std::string& entry_name) {
+  InitializeLlvm();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return ToStatus(jtmb.takeError(), "host detection");
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
   auto lljit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
   if (!lljit) return ToStatus(lljit.takeError(), "JIT creation");
   llvm::orc::JITDylib& dylib = (*lljit)->getMainJITDylib();
@@ -186,15 +213,18 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(const 
       (*lljit)->getDataLayout().getGlobalPrefix());
   if (!process) return ToStatus(process.takeError(), "process symbols");
   dylib.addGenerator(std::move(*process));
-  if (auto error = (*lljit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(llvm_module), std::move(context)))) {
-    return ToStatus(std::move(error), "adding the module");
+  std::string object_copy(object_file);
+  if (auto error = (*lljit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(object_copy.data(), object_copy.size()), "xla_cpu_object"))) {
+    return ToStatus(std::move(error), "adding the object file");
   }
   auto address = (*lljit)->lookup(entry_name);
   if (!address) return ToStatus(address.takeError(), "symbol lookup");
   auto jit = std::make_unique<Jit>();
   jit->lljit = std::move(*lljit);
   auto entry = address->toPtr<EntryFunction>();
-  return std::unique_ptr<CompiledProgram>(new CompiledProgram(std::move(jit), entry));
+  return std::unique_ptr<CompiledProgram>(
+      new CompiledProgram(std::move(jit), entry, entry_name, std::move(object_copy)));
 }
 
 }  // namespace cpu
