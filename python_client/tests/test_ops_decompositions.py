@@ -379,6 +379,36 @@ def test_lu_singular_and_needing_pivots(client):
     np.testing.assert_allclose(lu[index], ref_lu, atol=1e-12)
 
 
+# --- extreme magnitudes ---------------------------------------------------------------
+
+@pytest.mark.parametrize("magnitude", [1e25, 1e-25, 1e-40])
+def test_extreme_magnitudes_f32(client, magnitude):
+  """Sums of squares of such f32 entries overflow (underflow); the results must not."""
+  base = RNG.uniform(-2, 2, (2, 4, 3))
+  a = (base * magnitude).astype(np.float32)
+  sym = ((base[:, :3, :] + mT(base[:, :3, :])) * magnitude).astype(np.float32)
+  assert np.all(np.isfinite(a)) and np.all(a != 0)
+
+  def fn(x, y):
+    return ops.QR(x, False) + ops.SVD(x) + ops.Eigh(y) + ops.QrDecomposition(x)
+
+  for q, r, u, d, v, ev, w, q_and_r, taus in run(client, fn, [a, sym]):
+    big = float(np.abs(a).max())
+    # 1e-40 is subnormal in f32: only a few significant bits, so a loose tolerance.
+    tol = 1e-4 if magnitude > 1e-38 else 0.05
+    np.testing.assert_allclose(q @ r, a, rtol=0, atol=tol * big)
+    np.testing.assert_allclose(mT(q) @ q, eye_like(q, 3), atol=tol)
+    np.testing.assert_allclose(d, np.linalg.svd(a.astype(np.float64), compute_uv=False),
+                               rtol=0, atol=tol * big)
+    np.testing.assert_allclose((u[..., :3] * d[..., None, :]) @ mT(v), a, rtol=0, atol=tol * big)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(sym.astype(np.float64)), rtol=0,
+                               atol=tol * float(np.abs(sym).max()))
+    np.testing.assert_allclose((ev * w[..., None, :]) @ mT(ev), sym, rtol=0,
+                               atol=tol * float(np.abs(sym).max()))
+    np.testing.assert_allclose(np.triu(q_and_r)[..., :3, :], r, rtol=0, atol=tol * big)
+    assert np.all(np.isfinite(taus))
+
+
 # --- builder errors -------------------------------------------------------------------
 
 def build_error(fn, shape, dtype):

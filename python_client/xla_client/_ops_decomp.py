@@ -39,6 +39,7 @@ from ._ops_elementwise import Abs
 from ._ops_elementwise import Add
 from ._ops_elementwise import Conj
 from ._ops_elementwise import And
+from ._ops_elementwise import BitcastConvertType
 from ._ops_elementwise import ConvertElementType
 from ._ops_elementwise import Div
 from ._ops_elementwise import Eq
@@ -409,6 +410,31 @@ def _diagonal(ctx, b, x, n, real=False):
   return ctx.sum(b, Select(eye, x, zeros), (1,), real=real)
 
 
+def _power_of_two_scale(ctx, b, a, m, n):
+  """(a / scale, scale): scale [...] (rt) the power of two of each matrix's largest |entry|.
+
+  Norms are sums of squares, which overflow (or underflow to 0) long before the entries
+  do: f32 entries of 1e20 (or 1e-25) would give inf (or zero) norms. Dividing by a power of
+  two is exact. A subnormal maximum is first multiplied by 2^p (p: the mantissa bits) to
+  read its exponent; zero and non-finite maxima keep scale 1.
+  """
+  biggest = Reduce(b, [Abs(a)], [ctx.rconst(b, 0)], _reducer("max", ctx.rt),
+                   [ctx.nb, ctx.nb + 1])
+  if ctx.rt == _P.F32:
+    bits_type, exponent_mask, boost, tiny = _P.U32, 0x7F800000, 2.0 ** 24, 2.0 ** -126
+  else:
+    bits_type, exponent_mask, boost, tiny = _P.U64, 0x7FF0000000000000, 2.0 ** 53, 2.0 ** -1022
+  subnormal = And(Lt(biggest, ctx.rconst(b, tiny)), Gt(biggest, ctx.rconst(b, 0)))
+  biggest = Select(subnormal, Mul(biggest, ctx.rconst(b, boost)), biggest)
+  exponent = And(BitcastConvertType(biggest, bits_type),
+                 ScalarConstant(b, exponent_mask, bits_type))
+  usable = And(Ne(exponent, ScalarConstant(b, 0, bits_type)),
+               Ne(exponent, ScalarConstant(b, exponent_mask, bits_type)))
+  scale = Select(usable, BitcastConvertType(exponent, ctx.rt), ctx.rconst(b, 1))
+  scale = Select(subnormal, Div(scale, ctx.rconst(b, boost)), scale)
+  return Div(a, ctx.to_et(ctx.expand(scale, (m, n), ()))), scale
+
+
 # --- QR -------------------------------------------------------------------------------
 
 def _reflector(ctx, b, x, k, m):
@@ -502,7 +528,9 @@ def QR(operand, full_matrices):
   dims = list(s.dimensions())
   m, n = dims[-2:]
   ctx = _Ctx(s.element_type(), dims[:-2])
-  q, r = _householder_qr(ctx, b, operand, m, n)
+  scaled, scale = _power_of_two_scale(ctx, b, operand, m, n)
+  q, r = _householder_qr(ctx, b, scaled, m, n)
+  r = Mul(r, ctx.to_et(ctx.expand(scale, (m, n), ())))
   if not full_matrices and m != n:
     k = min(m, n)
     nb = ctx.nb
@@ -521,8 +549,11 @@ def QrDecomposition(operand):
   dims = list(s.dimensions())
   m, n = dims[-2:]
   ctx = _Ctx(s.element_type(), dims[:-2])
-  x, taus, _ = _householder(ctx, b, operand, m, n, with_q=False)
-  return x, taus
+  scaled, scale = _power_of_two_scale(ctx, b, operand, m, n)
+  x, taus, _ = _householder(ctx, b, scaled, m, n, with_q=False)
+  # R scales with the operand; the reflectors below it do not.
+  upper = Le(ctx.iota(b, (m, n), 0), ctx.iota(b, (m, n), 1))
+  return Select(upper, Mul(x, ctx.to_et(ctx.expand(scale, (m, n), ()))), x), taus
 
 
 @_op
@@ -613,8 +644,9 @@ def Eigh(a, lower=True, max_iter=15, epsilon=1e-5, sort_eigenvalues=True):
     x = Select(pair.off_diagonal_mask(), ctx.full(ib, 0, (n, n)), x)
     return [x, ctx.matmul(vecs, j)]
 
+  sym, scale = _power_of_two_scale(ctx, b, sym, n, n)
   x, v = _sweeps(ctx, b, "eigh", [sym, v], int(max_iter), converged, n, rotate)
-  w = _diagonal(ctx, b, ctx.real(x), n, real=True)
+  w = Mul(_diagonal(ctx, b, ctx.real(x), n, real=True), ctx.expand(scale, (n,), ()))
   if sort_eigenvalues and n > 1:
     w, perm = _sort_permutation(ctx, b, w, n, descending=False)
     v = ctx.matmul(v, perm)
@@ -689,11 +721,14 @@ def SVD(a, max_iter=100, epsilon=1e-6):
   ctx = _Ctx(s.element_type(), dims[:-2])
   if min(m, n) == 0:
     return ctx.eye(b, m), ctx.full(b, 0, (0,), ctx.rt), ctx.eye(b, n)
+  scaled, scale = _power_of_two_scale(ctx, b, a, m, n)
+  k = min(m, n)
   if m >= n:
-    return _svd_tall(ctx, b, a, m, n, int(max_iter), epsilon)
-  # a^H = u' d v'^H, so a = v' d u'^H.
-  u, d, v = _svd_tall(ctx, b, ctx.transpose(a, conj=True), n, m, int(max_iter), epsilon)
-  return v, d, u
+    u, d, v = _svd_tall(ctx, b, scaled, m, n, int(max_iter), epsilon)
+  else:
+    # a^H = u' d v'^H, so a = v' d u'^H.
+    v, d, u = _svd_tall(ctx, b, ctx.transpose(scaled, conj=True), n, m, int(max_iter), epsilon)
+  return u, Mul(d, ctx.expand(scale, (k,), ())), v
 
 
 # --- LU -------------------------------------------------------------------------------
