@@ -1,0 +1,53 @@
+#ifndef XLA_BACKENDS_GPU_PTX_EMITTER_H_
+#define XLA_BACKENDS_GPU_PTX_EMITTER_H_
+
+// PTX kernels from HLO (issue 7): the cpu backend's pass pipeline and elemental emitter
+// (backends/cpu/codegen) build each value's generator; this file wraps generators in NVPTX
+// kernels and runs LLVM's NVPTX code generator. Only the emission differs from the cpu
+// backend: the same HLO, the same per-element IR.
+//
+// Kernel ABI: `void <name>(ptr out, ptr operand0, ..., ptr operandN-1)`, arrays in their
+// shapes' layouts; a grid-stride loop over the output's elements, one per thread at a time,
+// so any launch shape covers the output.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "hlo/hlo_instruction.h"
+
+namespace xla {
+namespace gpu {
+
+struct GpuTarget {
+  int sm = 90;   // compute capability (sm_90: H100/H200)
+  int ptx = 78;  // PTX ISA version (7.8: the newest LLVM 16 writes)
+};
+
+struct PtxKernel {
+  std::string name;
+  const HloInstruction* hlo = nullptr;
+  int64_t elements = 0;  // of the output: the launch covers this many
+};
+
+struct PtxModule {
+  std::string ptx;
+  std::vector<PtxKernel> kernels;
+};
+
+// True when `hlo` becomes one kernel here: a loop or input fusion, or a single elementwise or
+// data-movement op, with array operands and an array result of supported element types.
+bool IsKernelCandidate(const HloInstruction& hlo);
+
+// One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.
+// UNIMPLEMENTED names the instruction when its code would need a host routine (the cpu
+// backend's runtime calls: complex math, ...), which a GPU kernel cannot call.
+absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernels, const std::string& module_name,
+                                  const GpuTarget& target = {});
+
+}  // namespace gpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_GPU_PTX_EMITTER_H_
