@@ -83,6 +83,16 @@ def literal_text(lit):
   return _nested_text(texts)
 
 
+def _custom_call_literal_text(proto):
+  """A custom call's literal: "f32[2]{0} {1, 2}", tuples "( a, b )"."""
+  from ._literal import Literal  # pylint: disable=g-import-not-at-top
+  lit = Literal.from_proto(proto)
+  if lit.shape().is_tuple():
+    return "( " + ", ".join(_custom_call_literal_text(e.to_proto())
+                            for e in lit.decompose_tuple()) + " )"
+  return _shape_text(proto.shape) + " " + literal_text(lit)
+
+
 def _nested_text(a):
   """{...} nesting of element texts (not a closure: one that calls itself is a ref cycle)."""
   if a.ndim == 1:
@@ -294,6 +304,13 @@ def _attributes(instr, names, pred_selectors=frozenset()):
     a.append("custom_call_target=" + _quote(instr.custom_call_target))
     if instr.custom_call_has_side_effect:
       a.append("custom_call_has_side_effect=true")
+    if instr.HasField("literal"):
+      a.append("literal=" + _custom_call_literal_text(instr.literal))
+    if instr.output_operand_aliasing:
+      a.append("output_to_operand_aliasing={" + ", ".join(
+          "%s: (%d, %s)" % (_braced(x.output_shape_index), x.operand_index,
+                            _braced(x.operand_shape_index))
+          for x in instr.output_operand_aliasing) + "}")
     if instr.constrain_layout:
       a.append("operand_layout_constraints={" + ", ".join(
           _shape_text(s) for s in instr.operand_shapes_with_layout) + "}")

@@ -24,7 +24,8 @@ _P = PrimitiveType
 
 __all__ = ["AfterAll", "AllGather", "AllReduce", "AllToAll", "BatchNormGrad", "BatchNormInference",
            "BatchNormTraining", "CollectiveBroadcast", "CollectivePermute", "CreateToken",
-           "CustomCall", "CustomCallWithLayout", "DynamicReshape", "GetDimensionSize", "Infeed",
+           "CustomCall", "CustomCallWithAliasing", "CustomCallWithComputation",
+           "CustomCallWithLayout", "DynamicReshape", "GetDimensionSize", "Infeed",
            "InfeedWithToken", "OptimizationBarrier", "Outfeed", "OutfeedWithToken", "PartitionId",
            "Recv", "RecvFromHost", "RecvWithToken", "ReduceScatter", "RemoveDynamicDimension",
            "ReplicaId", "RngBitGenerator", "RngNormal", "RngUniform", "Send", "SendToHost",
@@ -146,6 +147,65 @@ def CustomCallWithLayout(builder, call_target_name, operands, shape_with_layout,
     for s in operand_shapes_with_layout:
       instr.operand_shapes_with_layout.add().CopyFrom(
           s.with_major_to_minor_layout_if_absent().to_proto())
+  return op
+
+
+def _subshape(shape, index, what):
+  for i in index:
+    if not shape.is_tuple() or not 0 <= i < len(shape.tuple_shapes()):
+      raise BuilderError("%s index %s is not in %s" % (what, list(index), shape))
+    shape = shape.tuple_shapes()[i]
+  return shape
+
+
+def _set_custom_call_extras(builder, op, operands, output_operand_aliasing, literal):
+  """output_operand_aliasing: [(output_shape_index, (operand_index, operand_shape_index))]."""
+  from ._literal import to_literal  # pylint: disable=g-import-not-at-top
+  instr = builder.get_op_proto(op)
+  out_shape = _shape(op)
+  for out_index, (operand, in_index) in output_operand_aliasing:
+    out_index, in_index = tuple(_dims(out_index)), tuple(_dims(in_index))
+    if not 0 <= int(operand) < len(operands):
+      raise BuilderError("aliased operand %d out of range (%d operands)" % (operand,
+                                                                           len(operands)))
+    out_sub = _subshape(out_shape, out_index, "output")
+    in_sub = _subshape(_shape(operands[int(operand)]), in_index, "operand %d" % operand)
+    if not out_sub.compatible(in_sub):
+      raise BuilderError("output %s %s cannot alias operand %d %s %s" % (
+          list(out_index), out_sub, operand, list(in_index), in_sub))
+    instr.output_operand_aliasing.append(xla_data_pb2.OutputOperandAliasing(
+        output_shape_index=out_index, operand_index=int(operand), operand_shape_index=in_index))
+  if literal is not None:
+    instr.literal.CopyFrom(to_literal(literal).to_proto())
+
+
+@_op
+def CustomCallWithAliasing(builder, call_target_name, operands, shape_with_layout,
+                           operand_shapes_with_layout, opaque=b"", has_side_effect=False,
+                           output_operand_aliasing=(), literal=None, schedule=None,
+                           api_version=None):
+  """CustomCallWithLayout whose outputs may alias (reuse) operand buffers, with a literal."""
+  operands = list(operands)
+  op = CustomCallWithLayout(builder, call_target_name, operands, shape_with_layout,
+                            operand_shapes_with_layout, opaque, has_side_effect, schedule,
+                            api_version)
+  if op.valid():
+    _set_custom_call_extras(builder, op, operands, output_operand_aliasing, literal)
+  return op
+
+
+@_op
+def CustomCallWithComputation(builder, call_target_name, operands, computation, shape,
+                              opaque=b"", has_side_effect=False, output_operand_aliasing=(),
+                              literal=None, schedule=None, api_version=None):
+  """A custom call that carries a computation (its to_apply) for the target to use."""
+  operands = list(operands)
+  _program_shape(computation, "computation")
+  op = CustomCall(builder, call_target_name, operands, shape, opaque, has_side_effect,
+                  schedule, api_version)
+  if op.valid():
+    _set_custom_call_extras(builder, op, operands, output_operand_aliasing, literal)
+    builder.get_op_proto(op).called_computation_ids.append(builder._add_computation(computation))
   return op
 
 
