@@ -68,10 +68,12 @@ from ._ops_elementwise import _complex_component
 from ._ops_linalg import DotGeneral
 from ._ops_reduce import Reduce
 from ._ops_reduce import Sort
+from ._pb import xla_data_pb2
 from ._shape import Shape
 from ._types import PrimitiveType
 
 _P = PrimitiveType
+_HIGHEST = [xla_data_pb2.PrecisionConfig.HIGHEST] * 2
 
 __all__ = ["Eigh", "LU", "ProductOfElementaryHouseholderReflectors", "QR", "QrDecomposition",
            "SVD"]
@@ -177,7 +179,8 @@ class _Ctx:
     lc = nb if hx else nb + 1
     rc = nb + 1 if hy else nb
     batch = list(range(nb))
-    return DotGeneral(x, y, (([lc], [rc]), (batch, batch)))
+    # Full precision: a backend's default may round the operands (TF32, bf16 passes).
+    return DotGeneral(x, y, (([lc], [rc]), (batch, batch)), precision_config=_HIGHEST)
 
   def sum(self, b, x, dims, real=False):
     """Sum over the given matrix dimensions (0, 1: the last two); real: x is rt."""
