@@ -1,11 +1,18 @@
-// A stand-in for libcuda.so.1 in tests of the driver loader's failure paths (no GPU needed).
-// It exports cuGetProcAddress_v2 only, as the real driver's loader entry; $XLA_FAKE_CUDA_MODE
-// picks the behaviour: "ok" (two devices), "no_device" (cuInit fails as on a machine without
-// GPUs), "missing_entry" (cuLaunchKernel cannot be resolved).
+// A stand-in for libcuda.so.1 in tests of the driver loader and the gpu backend (no GPU
+// needed). It exports cuGetProcAddress_v2, as the real driver's loader entry, plus test hooks
+// (xla_fake_cuda_*). $XLA_FAKE_CUDA_MODE picks the behaviour: "ok" (two sm_90 devices of
+// 1 GiB whose memory is host memory; modules load, kernels never run), "zero_devices",
+// "no_device" (cuInit fails as on a machine without GPUs), "missing_entry" (cuLaunchKernel
+// cannot be resolved).
 #include <cuda.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
 
 namespace {
 
@@ -21,14 +28,108 @@ CUresult FakeDriverGetVersion(int* v) {
   *v = 12080;
   return CUDA_SUCCESS;
 }
+constexpr size_t kDeviceBytes = size_t{1} << 30;
+std::mutex mu;
+std::map<CUdeviceptr, size_t> allocations;  // all devices together
+std::string last_image;
+std::atomic<int> launches{0};
+
 CUresult FakeDeviceGetCount(int* n) {
-  *n = 2;
+  *n = std::strcmp(Mode(), "zero_devices") == 0 ? 0 : 2;
   return CUDA_SUCCESS;
+}
+CUresult FakeDeviceGet(CUdevice* d, int ordinal) {
+  if (ordinal < 0 || ordinal > 1) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
+  return CUDA_SUCCESS;
+}
+CUresult FakeDeviceGetName(char* name, int len, CUdevice d) {
+  std::snprintf(name, static_cast<size_t>(len), "Fake GPU %d", d);
+  return CUDA_SUCCESS;
+}
+CUresult FakeDeviceTotalMem(size_t* bytes, CUdevice) {
+  *bytes = kDeviceBytes;
+  return CUDA_SUCCESS;
+}
+CUresult FakeDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+  switch (a) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; return CUDA_SUCCESS;
+    default: return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+CUresult FakePrimaryCtxRetain(CUcontext* c, CUdevice d) {
+  *c = reinterpret_cast<CUcontext>(static_cast<uintptr_t>(0x1000 + d));
+  return CUDA_SUCCESS;
+}
+CUresult FakePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
+CUresult FakeCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+// Device memory is host memory here, so transfers are memcpy and tests can check contents.
+CUresult FakeMemAlloc(CUdeviceptr* p, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  size_t used = 0;
+  for (const auto& [base, size] : allocations) used += size;
+  if (used + bytes > kDeviceBytes) return CUDA_ERROR_OUT_OF_MEMORY;
+  void* memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = reinterpret_cast<CUdeviceptr>(memory);
+  allocations[*p] = bytes;
+  return CUDA_SUCCESS;
+}
+CUresult FakeMemFree(CUdeviceptr p) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (allocations.erase(p) == 0) return CUDA_ERROR_INVALID_VALUE;
+  std::free(reinterpret_cast<void*>(p));
+  return CUDA_SUCCESS;
+}
+CUresult FakeMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream) {
+  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+  return CUDA_SUCCESS;
+}
+CUresult FakeMemcpyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream) {
+  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+  return CUDA_SUCCESS;
+}
+CUresult FakeMemsetD8(CUdeviceptr dst, unsigned char v, size_t n, CUstream) {
+  std::memset(reinterpret_cast<void*>(dst), v, n);
+  return CUDA_SUCCESS;
+}
+CUresult FakeStreamCreate(CUstream* s, unsigned int) {
+  *s = reinterpret_cast<CUstream>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult FakeStreamDestroy(CUstream s) {
+  delete reinterpret_cast<int*>(s);
+  return CUDA_SUCCESS;
+}
+CUresult FakeStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult FakeModuleLoadDataEx(CUmodule* m, const void* image, unsigned int, CUjit_option*, void**) {
+  std::lock_guard<std::mutex> lock(mu);
+  last_image = static_cast<const char*>(image);
+  *m = reinterpret_cast<CUmodule>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult FakeModuleUnload(CUmodule m) {
+  delete reinterpret_cast<int*>(m);
+  return CUDA_SUCCESS;
+}
+CUresult FakeModuleGetFunction(CUfunction* f, CUmodule, const char* name) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (last_image.find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
+  *f = reinterpret_cast<CUfunction>(static_cast<uintptr_t>(0x2000));
+  return CUDA_SUCCESS;
+}
+CUresult FakeLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                          void**, void**) {
+  ++launches;
+  return CUDA_ERROR_NOT_SUPPORTED;  // the fake runs no device code
 }
 CUresult FakeGetErrorName(CUresult r, const char** s) {
   switch (r) {
     case CUDA_ERROR_NO_DEVICE: *s = "CUDA_ERROR_NO_DEVICE"; return CUDA_SUCCESS;
     case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
@@ -56,6 +157,25 @@ extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
       {"cuDeviceGetCount", reinterpret_cast<void*>(&FakeDeviceGetCount)},
       {"cuGetErrorName", reinterpret_cast<void*>(&FakeGetErrorName)},
       {"cuGetErrorString", reinterpret_cast<void*>(&FakeGetErrorString)},
+      {"cuDeviceGet", reinterpret_cast<void*>(&FakeDeviceGet)},
+      {"cuDeviceGetName", reinterpret_cast<void*>(&FakeDeviceGetName)},
+      {"cuDeviceTotalMem", reinterpret_cast<void*>(&FakeDeviceTotalMem)},
+      {"cuDeviceGetAttribute", reinterpret_cast<void*>(&FakeDeviceGetAttribute)},
+      {"cuDevicePrimaryCtxRetain", reinterpret_cast<void*>(&FakePrimaryCtxRetain)},
+      {"cuDevicePrimaryCtxRelease", reinterpret_cast<void*>(&FakePrimaryCtxRelease)},
+      {"cuCtxSetCurrent", reinterpret_cast<void*>(&FakeCtxSetCurrent)},
+      {"cuMemAlloc", reinterpret_cast<void*>(&FakeMemAlloc)},
+      {"cuMemFree", reinterpret_cast<void*>(&FakeMemFree)},
+      {"cuMemcpyHtoDAsync", reinterpret_cast<void*>(&FakeMemcpyHtoD)},
+      {"cuMemcpyDtoHAsync", reinterpret_cast<void*>(&FakeMemcpyDtoH)},
+      {"cuMemsetD8Async", reinterpret_cast<void*>(&FakeMemsetD8)},
+      {"cuStreamCreate", reinterpret_cast<void*>(&FakeStreamCreate)},
+      {"cuStreamDestroy", reinterpret_cast<void*>(&FakeStreamDestroy)},
+      {"cuStreamSynchronize", reinterpret_cast<void*>(&FakeStreamSynchronize)},
+      {"cuModuleLoadDataEx", reinterpret_cast<void*>(&FakeModuleLoadDataEx)},
+      {"cuModuleUnload", reinterpret_cast<void*>(&FakeModuleUnload)},
+      {"cuModuleGetFunction", reinterpret_cast<void*>(&FakeModuleGetFunction)},
+      {"cuLaunchKernel", reinterpret_cast<void*>(&FakeLaunchKernel)},
   };
   *pfn = nullptr;
   if (std::strcmp(Mode(), "missing_entry") == 0 && std::strcmp(symbol, "cuLaunchKernel") == 0) {
@@ -71,4 +191,15 @@ extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
   }
   *pfn = reinterpret_cast<void*>(&FakeNotSupported);
   return CUDA_SUCCESS;
+}
+
+// Test hooks (looked up with dlsym by gpu_backend_test).
+extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_live_allocations() {
+  std::lock_guard<std::mutex> lock(mu);
+  return static_cast<int>(allocations.size());
+}
+extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_launches() { return launches.load(); }
+extern "C" __attribute__((visibility("default"))) const char* xla_fake_cuda_last_image() {
+  std::lock_guard<std::mutex> lock(mu);
+  return last_image.c_str();
 }

@@ -1,0 +1,481 @@
+#include "backends/gpu/gpu_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "backends/cpu/passes/pipeline.h"
+#include "backends/gpu/device_memory_pool.h"
+#include "backends/gpu/ptx_emitter.h"
+#include "hlo/hlo_verifier.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+constexpr uint64_t kRegionBytes = uint64_t{256} << 20;
+constexpr int kThreadsPerBlock = 256;
+constexpr int kNewestSmEmitted = 90;  // LLVM 16's NVPTX; newer GPUs JIT sm_90 PTX forward
+
+struct Device {
+  const CudaDriver* driver = nullptr;
+  int ordinal = 0;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  std::string name;
+  int64_t memory_bytes = 0;
+  int sm = 0;  // compute capability major * 10 + minor
+  int multiprocessors = 1;
+  std::unique_ptr<DeviceMemoryPool> pool;
+  // Serializes the stream: one execution or transfer at a time per device, in order.
+  absl::Mutex mu;
+};
+
+// Makes `device`'s context current on this thread (driver calls act on the current one).
+absl::Status UseContext(const Device& device) {
+  CUDA_RETURN_IF_ERROR(device.driver, cuCtxSetCurrent(device.context));
+  return absl::OkStatus();
+}
+
+class GpuBuffer : public backend::Buffer {
+ public:
+  // An array (or token) in `address` (0 for zero bytes with no allocation).
+  GpuBuffer(Device* device, Shape shape, CUdeviceptr address, int64_t bytes)
+      : device_(device), shape_(std::move(shape)), address_(address), bytes_(bytes) {}
+  GpuBuffer(Device* device, Shape shape, std::vector<std::shared_ptr<backend::Buffer>> elements)
+      : device_(device), shape_(std::move(shape)), elements_(std::move(elements)) {}
+  ~GpuBuffer() override {
+    if (address_ != 0) device_->pool->Free(address_).IgnoreError();  // ours: cannot be stray
+  }
+
+  const Shape& shape() const override { return shape_; }
+  int device_ordinal() const override { return device_->ordinal; }
+  int64_t size_bytes() const override { return bytes_; }
+  std::vector<std::shared_ptr<backend::Buffer>> tuple_elements() const override { return elements_; }
+  CUdeviceptr address() const { return address_; }
+
+ private:
+  Device* const device_;
+  const Shape shape_;
+  const CUdeviceptr address_ = 0;
+  const int64_t bytes_ = 0;
+  const std::vector<std::shared_ptr<backend::Buffer>> elements_;
+};
+
+absl::StatusOr<std::shared_ptr<GpuBuffer>> AllocateArray(Device* device, const Shape& shape) {
+  const int64_t bytes = shape.IsArray() ? ShapeUtil::ByteSizeOf(shape) : 0;
+  if (bytes == 0) return std::make_shared<GpuBuffer>(device, shape, 0, 0);
+  RETURN_IF_ERROR(UseContext(*device));
+  ASSIGN_OR_RETURN(uint64_t address, device->pool->Allocate(static_cast<uint64_t>(bytes)));
+  return std::make_shared<GpuBuffer>(device, shape, static_cast<CUdeviceptr>(address), bytes);
+}
+
+// Copies `literal` to new buffers of `device` (the caller holds device->mu).
+absl::StatusOr<std::shared_ptr<backend::Buffer>> Upload(Device* device, const Literal& literal)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->mu) {
+  const Shape& shape = literal.shape();
+  if (shape.IsTuple()) {
+    std::vector<std::shared_ptr<backend::Buffer>> elements;
+    for (int64_t i = 0; i < ShapeUtil::TupleElementCount(shape); ++i) {
+      ASSIGN_OR_RETURN(elements.emplace_back(), Upload(device, literal.tuple_element(i)));
+    }
+    return std::make_shared<GpuBuffer>(device, shape, std::move(elements));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> buffer, AllocateArray(device, shape));
+  if (buffer->size_bytes() != 0) {
+    if (literal.size_bytes() != buffer->size_bytes()) {
+      return absl::InternalError(absl::StrCat("gpu: literal of ", shape.ToString(true), " holds ", literal.size_bytes(),
+                                              " bytes, the device buffer ", buffer->size_bytes()));
+    }
+    const CudaDriver* d = device->driver;
+    CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(buffer->address(), literal.untyped_data(),
+                                              static_cast<size_t>(buffer->size_bytes()), device->stream));
+    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device->stream));
+  }
+  return std::shared_ptr<backend::Buffer>(std::move(buffer));
+}
+
+absl::StatusOr<Literal> Download(Device* device, const backend::Buffer& buffer)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->mu) {
+  if (buffer.shape().IsTuple()) {
+    std::vector<Literal> elements;
+    for (const auto& element : buffer.tuple_elements()) {
+      ASSIGN_OR_RETURN(Literal l, Download(device, *element));
+      elements.push_back(std::move(l));
+    }
+    return Literal::MakeTuple(std::move(elements));
+  }
+  const auto* gpu = dynamic_cast<const GpuBuffer*>(&buffer);
+  if (gpu == nullptr) return absl::InvalidArgumentError("not a gpu buffer");
+  ASSIGN_OR_RETURN(Literal literal, Literal::Create(buffer.shape()));
+  if (gpu->size_bytes() != 0) {
+    if (literal.size_bytes() != gpu->size_bytes()) {
+      return absl::InternalError(absl::StrCat("gpu: buffer of ", buffer.shape().ToString(true), " holds ",
+                                              gpu->size_bytes(), " bytes, its literal ", literal.size_bytes()));
+    }
+    RETURN_IF_ERROR(UseContext(*device));
+    const CudaDriver* d = device->driver;
+    CUDA_RETURN_IF_ERROR(d, cuMemcpyDtoHAsync(literal.untyped_data(), gpu->address(),
+                                              static_cast<size_t>(gpu->size_bytes()), device->stream));
+    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device->stream));
+  }
+  return literal;
+}
+
+// What one entry instruction does at run time.
+struct Step {
+  enum class Kind { kParameter, kConstant, kTuple, kGetTupleElement, kKernel };
+  Kind kind = Kind::kKernel;
+  const HloInstruction* hlo = nullptr;
+  std::vector<int> operands;  // positions in the step list
+  int64_t index = 0;          // parameter number or tuple index
+  CUfunction function = nullptr;
+  int64_t elements = 0;
+  std::shared_ptr<backend::Buffer> constant;
+};
+
+class GpuExecutable : public backend::Executable {
+ public:
+  GpuExecutable(Device* device, std::unique_ptr<HloModule> module, CUmodule cu_module, std::vector<Step> steps,
+                int root)
+      : device_(device), module_(std::move(module)), cu_module_(cu_module), steps_(std::move(steps)), root_(root) {}
+  ~GpuExecutable() override {
+    if (cu_module_ != nullptr && UseContext(*device_).ok()) device_->driver->cuModuleUnload(cu_module_);
+  }
+
+  const HloModule& module() const override { return *module_; }
+
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> Execute(absl::Span<const std::shared_ptr<backend::Buffer>> arguments,
+                                                           const backend::ExecuteOptions& options) override {
+    const HloComputation& entry = *module_->entry_computation();
+    if (static_cast<int64_t>(arguments.size()) != entry.num_parameters()) {
+      return absl::InvalidArgumentError(absl::StrCat("gpu: ", module_->name(), " takes ", entry.num_parameters(),
+                                                     " arguments, got ", arguments.size()));
+    }
+    absl::MutexLock lock(&device_->mu);
+    std::vector<std::shared_ptr<backend::Buffer>> args;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      ASSIGN_OR_RETURN(args.emplace_back(), PrepareArgument(arguments[i], entry.parameter_instruction(i)->shape(), i));
+    }
+    RETURN_IF_ERROR(UseContext(*device_));
+    const CudaDriver* d = device_->driver;
+    // Every value lives until the stream is done with it: freed blocks may be reused by
+    // later kernels of this stream only, which run after the readers.
+    std::vector<std::shared_ptr<backend::Buffer>> values(steps_.size());
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      const Step& step = steps_[s];
+      switch (step.kind) {
+        case Step::Kind::kParameter:
+          values[s] = args[step.index];
+          break;
+        case Step::Kind::kConstant:
+          values[s] = step.constant;
+          break;
+        case Step::Kind::kTuple: {
+          std::vector<std::shared_ptr<backend::Buffer>> elements;
+          for (int o : step.operands) elements.push_back(values[o]);
+          values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
+          break;
+        }
+        case Step::Kind::kGetTupleElement:
+          values[s] = values[step.operands[0]]->tuple_elements().at(step.index);
+          break;
+        case Step::Kind::kKernel: {
+          if (options.should_cancel && options.should_cancel()) {
+            d->cuStreamSynchronize(device_->stream);
+            return absl::CancelledError(absl::StrCat("execution of ", module_->name(), " cancelled"));
+          }
+          ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
+          values[s] = out;
+          if (step.elements == 0) break;
+          std::vector<CUdeviceptr> pointers = {out->address()};
+          for (int o : step.operands) {
+            const auto* in = dynamic_cast<const GpuBuffer*>(values[o].get());
+            if (in == nullptr) return absl::InternalError("gpu: kernel operand is not a gpu array");
+            pointers.push_back(in->address());
+          }
+          std::vector<void*> params;
+          for (CUdeviceptr& p : pointers) params.push_back(&p);
+          const int64_t wanted = (step.elements + kThreadsPerBlock - 1) / kThreadsPerBlock;
+          // Grid-stride kernels: enough blocks to fill the device several times over.
+          const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, device_->multiprocessors * 32));
+          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(step.function, blocks, 1, 1, kThreadsPerBlock, 1, 1, 0,
+                                                 device_->stream, params.data(), nullptr));
+          break;
+        }
+      }
+    }
+    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device_->stream));
+    return values[root_];
+  }
+
+ private:
+  // The argument as the parameter wants it: on this device, with the parameter's layout
+  // (a differently laid out array is relaid out through the host: a known slow path).
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> PrepareArgument(const std::shared_ptr<backend::Buffer>& arg,
+                                                                   const Shape& want, size_t i)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    if (arg == nullptr || arg->device_ordinal() != device_->ordinal) {
+      return absl::InvalidArgumentError(absl::StrCat("gpu: argument ", i, " is not on device ", device_->ordinal));
+    }
+    if (!ShapeUtil::Compatible(arg->shape(), want)) {
+      return absl::InvalidArgumentError(absl::StrCat("gpu: argument ", i, " of ", module_->name(), " is ",
+                                                     arg->shape().ToString(true), ", the parameter wants ",
+                                                     want.ToString(true)));
+    }
+    if (!want.IsArray() || !arg->shape().has_layout() || !want.has_layout() ||
+        arg->shape().layout().minor_to_major() == want.layout().minor_to_major()) {
+      return arg;
+    }
+    ASSIGN_OR_RETURN(Literal host, Download(device_, *arg));
+    ASSIGN_OR_RETURN(Literal relaid, host.Relayout(want.layout()));
+    return Upload(device_, relaid);
+  }
+
+  Device* const device_;
+  const std::unique_ptr<HloModule> module_;
+  const CUmodule cu_module_;
+  const std::vector<Step> steps_;
+  const int root_;  // the step of the entry's root
+};
+
+class GpuBackend : public backend::Backend {
+ public:
+  explicit GpuBackend(std::vector<std::unique_ptr<Device>> devices) : devices_(std::move(devices)) {}
+  ~GpuBackend() override {
+    for (auto& device : devices_) {
+      if (!UseContext(*device).ok()) continue;
+      device->pool.reset();  // every buffer must be gone: executables and buffers hold the backend's devices
+      if (device->stream != nullptr) device->driver->cuStreamDestroy(device->stream);
+      device->driver->cuDevicePrimaryCtxRelease(device->device);
+    }
+  }
+
+  std::string platform() const override { return "gpu"; }
+  int device_count() const override { return static_cast<int>(devices_.size()); }
+
+  absl::StatusOr<backend::DeviceDescription> Describe(int ordinal) const override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(ordinal));
+    backend::DeviceDescription description;
+    description.platform = "gpu";
+    description.name = absl::StrCat(device->name, " (sm_", device->sm, ")");
+    description.ordinal = ordinal;
+    description.memory_bytes = device->memory_bytes;
+    return description;
+  }
+
+  absl::StatusOr<std::unique_ptr<backend::Executable>> Compile(std::unique_ptr<HloModule> module,
+                                                               const backend::CompileOptions& options) override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(options.device_ordinal));
+    if (module == nullptr) return absl::InvalidArgumentError("gpu: no module");
+    RETURN_IF_ERROR(VerifyHloModule(*module));
+    RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
+    const HloComputation& entry = *module->entry_computation();
+    const std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
+    absl::flat_hash_map<const HloInstruction*, int> position;
+    std::vector<Step> steps;
+    std::vector<const HloInstruction*> kernels;
+    std::vector<std::string> unsupported;
+    for (const HloInstruction* hlo : order) {
+      Step step;
+      step.hlo = hlo;
+      for (const HloInstruction* operand : hlo->operands()) step.operands.push_back(position.at(operand));
+      switch (hlo->opcode()) {
+        case HloOpcode::kParameter:
+          step.kind = Step::Kind::kParameter;
+          step.index = hlo->parameter_number();
+          break;
+        case HloOpcode::kConstant:
+          step.kind = Step::Kind::kConstant;
+          break;
+        case HloOpcode::kTuple:
+          step.kind = Step::Kind::kTuple;
+          break;
+        case HloOpcode::kGetTupleElement:
+          step.kind = Step::Kind::kGetTupleElement;
+          step.index = hlo->tuple_index();
+          break;
+        default:
+          if (IsKernelCandidate(*hlo)) {
+            step.kind = Step::Kind::kKernel;
+            kernels.push_back(hlo);
+          } else {
+            unsupported.push_back(absl::StrCat(std::string(HloOpcodeString(hlo->opcode())), " (", hlo->name(), ")"));
+          }
+      }
+      position[hlo] = static_cast<int>(steps.size());
+      steps.push_back(std::move(step));
+    }
+    if (!unsupported.empty()) {
+      return absl::UnimplementedError(absl::StrCat("gpu backend does not run these ops yet: ",
+                                                   absl::StrJoin(unsupported, ", ")));
+    }
+
+    absl::MutexLock lock(&device->mu);
+    RETURN_IF_ERROR(UseContext(*device));
+    for (Step& step : steps) {
+      if (step.kind == Step::Kind::kConstant) {
+        ASSIGN_OR_RETURN(step.constant, Upload(device, step.hlo->literal()));
+      }
+    }
+    CUmodule cu_module = nullptr;
+    if (!kernels.empty()) {
+      GpuTarget target;
+      target.sm = std::min(device->sm, kNewestSmEmitted);
+      ASSIGN_OR_RETURN(PtxModule ptx, EmitPtx(kernels, module->name(), target));
+      ASSIGN_OR_RETURN(cu_module, LoadPtx(*device, ptx.ptx, module->name()));
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        Step& step = steps[position.at(kernels[k])];
+        step.elements = ptx.kernels[k].elements;
+        const CUresult r = device->driver->cuModuleGetFunction(&step.function, cu_module, ptx.kernels[k].name.c_str());
+        if (r != CUDA_SUCCESS) {
+          device->driver->cuModuleUnload(cu_module);
+          return device->driver->ToStatus(r, "cuModuleGetFunction");
+        }
+      }
+    }
+    return std::unique_ptr<backend::Executable>(
+        new GpuExecutable(device, std::move(module), cu_module, std::move(steps), position.at(entry.root_instruction())));
+  }
+
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> TransferToDevice(const Literal& literal, int ordinal) override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(ordinal));
+    absl::MutexLock lock(&device->mu);
+    RETURN_IF_ERROR(UseContext(*device));
+    return Upload(device, literal);
+  }
+
+  absl::StatusOr<Literal> TransferFromDevice(const backend::Buffer& buffer) override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(buffer.device_ordinal()));
+    absl::MutexLock lock(&device->mu);
+    return Download(device, buffer);
+  }
+
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> Allocate(const Shape& shape, int ordinal) override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(ordinal));
+    RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+    Shape laid_out = shape;
+    ShapeUtil::SetDefaultLayoutsIfMissing(&laid_out);
+    absl::MutexLock lock(&device->mu);
+    return AllocateZeroed(device, laid_out);
+  }
+
+  absl::Status TransferToInfeed(int, const Literal&) override {
+    return absl::UnimplementedError("gpu backend: infeed is not supported yet");
+  }
+  absl::StatusOr<Literal> TransferFromOutfeed(int, const Shape&, int64_t) override {
+    return absl::UnimplementedError("gpu backend: outfeed is not supported yet");
+  }
+
+ private:
+  absl::StatusOr<Device*> GetDevice(int ordinal) const {
+    if (ordinal < 0 || ordinal >= device_count()) {
+      return absl::InvalidArgumentError(absl::StrCat("gpu: no device ", ordinal, " (", device_count(), " present)"));
+    }
+    return devices_[ordinal].get();
+  }
+
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> AllocateZeroed(Device* device, const Shape& shape)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->mu) {
+    if (shape.IsTuple()) {
+      std::vector<std::shared_ptr<backend::Buffer>> elements;
+      for (const Shape& element : shape.tuple_shapes()) {
+        ASSIGN_OR_RETURN(elements.emplace_back(), AllocateZeroed(device, element));
+      }
+      return std::make_shared<GpuBuffer>(device, shape, std::move(elements));
+    }
+    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> buffer, AllocateArray(device, shape));
+    if (buffer->size_bytes() != 0) {
+      CUDA_RETURN_IF_ERROR(device->driver, cuMemsetD8Async(buffer->address(), 0,
+                                                           static_cast<size_t>(buffer->size_bytes()), device->stream));
+      CUDA_RETURN_IF_ERROR(device->driver, cuStreamSynchronize(device->stream));
+    }
+    return std::shared_ptr<backend::Buffer>(std::move(buffer));
+  }
+
+  // Loads PTX with the JIT's error log, so a rejected kernel says why.
+  static absl::StatusOr<CUmodule> LoadPtx(const Device& device, const std::string& ptx, const std::string& name) {
+    std::vector<char> log(8192, '\0');
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(log.size()))};
+    CUmodule module = nullptr;
+    const CUresult r = device.driver->cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values);
+    if (r != CUDA_SUCCESS) {
+      absl::Status s = device.driver->ToStatus(r, "cuModuleLoadDataEx");
+      return absl::Status(s.code(), absl::StrCat(s.message(), " loading the kernels of ", name, ": ", log.data()));
+    }
+    return module;
+  }
+
+  const std::vector<std::unique_ptr<Device>> devices_;
+};
+
+absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const CudaDriver* driver, int ordinal) {
+  auto device = std::make_unique<Device>();
+  device->driver = driver;
+  device->ordinal = ordinal;
+  CUDA_RETURN_IF_ERROR(driver, cuDeviceGet(&device->device, ordinal));
+  char name[256] = {};
+  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetName(name, sizeof(name) - 1, device->device));
+  device->name = name;
+  size_t memory = 0;
+  CUDA_RETURN_IF_ERROR(driver, cuDeviceTotalMem(&memory, device->device));
+  device->memory_bytes = static_cast<int64_t>(memory);
+  int major = 0, minor = 0;
+  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device->device));
+  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device->device));
+  device->sm = major * 10 + minor;
+  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetAttribute(&device->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                                    device->device));
+  device->multiprocessors = std::max(device->multiprocessors, 1);
+  if (device->sm < 60) {
+    return absl::UnavailableError(absl::StrCat("gpu: device ", ordinal, " (", device->name, ") is sm_", device->sm,
+                                               "; sm_60 or newer is needed"));
+  }
+  CUDA_RETURN_IF_ERROR(driver, cuDevicePrimaryCtxRetain(&device->context, device->device));
+  RETURN_IF_ERROR(UseContext(*device));
+  CUDA_RETURN_IF_ERROR(driver, cuStreamCreate(&device->stream, CU_STREAM_NON_BLOCKING));
+  Device* raw = device.get();
+  device->pool = std::make_unique<DeviceMemoryPool>(
+      RegionSource{[raw](uint64_t bytes) -> absl::StatusOr<uint64_t> {
+                     CUdeviceptr p = 0;
+                     CUDA_RETURN_IF_ERROR(raw->driver, cuMemAlloc(&p, bytes));
+                     return static_cast<uint64_t>(p);
+                   },
+                   [raw](uint64_t address) { raw->driver->cuMemFree(static_cast<CUdeviceptr>(address)); }},
+      kRegionBytes);
+  return device;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<backend::Backend>> CreateGpuBackend(const CudaDriver* driver) {
+  if (driver == nullptr) return absl::InvalidArgumentError("gpu: no driver");
+  int count = 0;
+  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetCount(&count));
+  if (count <= 0) return absl::UnavailableError(absl::StrCat("gpu: ", driver->library(), " sees no CUDA device"));
+  std::vector<std::unique_ptr<Device>> devices;
+  for (int i = 0; i < count; ++i) {
+    ASSIGN_OR_RETURN(devices.emplace_back(), OpenDevice(driver, i));
+  }
+  return std::unique_ptr<backend::Backend>(new GpuBackend(std::move(devices)));
+}
+
+void RegisterGpuBackend() {
+  backend::RegisterBackendFactory("gpu", []() -> absl::StatusOr<std::unique_ptr<backend::Backend>> {
+    ASSIGN_OR_RETURN(const CudaDriver* driver, CudaDriver::Default());
+    return CreateGpuBackend(driver);
+  });
+}
+
+}  // namespace gpu
+}  // namespace xla
