@@ -246,6 +246,44 @@ absl::StatusOr<ExecutableHandle> Client::CompileSerializedProto(std::string seri
   return ToExecutable(response, device_ordinal);
 }
 
+absl::StatusOr<std::string> Client::CompileAheadOfTime(absl::string_view hlo_text, int device_ordinal) {
+  FlushUnregisters();
+  server::CompileAheadOfTimeRequest request;
+  request.set_session_id(session_id_);
+  request.set_hlo_text(std::string(hlo_text));
+  request.set_device_ordinal(device_ordinal);
+  ASSIGN_OR_RETURN(server::CompileAheadOfTimeResponse response, transport_->CompileAheadOfTime(request));
+  return std::move(*response.mutable_serialized_executable());
+}
+
+absl::StatusOr<std::string> Client::CompileAheadOfTime(const HloModuleProto& module, int device_ordinal) {
+  FlushUnregisters();
+  server::CompileAheadOfTimeRequest request;
+  request.set_session_id(session_id_);
+  if (!module.SerializeToString(request.mutable_hlo_module_proto())) {
+    return absl::InvalidArgumentError("HloModuleProto does not serialize (over 2 GiB?)");
+  }
+  request.set_device_ordinal(device_ordinal);
+  ASSIGN_OR_RETURN(server::CompileAheadOfTimeResponse response, transport_->CompileAheadOfTime(request));
+  return std::move(*response.mutable_serialized_executable());
+}
+
+absl::StatusOr<ExecutableHandle> Client::Load(std::string serialized_executable, int device_ordinal) {
+  FlushUnregisters();
+  server::LoadRequest request;
+  request.set_session_id(session_id_);
+  request.set_serialized_executable(std::move(serialized_executable));
+  request.set_device_ordinal(device_ordinal);
+  ASSIGN_OR_RETURN(server::LoadResponse response, transport_->Load(request));
+  ExecutableHandle executable;
+  executable.handle = response.execution_handle();
+  executable.device_ordinal = device_ordinal;
+  ASSIGN_OR_RETURN(executable.program_shape, ProgramShape::FromProto(response.program_shape()));
+  executable.cache_hit = response.cache_hit();
+  executable.compile_ms = response.load_ms();
+  return executable;
+}
+
 namespace {
 
 void FillExecuteRequest(const std::string& session_id, const ExecutableHandle& executable,

@@ -150,6 +150,15 @@ class Client {
   absl::StatusOr<ExecutableHandle> Compile(const HloModuleProto& module, int device_ordinal = 0);
   absl::StatusOr<ExecutableHandle> CompileSerializedProto(std::string serialized_module,
                                                           int device_ordinal = 0);
+  // Ahead-of-time compilation (XLA's CompileAheadOfTime / Load): the serialized executable
+  // of the module compiled for `device_ordinal` (UNIMPLEMENTED where the device's backend
+  // cannot serialize), and a handle, used like Compile's, of such bytes loaded on a device of
+  // the same platform without compiling (FAILED_PRECONDITION for another platform, target,
+  // CPU or xla-server version; INVALID_ARGUMENT for damaged bytes; PERMISSION_DENIED unless
+  // the server allows loads). compile_ms of a loaded handle is the load time.
+  absl::StatusOr<std::string> CompileAheadOfTime(absl::string_view hlo_text, int device_ordinal = 0);
+  absl::StatusOr<std::string> CompileAheadOfTime(const HloModuleProto& module, int device_ordinal = 0);
+  absl::StatusOr<ExecutableHandle> Load(std::string serialized_executable, int device_ordinal = 0);
   absl::StatusOr<std::unique_ptr<GlobalData>> Execute(const ExecutableHandle& executable,
                                                       absl::Span<const GlobalData* const> arguments,
                                                       const ExecuteOptions& options = {});

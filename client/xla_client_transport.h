@@ -23,7 +23,7 @@ namespace internal {
   X(OpenSession) X(CloseSession) X(KeepAlive) X(ListDevices) X(GetDeviceHandles) X(Compile) \
       X(Execute) X(ExecuteAndTransfer) X(ExecuteParallel) X(TransferToInfeed)               \
           X(TransferFromOutfeed) X(GetShape) X(GetComputationShape) X(DeconstructTuple)     \
-              X(Unregister) X(ResetDevice) X(GetStatus) X(Await)
+              X(Unregister) X(ResetDevice) X(GetStatus) X(Await) X(CompileAheadOfTime) X(Load)
 
 class Transport {
  public:

@@ -157,6 +157,8 @@ XLA_UNARY_RPC(nullptr, GetDeviceHandles)
 XLA_UNARY_RPC(nullptr, GetComputationShape)
 XLA_UNARY_RPC(nullptr, GetStatus)
 XLA_UNARY_RPC(workers_.get(), Compile)
+XLA_UNARY_RPC(workers_.get(), CompileAheadOfTime)
+XLA_UNARY_RPC(workers_.get(), Load)
 XLA_UNARY_RPC(workers_.get(), TransferToInfeed)
 XLA_UNARY_RPC(workers_.get(), DeconstructTuple)
 XLA_UNARY_RPC(workers_.get(), GetShape)  // waits for a pending result

@@ -53,6 +53,8 @@ class XlaGrpcService final : public XlaService::CallbackService {
   XLA_DECLARE_UNARY_RPC(ListDevices)
   XLA_DECLARE_UNARY_RPC(GetDeviceHandles)
   XLA_DECLARE_UNARY_RPC(Compile)
+  XLA_DECLARE_UNARY_RPC(CompileAheadOfTime)
+  XLA_DECLARE_UNARY_RPC(Load)
   XLA_DECLARE_UNARY_RPC(Execute)
   XLA_DECLARE_UNARY_RPC(ExecuteAndTransfer)
   XLA_DECLARE_UNARY_RPC(ExecuteParallel)

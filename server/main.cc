@@ -40,6 +40,9 @@ Serves XLA compilation and execution over gRPC (proto/xla_service.proto).
   --tls-key=PATH             PEM private key
   --tls-client-ca=PATH       PEM CA: require and verify client certificates (mutual TLS)
   --insecure                 allow a non-loopback --listen without token or TLS
+  --allow-load               accept Load of serialized executables (CompileAheadOfTime's
+                             output): they carry native code that then runs in this server,
+                             so allow it only for clients you trust with that
   --session-lease=DURATION   default session lease (e.g. 60s, 500ms, 5m; default 60s)
   --max-session-memory=SIZE  per-session memory quota (e.g. 8G; 0 = unlimited)
   --max-module-bytes=SIZE    largest accepted HLO module (default 256M)
@@ -124,6 +127,11 @@ int main(int argc, char** argv) {
     if (name == "insecure") {
       if (has_value) return Fail("--insecure takes no value");
       config.insecure = true;
+      continue;
+    }
+    if (name == "allow-load") {
+      if (has_value) return Fail("--allow-load takes no value");
+      config.service.allow_load = true;
       continue;
     }
     static const char* const kValueFlags[] = {

@@ -5,6 +5,7 @@
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "backends/executable_format.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -87,7 +88,7 @@ absl::StatusOr<GetVersionResponse> ServiceCore::GetVersion(const GetVersionReque
   GetVersionResponse response;
   response.set_min_protocol_version(kMinProtocolVersion);
   response.set_max_protocol_version(kMaxProtocolVersion);
-  response.set_server_version("xla-server 0.1");
+  response.set_server_version(absl::StrCat("xla-server ", backend::kXlaServerVersion));
   for (const std::string& platform : impl_->options.platforms) response.add_platforms(platform);
   return response;
 }

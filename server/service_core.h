@@ -15,7 +15,9 @@
 // the parameter), NOT_FOUND (unknown / expired session, unknown handle or one of another
 // session, unknown upload id), RESOURCE_EXHAUSTED (max_module_bytes, max_literal_bytes,
 // per-session memory quota), FAILED_PRECONDITION (wrong device, protocol version outside
-// [1,1], reuse of a donated buffer), DEADLINE_EXCEEDED (outfeed timeout).
+// [1,1], reuse of a donated buffer, a serialized executable for another platform, target,
+// CPU or version), DEADLINE_EXCEEDED (outfeed timeout), PERMISSION_DENIED (Load when not
+// allowed).
 //
 // Handles: int64, unique per server and never reused; valid only within their session.
 // Any call naming a session renews its lease; a lease never lapses during a compile,
@@ -25,6 +27,10 @@
 //  - Compile: the cache key is a fingerprint of the module printed canonically, the layouts
 //    asked for and the device; identical concurrent compiles run once; each Compile returns a
 //    new execution handle. Failed compiles are not cached.
+//  - CompileAheadOfTime: Compile (same cache), then the backend serializes the executable;
+//    a backend that cannot is UNIMPLEMENTED. Load: needs ServiceOptions::allow_load; the
+//    executable is cached under the bytes' fingerprint and the device (a repeated Load is a
+//    cache hit); each Load returns a new execution handle, used like Compile's.
 //  - Execute: the ExecutionProfile's compilation_cache_hit / compile_time_ms describe how the
 //    handle's Compile obtained the executable. Donated handles leave the session before the
 //    execution runs (even if it then fails); using one again is FAILED_PRECONDITION.
@@ -75,6 +81,9 @@ struct ServiceOptions {
   int64_t max_literal_bytes = int64_t{4} << 30;
   int compile_threads = 2, execute_threads = 2;
   int64_t cache_entries = 256;                // compiled executables kept (LRU)
+  // Load accepts serialized executables (native code from the client) only when set;
+  // otherwise PERMISSION_DENIED. CompileAheadOfTime works either way.
+  bool allow_load = false;
 };
 
 class ServiceCore {
@@ -92,6 +101,8 @@ class ServiceCore {
   absl::StatusOr<ListDevicesResponse> ListDevices(const ListDevicesRequest& request);
   absl::StatusOr<GetDeviceHandlesResponse> GetDeviceHandles(const GetDeviceHandlesRequest& request);
   absl::StatusOr<CompileResponse> Compile(const CompileRequest& request);
+  absl::StatusOr<CompileAheadOfTimeResponse> CompileAheadOfTime(const CompileAheadOfTimeRequest& request);
+  absl::StatusOr<LoadResponse> Load(const LoadRequest& request);
   // `should_cancel` (optional) is polled between operations; once it returns true the
   // execution stops with CANCELLED (the transport maps its call's cancellation and deadline
   // onto it).

@@ -151,49 +151,40 @@ std::string ExactRequestKey(const CompileRequest& request) {
 
 }  // namespace
 
-absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& request) {
-  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
-  SessionUse use(session);
-  ASSIGN_OR_RETURN(const DeviceSlot* device, impl_->Device(request.device_ordinal()));
+absl::StatusOr<int64_t> ServiceCore::Impl::RegisterExecutable(Session& session,
+                                                               std::shared_ptr<const CompiledProgram> program,
+                                                               bool cache_hit, double compile_ms) {
+  SessionExecutable executable;
+  executable.program = std::move(program);
+  executable.cache_hit = cache_hit;
+  executable.compile_ms = static_cast<int64_t>(compile_ms);
+  const int64_t handle = NewHandle();
+  absl::MutexLock lock(&session.mu);
+  if (session.closed) return absl::NotFoundError("the session closed during the compile");
+  session.executables.emplace(handle, std::move(executable));
+  return handle;
+}
+
+absl::StatusOr<ServiceCore::Impl::CompileResult> ServiceCore::Impl::CompileCached(const CompileRequest& request) {
+  ASSIGN_OR_RETURN(const DeviceSlot* device, Device(request.device_ordinal()));
   const Clock::time_point start = Clock::now();
   const int64_t module_bytes = static_cast<int64_t>(
       request.module_case() == CompileRequest::kHloText ? request.hlo_text().size()
                                                         : request.hlo_module_proto().size());
-  if (module_bytes > impl_->options.max_module_bytes) {
+  if (module_bytes > options.max_module_bytes) {
     return absl::ResourceExhaustedError(absl::StrCat("module of ", module_bytes,
                                                      " bytes exceeds the limit of ",
-                                                     impl_->options.max_module_bytes));
+                                                     options.max_module_bytes));
   }
-
-  // Registers `program` with the session and answers.
-  auto answer = [&](std::shared_ptr<const CompiledProgram> program, bool cache_hit,
-                    double compile_ms) -> absl::StatusOr<CompileResponse> {
-    CompileResponse response;
-    response.set_cache_hit(cache_hit);
-    response.set_compile_ms(compile_ms);
-    SessionExecutable executable;
-    executable.program = program;
-    executable.cache_hit = cache_hit;
-    executable.compile_ms = static_cast<int64_t>(compile_ms);
-    const int64_t handle = impl_->NewHandle();
-    {
-      absl::MutexLock lock(&session->mu);
-      if (session->closed) return absl::NotFoundError("the session closed during the compile");
-      session->executables.emplace(handle, std::move(executable));
-    }
-    response.set_execution_handle(handle);
-    *response.mutable_program_shape() = program->program_shape.ToProto();
-    return response;
-  };
   auto elapsed_ms = [&] {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   };
 
   const std::string request_key = ExactRequestKey(request);
   if (request.module_case() != CompileRequest::MODULE_NOT_SET) {
-    if (auto program = impl_->cache.FindExact(request_key);
+    if (auto program = cache.FindExact(request_key);
         program != nullptr && program->device == request.device_ordinal()) {
-      return answer(std::move(program), /*cache_hit=*/true, elapsed_ms());
+      return CompileResult{std::move(program), /*cache_hit=*/true, elapsed_ms()};
     }
   }
 
@@ -229,7 +220,7 @@ absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& reque
   text.clear();
   text.shrink_to_fit();
 
-  auto [entry, owner] = impl_->cache.Lookup(key);
+  auto [entry, owner] = cache.Lookup(key);
   if (owner) {
     auto program = std::make_shared<CompiledProgram>();
     program->device = request.device_ordinal();
@@ -237,24 +228,38 @@ absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& reque
     for (HloInstruction* parameter : module->entry_computation()->parameter_instructions()) {
       program->parameter_names.push_back(parameter->name());
     }
-    backend::CompileOptions options;
-    options.device_ordinal = device->local_ordinal;
-    impl_->compile_slots.Acquire();
-    auto compiled = device->backend->Compile(std::move(module), options);
-    impl_->compile_slots.Release();
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    backend::CompileOptions compile_options;
+    compile_options.device_ordinal = device->local_ordinal;
+    compile_slots.Acquire();
+    auto compiled = device->backend->Compile(std::move(module), compile_options);
+    compile_slots.Release();
+    const double ms = elapsed_ms();
     if (!compiled.ok()) {
-      impl_->cache.Complete(key, entry, compiled.status(), nullptr, ms);
+      cache.Complete(key, entry, compiled.status(), nullptr, ms);
     } else {
       program->executable = std::shared_ptr<backend::Executable>(std::move(compiled).value());
-      impl_->cache.Complete(key, entry, absl::OkStatus(), program, ms);
+      cache.Complete(key, entry, absl::OkStatus(), program, ms);
     }
   } else {
     CompileCache::Wait(*entry);
   }
   RETURN_IF_ERROR(entry->status);
-  impl_->cache.RememberExact(request_key, key);
-  return answer(entry->program, /*cache_hit=*/!owner, owner ? entry->compile_ms : elapsed_ms());
+  cache.RememberExact(request_key, key);
+  return CompileResult{entry->program, /*cache_hit=*/!owner, owner ? entry->compile_ms : elapsed_ms()};
+}
+
+absl::StatusOr<CompileResponse> ServiceCore::Compile(const CompileRequest& request) {
+  ASSIGN_OR_RETURN(auto session, impl_->FindSession(request.session_id()));
+  SessionUse use(session);
+  ASSIGN_OR_RETURN(Impl::CompileResult compiled, impl_->CompileCached(request));
+  ASSIGN_OR_RETURN(int64_t handle, impl_->RegisterExecutable(*session, compiled.program, compiled.cache_hit,
+                                                             compiled.compile_ms));
+  CompileResponse response;
+  response.set_cache_hit(compiled.cache_hit);
+  response.set_compile_ms(compiled.compile_ms);
+  response.set_execution_handle(handle);
+  *response.mutable_program_shape() = compiled.program->program_shape.ToProto();
+  return response;
 }
 
 }  // namespace server

@@ -263,6 +263,17 @@ struct ServiceCore::Impl {
                                        const Shape& shape, int device, bool check_quota);
   absl::Status CheckQuota(int64_t used, int64_t extra) const;
 
+  // Compile's work without the handle: parse, verify, and compile through the cache.
+  struct CompileResult {
+    std::shared_ptr<const CompiledProgram> program;
+    bool cache_hit = false;
+    double compile_ms = 0;
+  };
+  absl::StatusOr<CompileResult> CompileCached(const CompileRequest& request);
+  // A new execution handle of `session` for `program`; NOT_FOUND if the session closed.
+  absl::StatusOr<int64_t> RegisterExecutable(Session& session, std::shared_ptr<const CompiledProgram> program,
+                                             bool cache_hit, double compile_ms);
+
   absl::StatusOr<ExecuteResponse> ExecuteOne(const ExecuteRequest& request,
                                              const std::function<bool()>& should_cancel);
   absl::StatusOr<PreparedExecution> PrepareExecution(const ExecuteRequest& request);

@@ -356,17 +356,7 @@ class Client:
     """Compiles an XlaComputation, HLO text (str) or serialized HloModuleProto (bytes)."""
     self._enter()
     request = pb.CompileRequest(session_id=self.session_id, device_ordinal=device_ordinal)
-    if isinstance(computation, str):
-      request.hlo_text = computation
-    elif isinstance(computation, (bytes, bytearray, memoryview)):
-      request.hlo_module_proto = bytes(computation)
-    elif hasattr(computation, "as_serialized_hlo_module_proto"):
-      request.hlo_module_proto = computation.as_serialized_hlo_module_proto()
-    elif hasattr(computation, "SerializeToString"):
-      request.hlo_module_proto = computation.SerializeToString()
-    else:
-      raise TypeError("compile() takes an XlaComputation, HLO text or serialized "
-                      "HloModuleProto bytes, not %s" % type(computation).__name__)
+    _set_module(request, computation, "compile")
     for layout in argument_layouts or ():
       request.argument_layouts.append(layout.to_proto())
     if result_layout is not None:
@@ -375,6 +365,44 @@ class Client:
     return Executable(self, response.execution_handle, device_ordinal,
                       ProgramShape.from_proto(response.program_shape), response.cache_hit,
                       response.compile_ms)
+
+  def compile_ahead_of_time(self, computation, device_ordinal=0, argument_layouts=None,
+                            result_layout=None):
+    """Compiles like compile() and returns the serialized executable (bytes).
+
+    As XLA's LocalClient.CompileAheadOfTime: the bytes hold the backend's object code, buffer
+    plan and optimized module, and load() turns them into an Executable on a device of the
+    same platform, on this server or another one with the same xla-server version and host
+    CPU, without compiling again.
+    """
+    self._enter()
+    request = pb.CompileAheadOfTimeRequest(session_id=self.session_id,
+                                           device_ordinal=device_ordinal)
+    _set_module(request, computation, "compile_ahead_of_time")
+    for layout in argument_layouts or ():
+      request.argument_layouts.append(layout.to_proto())
+    if result_layout is not None:
+      request.result_layout.CopyFrom(result_layout.to_proto())
+    return self._call("CompileAheadOfTime", request).serialized_executable
+
+  def load(self, serialized_executable, device_ordinal=0):
+    """An Executable from compile_ahead_of_time() bytes, used exactly like compile()'s.
+
+    Raises XlaRuntimeError with FAILED_PRECONDITION for bytes of another platform, CPU or
+    xla-server version, INVALID_ARGUMENT for damaged bytes, PERMISSION_DENIED when the server
+    was not started with --allow-load. Its compile_ms is the load time.
+    """
+    self._enter()
+    if not isinstance(serialized_executable, (bytes, bytearray, memoryview)):
+      raise TypeError("load() takes the bytes compile_ahead_of_time() returned, not %s" %
+                      type(serialized_executable).__name__)
+    request = pb.LoadRequest(session_id=self.session_id,
+                             serialized_executable=bytes(serialized_executable),
+                             device_ordinal=device_ordinal)
+    response = self._call("Load", request)
+    return Executable(self, response.execution_handle, device_ordinal,
+                      ProgramShape.from_proto(response.program_shape), response.cache_hit,
+                      response.load_ms)
 
   def _argument_handles(self, executable, arguments, temporaries):
     handles = []
@@ -671,6 +699,21 @@ def _b(value):
   if value is None or isinstance(value, bytes):
     return value
   return value.encode()
+
+
+def _set_module(request, computation, method):
+  """Puts an XlaComputation, HLO text or serialized HloModuleProto into `request`."""
+  if isinstance(computation, str):
+    request.hlo_text = computation
+  elif isinstance(computation, (bytes, bytearray, memoryview)):
+    request.hlo_module_proto = bytes(computation)
+  elif hasattr(computation, "as_serialized_hlo_module_proto"):
+    request.hlo_module_proto = computation.as_serialized_hlo_module_proto()
+  elif hasattr(computation, "SerializeToString"):
+    request.hlo_module_proto = computation.SerializeToString()
+  else:
+    raise TypeError("%s() takes an XlaComputation, HLO text or serialized "
+                    "HloModuleProto bytes, not %s" % (method, type(computation).__name__))
 
 
 def _handle_of(obj):
