@@ -22,6 +22,13 @@ from ._ops_math import Digamma
 from ._ops_math import ErfInv
 from ._ops_math import Lgamma
 from ._ops_math import NextAfter
+from ._ops_special import BesselI0e
+from ._ops_special import BesselI1e
+from ._ops_special import Erfc
+from ._ops_special import Igamma
+from ._ops_special import Igammac
+from ._ops_special import RegularizedIncompleteBeta
+from ._ops_special import Zeta
 
 # Matrix decompositions composed from HLO (XLA's client library: qr, self_adjoint_eig, svd,
 # lu_decomposition).
