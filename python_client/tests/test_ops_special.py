@@ -1,5 +1,6 @@
-"""ops.Erfc, BesselI0e, BesselI1e, Igamma, Igammac, Zeta and RegularizedIncompleteBeta against
-Python's math, high-precision decimal series and closed forms (scipy is not available).
+"""ops.Erfc, BesselI0e, BesselI1e, Igamma, Igammac, IgammaGradA, RandomGammaGrad, Zeta and
+RegularizedIncompleteBeta against Python's math, high-precision decimal series, closed forms
+and central differences (scipy is not available).
 """
 
 import math
@@ -167,6 +168,56 @@ def test_igamma_scalar_broadcast_and_f32(client):
   check(got, want, np.float32)
 
 
+def exponential_integral(x):
+  """E1(x) = -gamma - ln x - sum_k (-x)^k / (k k!), in 80-digit decimals."""
+  with localcontext() as ctx:
+    ctx.prec = 80
+    big = Decimal(float(x))
+    term, total = Decimal(1), Decimal(0)
+    for k in range(1, 400):
+      term *= -big / k
+      total += term / k
+    euler = Decimal("0.57721566490153286060651209008240243104215933593992")
+    return float(-euler - big.ln() - total)
+
+
+def test_igamma_grad_a_closed_form_at_a_1(client):
+  # Q(a, x) = G(a, x) / G(a): dQ/da at a = 1 is e^-x (ln x + gamma) + E1(x); dP/da = -dQ/da.
+  x = np.array([0.01, 0.1, 0.5, 1.0, 1.9, 2.0, 5.0, 10.0, 20.0])
+  got = run(client, ops.IgammaGradA, np.ones_like(x), x)
+  want = [-(math.exp(-v) * (math.log(v) + 0.5772156649015329) + exponential_integral(v))
+          for v in x]
+  np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_igamma_grad_a_and_random_gamma_grad(client, dtype):
+  a = np.concatenate([RNG.uniform(0.05, 3, 40), RNG.uniform(3, 150, 40)])
+  x = a * RNG.uniform(0.2, 2.5, 80)  # around the mode, where samples fall
+  h = 1e-5 * a
+  upper = run(client, ops.Igamma, a + h, x)
+  lower = run(client, ops.Igamma, a - h, x)
+  numeric = (upper - lower) / (2 * h)  # central difference, error ~ h^2
+  grad = run(client, ops.IgammaGradA, a.astype(dtype), x.astype(dtype))
+  sample_grad = run(client, ops.RandomGammaGrad, a.astype(dtype), x.astype(dtype))
+  density = np.exp((a - 1) * np.log(x) - x - np.array([math.lgamma(v) for v in a]))  # dP/dx
+  tol = 1e-6 if dtype == np.float64 else 2e-4  # f32: the inputs are rounded too
+  floor = 1e-9 * np.max(np.abs(numeric))
+  np.testing.assert_allclose(grad, numeric, rtol=tol, atol=floor)
+  np.testing.assert_allclose(sample_grad, -numeric / density, rtol=tol,
+                             atol=floor * np.max(1 / density))
+  assert np.all(grad <= 0)  # P(a, x) decreases in a
+
+
+def test_igamma_grad_special_values(client):
+  a = np.array([2.0, 0.0, -1.0, 2.0, np.nan])
+  x = np.array([0.0, 1.0, 1.0, -1.0, 1.0])
+  grad = run(client, ops.IgammaGradA, a, x)
+  sample_grad = run(client, ops.RandomGammaGrad, a, x)
+  assert grad[0] == 0 and sample_grad[0] == 0
+  assert np.all(np.isnan(grad[1:])) and np.all(np.isnan(sample_grad[1:]))
+
+
 # --- Zeta -----------------------------------------------------------------------------
 
 def zeta_reference(s, q, n=200000):
@@ -250,7 +301,8 @@ def test_incomplete_beta_symmetry_and_domain(client):
 # --- builder errors -------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn,arity", [(ops.Erfc, 1), (ops.BesselI0e, 1), (ops.BesselI1e, 1),
-                                      (ops.Igamma, 2), (ops.Igammac, 2), (ops.Zeta, 2),
+                                      (ops.Igamma, 2), (ops.Igammac, 2), (ops.IgammaGradA, 2),
+                                      (ops.RandomGammaGrad, 2), (ops.Zeta, 2),
                                       (ops.RegularizedIncompleteBeta, 3)])
 def test_errors(fn, arity):
   b = xc.XlaBuilder("bad")

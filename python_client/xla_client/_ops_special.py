@@ -1,5 +1,6 @@
 """Special functions XLA's client math library composes from HLO: Erfc, BesselI0e, BesselI1e,
-Igamma, Igammac, Zeta and RegularizedIncompleteBeta. Exported through `ops`.
+Igamma, Igammac, IgammaGradA, RandomGammaGrad, Zeta and RegularizedIncompleteBeta. Exported
+through `ops`.
 
 Each is computed in f64 whatever the operand type (f16, bf16, f32 or f64) and converted back,
 so f32 results are correctly rounded in practice. Series and continued fractions whose length
@@ -15,6 +16,7 @@ import math
 
 from . import ops
 from ._ops_decomp import _loop
+from ._ops_math import Digamma
 from ._ops_math import Lgamma
 from ._shape import Shape
 from ._types import PrimitiveType
@@ -172,63 +174,113 @@ def BesselI1e(x):
 
 # --- incomplete gamma -----------------------------------------------------------------
 
-def _igamma(name, a, x, upper):
-  """The regularized incomplete gamma P(a, x), or Q(a, x) = 1 - P(a, x) with upper."""
+_P_MODE, _Q_MODE, _GRAD_A_MODE, _SAMPLE_GRAD_MODE = range(4)
+
+
+def _igamma(name, a, x, mode):
+  """The regularized incomplete gamma P(a, x) and what derives from it, by mode: P, Q = 1 - P,
+  dP/da, or -(dP/da) / (dP/dx) (the derivative of a Gamma(a) sample x with respect to a).
+
+  Series for x < a + 1, continued fraction otherwise; both carry their derivative with
+  respect to a along (forward mode) when a derivative is wanted.
+  """
   b, wide, etype, dims = _operands(name, a, x)
   if wide is None:
     return ops.XlaOp(b, -1)
   a, x = wide
   rank = len(dims)
+  grad = mode in (_GRAD_A_MODE, _SAMPLE_GRAD_MODE)
   invalid = ops.Or(ops.Or(ops.Le(a, _c(b, 0.0)), ops.Lt(x, _c(b, 0.0))),
                    ops.Or(ops.Ne(a, a), ops.Ne(x, x)))
   trivial = ops.Or(invalid, ops.Or(ops.Eq(x, _c(b, 0.0)), ops.Eq(x, _c(b, float("inf")))))
   use_series = ops.Lt(x, ops.Add(a, _c(b, 1.0)))
   # Benign stand-ins where an element is not computed, so no inf / nan enters the loops.
-  one = _full(b, 1.0, dims)
+  one, zero = _full(b, 1.0, dims), _full(b, 0.0, dims)
   a_ = ops.Select(trivial, one, a)
   x_ = ops.Select(trivial, one, x)
   log_prefix = ops.Sub(ops.Sub(ops.Mul(a_, ops.Log(x_)), x_), Lgamma(a_))  # x^a e^-x / G(a)
+  prefix = ops.Exp(log_prefix)
+  d_log_prefix = ops.Sub(ops.Log(x_), Digamma(a_)) if grad else None
 
-  # P = x^a e^-x / G(a + 1) * sum_n x^n / ((a + 1) ... (a + n))
+  # P = x^a e^-x / G(a + 1) * sum_n t_n, t_0 = 1, t_n = t_(n-1) x / (a + n); with the
+  # derivative, t_n / a and its derivative dt_n (t_n / a = t_(n-1) / a * x / (a + n)).
   def series_step(sb, _, state):
-    ap, term, total, xv = state
-    ap = ops.Add(ap, ops.ScalarConstant(sb, 1.0, _F64))
-    term = ops.Mul(term, ops.Div(xv, ap))
+    ap, term, total, dterm, dtotal, xv = state
+    f = lambda v: ops.ScalarConstant(sb, v, _F64)
+    ap = ops.Add(ap, f(1.0))
+    ratio = ops.Div(xv, ap)
+    if grad:  # d/da (t r) = r (dt - t / (a + n)), r = x / (a + n)
+      dterm = ops.Mul(ratio, ops.Sub(dterm, ops.Div(term, ap)))
+      dtotal = ops.Add(dtotal, dterm)
+    term = ops.Mul(term, ratio)
     total = ops.Add(total, term)
-    converged = ops.Lt(ops.Abs(term), ops.Mul(ops.Abs(total), ops.ScalarConstant(sb, _EPS, _F64)))
-    return [ap, term, total, xv], converged
+    converged = ops.Le(ops.Abs(term), ops.Mul(ops.Abs(total), f(_EPS)))
+    if grad:
+      converged = ops.And(converged, ops.Le(ops.Abs(dterm), ops.Mul(ops.Abs(dtotal), f(_EPS))))
+    return [ap, term, total, dterm, dtotal, xv], converged
 
   first = ops.Div(one, a_)
-  total = _iterate(b, "igamma_series", rank, [a_, first, first, x_],
-                   ops.Or(trivial, ops.Not(use_series)), series_step, 2000)[2]
-  p_series = ops.Mul(total, ops.Exp(log_prefix))
+  dfirst = ops.Neg(ops.Mul(first, first))
+  _, _, total, _, dtotal, _ = _iterate(b, "igamma_series", rank,
+                                       [a_, first, first, dfirst, dfirst, x_],
+                                       ops.Or(trivial, ops.Not(use_series)), series_step, 2000)
+  p_series = ops.Mul(total, prefix)
 
-  # Q = x^a e^-x / G(a) * 1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / (x + 5 - a - ...)))
+  # Q = x^a e^-x / G(a) * h, h = 1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / ...)),
+  # by the modified Lentz method; with the derivatives of b, c, d and h with respect to a.
   def fraction_step(sb, i, state):
-    bb, c, d, h, av = state
-    an = ops.Mul(ops.Neg(i), ops.Sub(i, av))
-    bb = ops.Add(bb, ops.ScalarConstant(sb, 2.0, _F64))
-    d = _lentz_guard(sb, ops.Add(ops.Mul(an, d), bb))
-    c = _lentz_guard(sb, ops.Add(bb, ops.Div(an, c)))
-    d = ops.Div(ops.ScalarConstant(sb, 1.0, _F64), d)
+    bb, c, d, h, dc, dd, dh, av = state
+    f = lambda v: ops.ScalarConstant(sb, v, _F64)
+    an = ops.Mul(ops.Neg(i), ops.Sub(i, av))  # d(an)/da = i, d(bb)/da = -1
+    bb = ops.Add(bb, f(2.0))
+    denominator = ops.Add(ops.Mul(an, d), bb)
+    guarded_d = ops.Lt(ops.Abs(denominator), f(_TINY))
+    numerator_c = ops.Add(bb, ops.Div(an, c))
+    guarded_c = ops.Lt(ops.Abs(numerator_c), f(_TINY))
+    if grad:
+      d_denominator = ops.Sub(ops.Add(ops.Mul(i, d), ops.Mul(an, dd)), f(1.0))
+      new_dc = ops.Sub(ops.Sub(ops.Div(i, c), f(1.0)),
+                       ops.Div(ops.Mul(an, dc), ops.Mul(c, c)))
+    denominator = _lentz_guard(sb, denominator)
+    c = _lentz_guard(sb, numerator_c)
+    d = ops.Div(f(1.0), denominator)
     delta = ops.Mul(d, c)
+    converged = ops.Lt(ops.Abs(ops.Sub(delta, f(1.0))), f(_EPS))
+    if grad:
+      dd = ops.Select(guarded_d, ops.Mul(d, f(0.0)),
+                      ops.Neg(ops.Mul(d_denominator, ops.Mul(d, d))))
+      dc = ops.Select(guarded_c, ops.Mul(c, f(0.0)), new_dc)
+      d_delta = ops.Add(ops.Mul(dd, c), ops.Mul(d, dc))
+      dh = ops.Add(ops.Mul(dh, delta), ops.Mul(h, d_delta))
+      converged = ops.And(converged, ops.Le(ops.Abs(ops.Mul(h, d_delta)),
+                                            ops.Mul(ops.Abs(dh), f(_EPS))))
     h = ops.Mul(h, delta)
-    converged = ops.Lt(ops.Abs(ops.Sub(delta, ops.ScalarConstant(sb, 1.0, _F64))),
-                       ops.ScalarConstant(sb, _EPS, _F64))
-    return [bb, c, d, h, av], converged
+    return [bb, c, d, h, dc, dd, dh, av], converged
 
   b0 = ops.Sub(ops.Add(x_, _c(b, 1.0)), a_)
   d0 = ops.Div(one, _lentz_guard(b, b0))
-  _, _, _, h, _ = _iterate(b, "igamma_fraction", rank,
-                           [b0, _full(b, 1.0 / _TINY, dims), d0, d0, a_],
-                           ops.Or(trivial, use_series), fraction_step, 2000)
-  q_fraction = ops.Mul(h, ops.Exp(log_prefix))
-  if upper:
+  dd0 = ops.Mul(d0, d0)  # d(1 / b0)/da with d(b0)/da = -1
+  fraction = _iterate(b, "igamma_fraction", rank,
+                      [b0, _full(b, 1.0 / _TINY, dims), d0, d0, zero, dd0, dd0, a_],
+                      ops.Or(trivial, use_series), fraction_step, 2000)
+  h, dh = fraction[3], fraction[6]
+  q_fraction = ops.Mul(h, prefix)
+  if mode == _Q_MODE:
     out = ops.Select(use_series, ops.Sub(_c(b, 1.0), p_series), q_fraction)
     at_zero, at_inf = 1.0, 0.0
-  else:
+  elif mode == _P_MODE:
     out = ops.Select(use_series, p_series, ops.Sub(_c(b, 1.0), q_fraction))
     at_zero, at_inf = 0.0, 1.0
+  else:
+    # dP/da = prefix (dS + S dlog_prefix); dQ/da = prefix (dh + h dlog_prefix) = -dP/da.
+    dp_series = ops.Mul(prefix, ops.Add(dtotal, ops.Mul(total, d_log_prefix)))
+    dq_fraction = ops.Mul(prefix, ops.Add(dh, ops.Mul(h, d_log_prefix)))
+    out = ops.Select(use_series, dp_series, ops.Neg(dq_fraction))
+    at_zero, at_inf = 0.0, 0.0
+    if mode == _SAMPLE_GRAD_MODE:
+      # dP/dx = x^(a-1) e^-x / G(a) = prefix / x
+      out = ops.Neg(ops.Div(ops.Mul(out, x_), prefix))
+      at_inf = float("nan")
   out = ops.Select(ops.Eq(x, _c(b, 0.0)), _full(b, at_zero, dims),
                    ops.Select(trivial, _full(b, at_inf, dims), out))
   return _done(b, etype, ops.Select(invalid, _full(b, float("nan"), dims), out))
@@ -236,12 +288,23 @@ def _igamma(name, a, x, upper):
 
 def Igamma(a, x):
   """The regularized lower incomplete gamma function P(a, x) (nan for a <= 0 or x < 0)."""
-  return _igamma("Igamma", a, x, upper=False)
+  return _igamma("Igamma", a, x, _P_MODE)
 
 
 def Igammac(a, x):
   """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
-  return _igamma("Igammac", a, x, upper=True)
+  return _igamma("Igammac", a, x, _Q_MODE)
+
+
+def IgammaGradA(a, x):
+  """dP(a, x)/da, the derivative of Igamma with respect to a."""
+  return _igamma("IgammaGradA", a, x, _GRAD_A_MODE)
+
+
+def RandomGammaGrad(a, x):
+  """d sample / d a for a sample x of Gamma(a, 1) (implicit reparameterization):
+  -(dP/da) / (dP/dx) with P(a, x) = Igamma(a, x)."""
+  return _igamma("RandomGammaGrad", a, x, _SAMPLE_GRAD_MODE)
 
 
 # --- Hurwitz zeta ---------------------------------------------------------------------
@@ -344,5 +407,5 @@ def RegularizedIncompleteBeta(a, b, x):
   return _done(bl, etype, ops.Select(invalid, _full(bl, float("nan"), dims), value))
 
 
-__all__ = ["BesselI0e", "BesselI1e", "Erfc", "Igamma", "Igammac", "RegularizedIncompleteBeta",
-           "Zeta"]
+__all__ = ["BesselI0e", "BesselI1e", "Erfc", "Igamma", "IgammaGradA", "Igammac",
+           "RandomGammaGrad", "RegularizedIncompleteBeta", "Zeta"]

@@ -26,7 +26,9 @@ from ._ops_special import BesselI0e
 from ._ops_special import BesselI1e
 from ._ops_special import Erfc
 from ._ops_special import Igamma
+from ._ops_special import IgammaGradA
 from ._ops_special import Igammac
+from ._ops_special import RandomGammaGrad
 from ._ops_special import RegularizedIncompleteBeta
 from ._ops_special import Zeta
 
