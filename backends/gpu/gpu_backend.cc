@@ -6,14 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
-#include "backends/cpu/passes/pipeline.h"
 #include "backends/gpu/device_memory_pool.h"
-#include "backends/gpu/ptx_emitter.h"
-#include "hlo/hlo_verifier.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -131,34 +126,43 @@ absl::StatusOr<Literal> Download(Device* device, const backend::Buffer& buffer)
   return literal;
 }
 
-// What one entry instruction does at run time.
-struct Step {
-  enum class Kind { kParameter, kConstant, kTuple, kGetTupleElement, kKernel };
-  Kind kind = Kind::kKernel;
-  const HloInstruction* hlo = nullptr;
-  std::vector<int> operands;  // positions in the step list
-  int64_t index = 0;          // parameter number or tuple index
-  CUfunction function = nullptr;
-  int64_t elements = 0;
-  std::shared_ptr<backend::Buffer> constant;
-};
-
+// A loaded plan: its PTX module on the device, a function per kernel step, the constants
+// uploaded.
 class GpuExecutable : public backend::Executable {
  public:
-  GpuExecutable(Device* device, std::unique_ptr<HloModule> module, CUmodule cu_module, std::vector<Step> steps,
-                int root)
-      : device_(device), module_(std::move(module)), cu_module_(cu_module), steps_(std::move(steps)), root_(root) {}
+  GpuExecutable(Device* device, GpuPlan plan) : device_(device), plan_(std::move(plan)) {}
   ~GpuExecutable() override {
     if (cu_module_ != nullptr && UseContext(*device_).ok()) device_->driver->cuModuleUnload(cu_module_);
   }
 
-  const HloModule& module() const override { return *module_; }
+  // Loads the PTX and uploads the constants (the caller holds device->mu).
+  absl::Status Load() ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    RETURN_IF_ERROR(UseContext(*device_));
+    functions_.assign(plan_.steps.size(), nullptr);
+    constants_.resize(plan_.steps.size());
+    for (size_t s = 0; s < plan_.steps.size(); ++s) {
+      if (plan_.steps[s].kind == GpuPlanStep::Kind::kConstant) {
+        ASSIGN_OR_RETURN(constants_[s], Upload(device_, plan_.steps[s].hlo->literal()));
+      }
+    }
+    if (plan_.ptx.empty()) return absl::OkStatus();
+    ASSIGN_OR_RETURN(cu_module_, LoadPtx());
+    for (size_t s = 0; s < plan_.steps.size(); ++s) {
+      if (plan_.steps[s].kind != GpuPlanStep::Kind::kKernel) continue;
+      CUDA_RETURN_IF_ERROR(device_->driver,
+                           cuModuleGetFunction(&functions_[s], cu_module_, plan_.steps[s].kernel.c_str()));
+    }
+    return absl::OkStatus();
+  }
+
+  const HloModule& module() const override { return *plan_.module; }
+  const GpuPlan& plan() const { return plan_; }
 
   absl::StatusOr<std::shared_ptr<backend::Buffer>> Execute(absl::Span<const std::shared_ptr<backend::Buffer>> arguments,
                                                            const backend::ExecuteOptions& options) override {
-    const HloComputation& entry = *module_->entry_computation();
+    const HloComputation& entry = *plan_.module->entry_computation();
     if (static_cast<int64_t>(arguments.size()) != entry.num_parameters()) {
-      return absl::InvalidArgumentError(absl::StrCat("gpu: ", module_->name(), " takes ", entry.num_parameters(),
+      return absl::InvalidArgumentError(absl::StrCat("gpu: ", plan_.module->name(), " takes ", entry.num_parameters(),
                                                      " arguments, got ", arguments.size()));
     }
     absl::MutexLock lock(&device_->mu);
@@ -170,29 +174,29 @@ class GpuExecutable : public backend::Executable {
     const CudaDriver* d = device_->driver;
     // Every value lives until the stream is done with it: freed blocks may be reused by
     // later kernels of this stream only, which run after the readers.
-    std::vector<std::shared_ptr<backend::Buffer>> values(steps_.size());
-    for (size_t s = 0; s < steps_.size(); ++s) {
-      const Step& step = steps_[s];
+    std::vector<std::shared_ptr<backend::Buffer>> values(plan_.steps.size());
+    for (size_t s = 0; s < plan_.steps.size(); ++s) {
+      const GpuPlanStep& step = plan_.steps[s];
       switch (step.kind) {
-        case Step::Kind::kParameter:
+        case GpuPlanStep::Kind::kParameter:
           values[s] = args[step.index];
           break;
-        case Step::Kind::kConstant:
-          values[s] = step.constant;
+        case GpuPlanStep::Kind::kConstant:
+          values[s] = constants_[s];
           break;
-        case Step::Kind::kTuple: {
+        case GpuPlanStep::Kind::kTuple: {
           std::vector<std::shared_ptr<backend::Buffer>> elements;
           for (int o : step.operands) elements.push_back(values[o]);
           values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
           break;
         }
-        case Step::Kind::kGetTupleElement:
+        case GpuPlanStep::Kind::kGetTupleElement:
           values[s] = values[step.operands[0]]->tuple_elements().at(step.index);
           break;
-        case Step::Kind::kKernel: {
+        case GpuPlanStep::Kind::kKernel: {
           if (options.should_cancel && options.should_cancel()) {
             d->cuStreamSynchronize(device_->stream);
-            return absl::CancelledError(absl::StrCat("execution of ", module_->name(), " cancelled"));
+            return absl::CancelledError(absl::StrCat("execution of ", plan_.module->name(), " cancelled"));
           }
           ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
           values[s] = out;
@@ -208,14 +212,14 @@ class GpuExecutable : public backend::Executable {
           const int64_t wanted = (step.elements + kThreadsPerBlock - 1) / kThreadsPerBlock;
           // Grid-stride kernels: enough blocks to fill the device several times over.
           const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, device_->multiprocessors * 32));
-          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(step.function, blocks, 1, 1, kThreadsPerBlock, 1, 1, 0,
+          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(functions_[s], blocks, 1, 1, kThreadsPerBlock, 1, 1, 0,
                                                  device_->stream, params.data(), nullptr));
           break;
         }
       }
     }
     CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device_->stream));
-    return values[root_];
+    return values[plan_.root];
   }
 
  private:
@@ -228,7 +232,7 @@ class GpuExecutable : public backend::Executable {
       return absl::InvalidArgumentError(absl::StrCat("gpu: argument ", i, " is not on device ", device_->ordinal));
     }
     if (!ShapeUtil::Compatible(arg->shape(), want)) {
-      return absl::InvalidArgumentError(absl::StrCat("gpu: argument ", i, " of ", module_->name(), " is ",
+      return absl::InvalidArgumentError(absl::StrCat("gpu: argument ", i, " of ", plan_.module->name(), " is ",
                                                      arg->shape().ToString(true), ", the parameter wants ",
                                                      want.ToString(true)));
     }
@@ -241,16 +245,32 @@ class GpuExecutable : public backend::Executable {
     return Upload(device_, relaid);
   }
 
+  // Loads the PTX with the JIT's error log, so a rejected kernel says why.
+  absl::StatusOr<CUmodule> LoadPtx() {
+    std::vector<char> log(8192, '\0');
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(log.size()))};
+    CUmodule module = nullptr;
+    const CUresult r = device_->driver->cuModuleLoadDataEx(&module, plan_.ptx.c_str(), 2, options, values);
+    if (r != CUDA_SUCCESS) {
+      absl::Status s = device_->driver->ToStatus(r, "cuModuleLoadDataEx");
+      return absl::Status(s.code(), absl::StrCat(s.message(), " loading the kernels of ", plan_.module->name(), ": ",
+                                                 log.data()));
+    }
+    return module;
+  }
+
   Device* const device_;
-  const std::unique_ptr<HloModule> module_;
-  const CUmodule cu_module_;
-  const std::vector<Step> steps_;
-  const int root_;  // the step of the entry's root
+  const GpuPlan plan_;
+  CUmodule cu_module_ = nullptr;
+  std::vector<CUfunction> functions_;                       // per step (kernels)
+  std::vector<std::shared_ptr<backend::Buffer>> constants_;  // per step (constants)
 };
 
 class GpuBackend : public backend::Backend {
  public:
-  explicit GpuBackend(std::vector<std::unique_ptr<Device>> devices) : devices_(std::move(devices)) {}
+  GpuBackend(std::vector<std::unique_ptr<Device>> devices, GpuCompileFn compile)
+      : devices_(std::move(devices)), compile_(std::move(compile)) {}
   ~GpuBackend() override {
     for (auto& device : devices_) {
       if (!UseContext(*device).ok()) continue;
@@ -276,75 +296,32 @@ class GpuBackend : public backend::Backend {
   absl::StatusOr<std::unique_ptr<backend::Executable>> Compile(std::unique_ptr<HloModule> module,
                                                                const backend::CompileOptions& options) override {
     ASSIGN_OR_RETURN(Device * device, GetDevice(options.device_ordinal));
-    if (module == nullptr) return absl::InvalidArgumentError("gpu: no module");
-    RETURN_IF_ERROR(VerifyHloModule(*module));
-    RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
-    const HloComputation& entry = *module->entry_computation();
-    const std::vector<HloInstruction*> order = entry.MakeInstructionPostOrder();
-    absl::flat_hash_map<const HloInstruction*, int> position;
-    std::vector<Step> steps;
-    std::vector<const HloInstruction*> kernels;
-    std::vector<std::string> unsupported;
-    for (const HloInstruction* hlo : order) {
-      Step step;
-      step.hlo = hlo;
-      for (const HloInstruction* operand : hlo->operands()) step.operands.push_back(position.at(operand));
-      switch (hlo->opcode()) {
-        case HloOpcode::kParameter:
-          step.kind = Step::Kind::kParameter;
-          step.index = hlo->parameter_number();
-          break;
-        case HloOpcode::kConstant:
-          step.kind = Step::Kind::kConstant;
-          break;
-        case HloOpcode::kTuple:
-          step.kind = Step::Kind::kTuple;
-          break;
-        case HloOpcode::kGetTupleElement:
-          step.kind = Step::Kind::kGetTupleElement;
-          step.index = hlo->tuple_index();
-          break;
-        default:
-          if (IsKernelCandidate(*hlo)) {
-            step.kind = Step::Kind::kKernel;
-            kernels.push_back(hlo);
-          } else {
-            unsupported.push_back(absl::StrCat(std::string(HloOpcodeString(hlo->opcode())), " (", hlo->name(), ")"));
-          }
-      }
-      position[hlo] = static_cast<int>(steps.size());
-      steps.push_back(std::move(step));
+    if (!compile_) {
+      return absl::UnimplementedError(
+          "gpu: this binary has no gpu compiler (it is built without LLVM); load executables compiled elsewhere");
     }
-    if (!unsupported.empty()) {
-      return absl::UnimplementedError(absl::StrCat("gpu backend does not run these ops yet: ",
-                                                   absl::StrJoin(unsupported, ", ")));
-    }
+    GpuTarget target;
+    target.sm = std::min(device->sm, kNewestSmEmitted);
+    ASSIGN_OR_RETURN(GpuPlan plan, compile_(std::move(module), target));
+    return Load(device, std::move(plan));
+  }
 
-    absl::MutexLock lock(&device->mu);
-    RETURN_IF_ERROR(UseContext(*device));
-    for (Step& step : steps) {
-      if (step.kind == Step::Kind::kConstant) {
-        ASSIGN_OR_RETURN(step.constant, Upload(device, step.hlo->literal()));
-      }
+  absl::StatusOr<std::string> SerializeExecutable(const backend::Executable& executable) override {
+    const auto* gpu = dynamic_cast<const GpuExecutable*>(&executable);
+    if (gpu == nullptr) return absl::InvalidArgumentError("not a gpu executable");
+    return SerializeGpuPlan(gpu->plan());
+  }
+
+  absl::StatusOr<std::unique_ptr<backend::Executable>> DeserializeExecutable(std::string_view bytes,
+                                                                             int ordinal) override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(ordinal));
+    ASSIGN_OR_RETURN(GpuPlan plan, DeserializeGpuPlan(bytes));
+    if (plan.sm > device->sm) {
+      return absl::FailedPreconditionError(absl::StrCat("gpu: the executable's kernels are for sm_", plan.sm,
+                                                        "; device ", ordinal, " (", device->name, ") is sm_",
+                                                        device->sm));
     }
-    CUmodule cu_module = nullptr;
-    if (!kernels.empty()) {
-      GpuTarget target;
-      target.sm = std::min(device->sm, kNewestSmEmitted);
-      ASSIGN_OR_RETURN(PtxModule ptx, EmitPtx(kernels, module->name(), target));
-      ASSIGN_OR_RETURN(cu_module, LoadPtx(*device, ptx.ptx, module->name()));
-      for (size_t k = 0; k < kernels.size(); ++k) {
-        Step& step = steps[position.at(kernels[k])];
-        step.elements = ptx.kernels[k].elements;
-        const CUresult r = device->driver->cuModuleGetFunction(&step.function, cu_module, ptx.kernels[k].name.c_str());
-        if (r != CUDA_SUCCESS) {
-          device->driver->cuModuleUnload(cu_module);
-          return device->driver->ToStatus(r, "cuModuleGetFunction");
-        }
-      }
-    }
-    return std::unique_ptr<backend::Executable>(
-        new GpuExecutable(device, std::move(module), cu_module, std::move(steps), position.at(entry.root_instruction())));
+    return Load(device, std::move(plan));
   }
 
   absl::StatusOr<std::shared_ptr<backend::Buffer>> TransferToDevice(const Literal& literal, int ordinal) override {
@@ -402,21 +379,15 @@ class GpuBackend : public backend::Backend {
     return std::shared_ptr<backend::Buffer>(std::move(buffer));
   }
 
-  // Loads PTX with the JIT's error log, so a rejected kernel says why.
-  static absl::StatusOr<CUmodule> LoadPtx(const Device& device, const std::string& ptx, const std::string& name) {
-    std::vector<char> log(8192, '\0');
-    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void* values[] = {log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(log.size()))};
-    CUmodule module = nullptr;
-    const CUresult r = device.driver->cuModuleLoadDataEx(&module, ptx.c_str(), 2, options, values);
-    if (r != CUDA_SUCCESS) {
-      absl::Status s = device.driver->ToStatus(r, "cuModuleLoadDataEx");
-      return absl::Status(s.code(), absl::StrCat(s.message(), " loading the kernels of ", name, ": ", log.data()));
-    }
-    return module;
+  static absl::StatusOr<std::unique_ptr<backend::Executable>> Load(Device* device, GpuPlan plan) {
+    auto executable = std::make_unique<GpuExecutable>(device, std::move(plan));
+    absl::MutexLock lock(&device->mu);
+    RETURN_IF_ERROR(executable->Load());
+    return std::unique_ptr<backend::Executable>(std::move(executable));
   }
 
   const std::vector<std::unique_ptr<Device>> devices_;
+  const GpuCompileFn compile_;
 };
 
 absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const CudaDriver* driver, int ordinal) {
@@ -458,7 +429,7 @@ absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const CudaDriver* driver, int
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<backend::Backend>> CreateGpuBackend(const CudaDriver* driver) {
+absl::StatusOr<std::unique_ptr<backend::Backend>> CreateGpuBackend(const CudaDriver* driver, GpuCompileFn compile) {
   if (driver == nullptr) return absl::InvalidArgumentError("gpu: no driver");
   int count = 0;
   CUDA_RETURN_IF_ERROR(driver, cuDeviceGetCount(&count));
@@ -467,14 +438,7 @@ absl::StatusOr<std::unique_ptr<backend::Backend>> CreateGpuBackend(const CudaDri
   for (int i = 0; i < count; ++i) {
     ASSIGN_OR_RETURN(devices.emplace_back(), OpenDevice(driver, i));
   }
-  return std::unique_ptr<backend::Backend>(new GpuBackend(std::move(devices)));
-}
-
-void RegisterGpuBackend() {
-  backend::RegisterBackendFactory("gpu", []() -> absl::StatusOr<std::unique_ptr<backend::Backend>> {
-    ASSIGN_OR_RETURN(const CudaDriver* driver, CudaDriver::Default());
-    return CreateGpuBackend(driver);
-  });
+  return std::unique_ptr<backend::Backend>(new GpuBackend(std::move(devices), std::move(compile)));
 }
 
 }  // namespace gpu

@@ -2,11 +2,12 @@
 #define XLA_BACKENDS_GPU_GPU_BACKEND_H_
 
 // The gpu backend (platform "gpu", issue 7): one device per visible CUDA GPU, driven through
-// the driver API loaded at run time (cuda_driver.h). Modules go through the cpu backend's
-// pass pipeline; every fusion and elementwise or data-movement op becomes a PTX kernel
-// (ptx_emitter.h) loaded at Compile; parameters, constants, tuples and get-tuple-element
-// are buffer bookkeeping. Other ops fail at Compile with UNIMPLEMENTED naming the op:
-// nothing runs on the host behind the caller's back.
+// the driver API loaded at run time (cuda_driver.h). Compile turns a module into a GpuPlan
+// (gpu_compiler.h: the cpu backend's pass pipeline, a PTX kernel per fusion or elementwise
+// or data-movement op) and loads it; parameters, constants, tuples and get-tuple-element are
+// buffer bookkeeping. Other ops fail at Compile with UNIMPLEMENTED naming the op: nothing
+// runs on the host behind the caller's back. Executables serialize as their plans and load
+// without LLVM: this file and the plan are LLVM-free.
 //
 // Per device: the primary context, one stream that executions and transfers use in turn,
 // and a DeviceMemoryPool. Buffers are device memory; host_data() is null.
@@ -15,19 +16,23 @@
 // trees, transcendental functions beyond f32 exp/log/tanh/logistic, infeed/outfeed and
 // pinned staging for transfers are still to come.
 
+#include <functional>
 #include <memory>
 
 #include "backends/backend.h"
 #include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/gpu_plan.h"
 
 namespace xla {
 namespace gpu {
 
-// UNAVAILABLE (with the driver's reason) when there is no driver or no device.
-absl::StatusOr<std::unique_ptr<backend::Backend>> CreateGpuBackend(const CudaDriver* driver);
+using GpuCompileFn = std::function<absl::StatusOr<GpuPlan>(std::unique_ptr<HloModule>, const GpuTarget&)>;
 
-// Registers "gpu" (idempotent); its factory loads the default driver.
-void RegisterGpuBackend();
+// UNAVAILABLE (with the driver's reason) when there is no driver or no device. Without
+// `compile` (a binary without LLVM), Compile is UNIMPLEMENTED and executables come from
+// DeserializeExecutable only.
+absl::StatusOr<std::unique_ptr<backend::Backend>> CreateGpuBackend(const CudaDriver* driver,
+                                                                   GpuCompileFn compile = nullptr);
 
 }  // namespace gpu
 }  // namespace xla

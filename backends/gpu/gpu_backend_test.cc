@@ -1,7 +1,7 @@
 // The gpu backend on the fake driver (testing/fake_libcuda.cc): devices, memory, transfers,
 // compilation to loaded PTX, and executions that need no kernel. Kernels run only on a real
 // GPU (gpu_device_test.cc, tests/gpu/device_check.sh).
-#include "backends/gpu/gpu_backend.h"
+#include "backends/gpu/gpu_compiler.h"
 
 #include <dlfcn.h>
 
@@ -31,12 +31,14 @@ int LiveAllocations() { return Hook<int (*)()>("xla_fake_cuda_live_allocations")
 int Launches() { return Hook<int (*)()>("xla_fake_cuda_launches")(); }
 std::string LastImage() { return Hook<const char* (*)()>("xla_fake_cuda_last_image")(); }
 
-std::unique_ptr<backend::Backend> FakeBackend() {
+// A backend on the fake driver's two devices; `with_compiler` false is a binary without LLVM.
+std::unique_ptr<backend::Backend> FakeBackend(bool with_compiler = true) {
   setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
   absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(XLA_FAKE_LIBCUDA);
   EXPECT_TRUE(driver.ok()) << driver.status();
   if (!driver.ok()) return nullptr;
-  absl::StatusOr<std::unique_ptr<backend::Backend>> b = CreateGpuBackend(*driver);
+  absl::StatusOr<std::unique_ptr<backend::Backend>> b =
+      CreateGpuBackend(*driver, with_compiler ? GpuCompileFn(CompileGpuPlan) : nullptr);
   EXPECT_TRUE(b.ok()) << b.status();
   return b.ok() ? *std::move(b) : nullptr;
 }
@@ -188,6 +190,67 @@ ENTRY main {
   EXPECT_TRUE(absl::IsInvalidArgument(b->Compile(Parse("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}"),
                                                  backend::CompileOptions{7})
                                           .status()));
+}
+
+constexpr char kAxpy[] = R"(HloModule axpy
+ENTRY main {
+  a = f32[] parameter(0)
+  x = f32[1000] parameter(1)
+  y = f32[1000] parameter(2)
+  ba = f32[1000] broadcast(a), dimensions={}
+  ax = f32[1000] multiply(ba, x)
+  c = f32[2] constant({7, 8})
+  ROOT r = (f32[1000], f32[2]) tuple(add(ax, y), c)
+})";
+
+TEST(GpuBackendTest, ExecutablesSerializeAndLoadWithoutACompiler) {
+  std::unique_ptr<backend::Backend> compiler = FakeBackend();
+  ASSERT_NE(compiler, nullptr);
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = compiler->Compile(Parse(kAxpy), backend::CompileOptions{});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const std::string compiled_ptx = LastImage();
+  absl::StatusOr<std::string> bytes = compiler->SerializeExecutable(**exe);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+
+  // A binary without LLVM cannot compile, but loads the bytes: same kernels, same module.
+  std::unique_ptr<backend::Backend> runner = FakeBackend(/*with_compiler=*/false);
+  ASSERT_NE(runner, nullptr);
+  absl::StatusOr<std::unique_ptr<backend::Executable>> none = runner->Compile(Parse(kAxpy), backend::CompileOptions{});
+  EXPECT_TRUE(absl::IsUnimplemented(none.status())) << none.status();
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("no gpu compiler"));
+  absl::StatusOr<std::unique_ptr<backend::Executable>> loaded = runner->DeserializeExecutable(*bytes, 1);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(LastImage(), compiled_ptx);
+  EXPECT_EQ((*loaded)->module().entry_computation()->num_parameters(), 3);
+  absl::StatusOr<std::string> again = runner->SerializeExecutable(**loaded);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *bytes) << "serializing a loaded executable gives the same bytes";
+
+  // Damaged bytes are INVALID_ARGUMENT at every truncation and on flipped bytes, never a crash.
+  for (size_t n = 0; n < bytes->size(); n += std::max<size_t>(1, bytes->size() / 97)) {
+    absl::StatusOr<std::unique_ptr<backend::Executable>> cut = runner->DeserializeExecutable(bytes->substr(0, n), 0);
+    ASSERT_FALSE(cut.ok()) << n;
+    EXPECT_TRUE(absl::IsInvalidArgument(cut.status())) << n << ": " << cut.status();
+  }
+  std::string flipped = *bytes;
+  flipped[flipped.size() / 2] ^= 0x5a;
+  EXPECT_TRUE(absl::IsInvalidArgument(runner->DeserializeExecutable(flipped, 0).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(runner->DeserializeExecutable(*bytes, 3).status())) << "no device 3";
+}
+
+TEST(GpuBackendTest, KernelsForANewerGpuAreRefused) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(kAxpy);
+  ASSERT_TRUE(module.ok());
+  GpuTarget newer;
+  newer.sm = 100;  // the fake devices are sm_90
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), newer);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<std::unique_ptr<backend::Executable>> loaded = b->DeserializeExecutable(SerializeGpuPlan(*plan), 0);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(loaded.status())) << loaded.status();
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("sm_100"));
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/gpu/gpu_backend.h"
+#include "backends/gpu/gpu_compiler.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gtest/gtest.h"
 #include "hlo/shape_util.h"

@@ -16,15 +16,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "backends/gpu/gpu_plan.h"
 #include "hlo/hlo_instruction.h"
 
 namespace xla {
 namespace gpu {
-
-struct GpuTarget {
-  int sm = 90;   // compute capability (sm_90: H100/H200)
-  int ptx = 78;  // PTX ISA version (7.8: the newest LLVM 16 writes)
-};
 
 struct PtxKernel {
   std::string name;

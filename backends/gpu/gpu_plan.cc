@@ -1,0 +1,152 @@
+#include "backends/gpu/gpu_plan.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "backends/executable_format.h"
+#include "hlo/hlo_proto_convert.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+// One line per step: kind instruction index elements kernel operands ("-" when none).
+std::string StepsText(const GpuPlan& plan) {
+  std::string text;
+  for (const GpuPlanStep& s : plan.steps) {
+    absl::StrAppend(&text, static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ",
+                    s.kernel.empty() ? "-" : s.kernel, " ",
+                    s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), "\n");
+  }
+  return text;
+}
+
+absl::Status BadPlan(const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat("serialized gpu executable: ", what));
+}
+
+// (absl::string_view here: Debian's absl has its own, not std::string_view.)
+absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
+  const HloComputation& entry = *plan->module->entry_computation();
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
+    int kind = 0;
+    GpuPlanStep step;
+    if (f.size() != 6 || !absl::SimpleAtoi(f[0], &kind) || kind < 0 || kind > 4 ||
+        !absl::SimpleAtoi(f[2], &step.index) || !absl::SimpleAtoi(f[3], &step.elements)) {
+      return BadPlan(absl::StrCat("malformed step '", std::string(line), "'"));
+    }
+    step.kind = static_cast<GpuPlanStep::Kind>(kind);
+    step.hlo = entry.GetInstructionWithName(std::string(f[1]));
+    if (step.hlo == nullptr) return BadPlan(absl::StrCat("no instruction ", std::string(f[1])));
+    if (f[4] != "-") step.kernel = std::string(f[4]);
+    if (f[5] != "-") {
+      for (absl::string_view o : absl::StrSplit(f[5], ',')) {
+        int operand = 0;
+        if (!absl::SimpleAtoi(o, &operand)) return BadPlan(absl::StrCat("malformed operand in '", std::string(line), "'"));
+        step.operands.push_back(operand);
+      }
+    }
+    if (step.hlo == entry.root_instruction()) plan->root = static_cast<int>(plan->steps.size());
+    plan->steps.push_back(std::move(step));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string SerializeGpuPlan(const GpuPlan& plan) {
+  backend::ExecutableFields fields = backend::NewExecutableFields("gpu");
+  fields.Set("module", HloModuleToProto(*plan.module).SerializeAsString());
+  fields.Set("ptx", plan.ptx);
+  fields.Set("sm", std::to_string(plan.sm));
+  fields.Set("steps", StepsText(plan));
+  return backend::WriteExecutableContainer(fields);
+}
+
+absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes) {
+  ASSIGN_OR_RETURN(backend::ExecutableFields fields, backend::ReadExecutableContainer(bytes));
+  RETURN_IF_ERROR(backend::CheckExecutableOrigin(fields, "gpu"));
+  GpuPlan plan;
+  ASSIGN_OR_RETURN(std::string_view module_bytes, fields.Get("module"));
+  HloModuleProto proto;
+  if (!proto.ParseFromArray(module_bytes.data(), static_cast<int>(module_bytes.size()))) {
+    return BadPlan("the module does not parse");
+  }
+  ASSIGN_OR_RETURN(plan.module, HloModuleFromProto(proto));
+  ASSIGN_OR_RETURN(std::string_view ptx, fields.Get("ptx"));
+  plan.ptx = std::string(ptx);
+  ASSIGN_OR_RETURN(std::string_view sm, fields.Get("sm"));
+  if (!absl::SimpleAtoi(absl::string_view(sm.data(), sm.size()), &plan.sm)) return BadPlan("malformed sm");
+  ASSIGN_OR_RETURN(std::string_view steps, fields.Get("steps"));
+  RETURN_IF_ERROR(ParseSteps(absl::string_view(steps.data(), steps.size()), &plan));
+  RETURN_IF_ERROR(ValidateGpuPlan(plan));
+  return plan;
+}
+
+absl::Status ValidateGpuPlan(const GpuPlan& plan) {
+  if (plan.module == nullptr) return BadPlan("no module");
+  const HloComputation& entry = *plan.module->entry_computation();
+  absl::flat_hash_map<const HloInstruction*, int> position;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const GpuPlanStep& s = plan.steps[i];
+    if (s.hlo == nullptr || s.hlo->parent() != &entry) return BadPlan(absl::StrCat("step ", i, " is not in the entry"));
+    if (s.operands.size() != static_cast<size_t>(s.hlo->operand_count())) {
+      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") has ", s.operands.size(), " operands"));
+    }
+    for (size_t k = 0; k < s.operands.size(); ++k) {
+      auto it = position.find(s.hlo->operand(k));
+      if (it == position.end() || it->second != s.operands[k]) {
+        return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), "): operand ", k, " is not step ", s.operands[k]));
+      }
+    }
+    switch (s.kind) {
+      case GpuPlanStep::Kind::kParameter:
+        if (s.hlo->opcode() != HloOpcode::kParameter || s.index != s.hlo->parameter_number()) {
+          return BadPlan(absl::StrCat("step ", i, " is not parameter ", s.index));
+        }
+        break;
+      case GpuPlanStep::Kind::kConstant:
+        if (s.hlo->opcode() != HloOpcode::kConstant || !s.hlo->has_literal()) {
+          return BadPlan(absl::StrCat("step ", i, " is not a constant"));
+        }
+        break;
+      case GpuPlanStep::Kind::kTuple:
+        if (s.hlo->opcode() != HloOpcode::kTuple) return BadPlan(absl::StrCat("step ", i, " is not a tuple"));
+        break;
+      case GpuPlanStep::Kind::kGetTupleElement:
+        if (s.hlo->opcode() != HloOpcode::kGetTupleElement || s.index != s.hlo->tuple_index() ||
+            !s.hlo->operand(0)->shape().IsTuple() || s.index < 0 ||
+            s.index >= ShapeUtil::TupleElementCount(s.hlo->operand(0)->shape())) {
+          return BadPlan(absl::StrCat("step ", i, " is not get-tuple-element ", s.index));
+        }
+        break;
+      case GpuPlanStep::Kind::kKernel:
+        if (s.kernel.empty() || !s.hlo->shape().IsArray() || s.elements != ShapeUtil::ElementsIn(s.hlo->shape())) {
+          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not a kernel of its shape"));
+        }
+        for (const HloInstruction* operand : s.hlo->operands()) {
+          if (!operand->shape().IsArray()) return BadPlan(absl::StrCat("kernel step ", i, " reads a tuple"));
+        }
+        break;
+    }
+    if (!position.emplace(s.hlo, static_cast<int>(i)).second) {
+      return BadPlan(absl::StrCat("instruction ", s.hlo->name(), " has two steps"));
+    }
+  }
+  auto root = position.find(entry.root_instruction());
+  if (root == position.end() || root->second != plan.root) return BadPlan("the root has no step");
+  if (entry.num_parameters() > 0) {
+    for (const HloInstruction* p : entry.parameter_instructions()) {
+      if (!position.contains(p)) return BadPlan(absl::StrCat("parameter ", p->name(), " has no step"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace gpu
+}  // namespace xla
