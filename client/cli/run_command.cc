@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "backends/backend.h"
+#include "backends/executable_format.h"
 #include "client/cli/npy.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
@@ -32,7 +34,7 @@ std::string DefaultPlatform() {
 
 const char kRunUsage[] =
     "  xla-cli run FILE [--platform=NAME] [--arg=LITERAL | --arg=@FILE.npy]... [--random-args]\n"
-    "              [--seed=N] [--repeat=N] [--json] [--output-dir=DIR] [--no-verify]\n"
+    "              [--seed=N] [--repeat=N] [--json] [--output-dir=DIR] [--no-verify] [--executable]\n"
     "      Compile FILE (HLO text or binary HloModuleProto) on a backend (default: cpu when built)\n"
     "      and run it in-process. Give one --arg per entry parameter, in order: an XLA literal\n"
     "      (--arg='f32[2] {1, 2}') or a .npy file (--arg=@x.npy; the dtype and shape must match\n"
@@ -42,7 +44,15 @@ const char kRunUsage[] =
     "      --json prints {\"compile_ms\", \"execute_ms\": {min, median, max}, \"repeat\", \"platform\",\n"
     "      \"result_shape\"} instead (execute time is Execute alone). --output-dir=DIR writes the\n"
     "      result as DIR/0.npy, 1.npy, ...: one file per array leaf of the result, nested tuples\n"
-    "      flattened depth-first in order, tokens skipped; an array result is DIR/0.npy.\n";
+    "      flattened depth-first in order, tokens skipped; an array result is DIR/0.npy.\n"
+    "      --executable: FILE is a serialized executable from `xla-cli compile --aot`, run without\n"
+    "      compiling (on the platform it was compiled for; \"compile_ms\" is then the load time).\n";
+
+const char kCompileUsage[] =
+    "  xla-cli compile --aot OUT [--platform=NAME] [--no-verify] FILE\n"
+    "      Compile FILE ahead of time (default platform: cpu when built) and write the serialized\n"
+    "      executable (object code, buffer plan, optimized module; it loads only on the same\n"
+    "      xla-server version and host CPU) to OUT; `xla-cli run --executable OUT` runs it.\n";
 
 namespace {
 
@@ -240,6 +250,7 @@ absl::StatusOr<RunOptions> ParseRunFlags(const std::vector<std::string>& flags) 
     if (auto v = value_of("--platform")) {
       if (v->empty()) return UsageError("--platform needs a name");
       options.platform = *v;
+      options.platform_given = true;
     } else if (auto v = value_of("--arg")) {
       options.args.push_back(*v);
     } else if (auto v = value_of("--seed")) {
@@ -257,6 +268,8 @@ absl::StatusOr<RunOptions> ParseRunFlags(const std::vector<std::string>& flags) 
       options.json = true;
     } else if (flag == "--no-verify") {
       options.verify = false;
+    } else if (flag == "--executable") {
+      options.executable = true;
     } else if (flag.size() > 1 && flag[0] == '-') {
       return UsageError(absl::StrCat("unknown flag ", flag));
     } else {
@@ -269,29 +282,139 @@ absl::StatusOr<RunOptions> ParseRunFlags(const std::vector<std::string>& flags) 
   return options;
 }
 
-int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const ErrorReporter& fail,
-                     std::ostream& out) {
+absl::StatusOr<std::string> ReadBinaryFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError("cannot open file");
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return absl::InvalidArgumentError("cannot determine file size");
+  if (size > (std::streamoff{1} << 31)) return absl::InvalidArgumentError("file larger than 2 GiB");
+  in.seekg(0, std::ios::beg);
+  std::string data(static_cast<size_t>(size), '\0');
+  in.read(data.data(), size);
+  if (!in) return absl::DataLossError("short read");
+  return data;
+}
+
+namespace {
+
+// The executable of `options.file`: compiled from the module, or loaded (--executable).
+struct Prepared {
+  std::unique_ptr<backend::Backend> backend;
+  std::unique_ptr<backend::Executable> executable;
+  std::string platform;
+  double compile_ms = 0;
+};
+
+absl::StatusOr<Prepared> LoadExecutable(const RunOptions& options) {
+  ASSIGN_OR_RETURN(std::string bytes, ReadBinaryFile(options.file));
+  Prepared prepared;
+  prepared.platform = options.platform;
+  if (!options.platform_given) {
+    ASSIGN_OR_RETURN(backend::ExecutableFields fields, backend::ReadExecutableContainer(bytes));
+    ASSIGN_OR_RETURN(std::string_view platform, fields.Get("platform"));
+    prepared.platform = std::string(platform);
+  }
+  ASSIGN_OR_RETURN(prepared.backend, backend::CreateBackend(prepared.platform));
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(prepared.executable, prepared.backend->DeserializeExecutable(bytes, 0));
+  prepared.compile_ms = Milliseconds(std::chrono::steady_clock::now() - start);
+  return prepared;
+}
+
+}  // namespace
+
+absl::StatusOr<RunOptions> ParseCompileFlags(const std::vector<std::string>& flags, std::string* aot_out) {
+  RunOptions options;
+  std::vector<std::string> positional;
+  aot_out->clear();
+  for (size_t i = 0; i < flags.size(); ++i) {
+    const std::string& flag = flags[i];
+    if (flag == "--aot") {
+      if (i + 1 >= flags.size()) return UsageError("--aot needs an output file");
+      *aot_out = flags[++i];
+    } else if (absl::StartsWith(flag, "--aot=")) {
+      *aot_out = flag.substr(6);
+    } else if (absl::StartsWith(flag, "--platform=")) {
+      options.platform = flag.substr(11);
+      options.platform_given = true;
+      if (options.platform.empty()) return UsageError("--platform needs a name");
+    } else if (flag == "--no-verify") {
+      options.verify = false;
+    } else if (flag.size() > 1 && flag[0] == '-') {
+      return UsageError(absl::StrCat("unknown flag ", flag));
+    } else {
+      positional.push_back(flag);
+    }
+  }
+  if (aot_out->empty()) return UsageError("compile needs --aot OUT (the serialized executable's file)");
+  if (positional.size() != 1) return UsageError("compile takes exactly one FILE");
+  options.file = positional[0];
+  return options;
+}
+
+int CompileAotCommand(const RunOptions& options, const std::string& out_path, const ModuleLoader& load,
+                      const ErrorReporter& fail, std::ostream& out) {
   const std::string& file = options.file;
   auto module = load(file, options.verify);
   if (!module.ok()) return fail(file, module.status());
-  const HloComputation* entry = (*module)->entry_computation();
-  if (entry == nullptr) return fail(file, absl::InvalidArgumentError("module has no entry computation"));
-
-  int reported = 0;
-  auto arguments = BuildArguments(options, *entry, fail, &reported);
-  if (!arguments.ok()) return reported != 0 ? reported : fail(file, arguments.status());
-
   auto backend = backend::CreateBackend(options.platform);
   if (!backend.ok()) return fail(file, backend.status());
-
-  const auto compile_start = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
   auto executable = (*backend)->Compile(*std::move(module), backend::CompileOptions());
-  const double compile_ms = Milliseconds(std::chrono::steady_clock::now() - compile_start);
   if (!executable.ok()) return fail(file, executable.status());
+  auto bytes = (*backend)->SerializeExecutable(**executable);
+  if (!bytes.ok()) return fail(file, bytes.status());
+  const double ms = Milliseconds(std::chrono::steady_clock::now() - start);
+  std::ofstream os(out_path, std::ios::binary | std::ios::trunc);
+  os.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  os.close();
+  if (!os) return fail(out_path, absl::DataLossError("cannot write the executable"));
+  out << absl::StrFormat("%s: %d bytes, platform %s, compiled in %.1f ms\n", out_path, bytes->size(),
+                         options.platform, ms);
+  return 0;
+}
+
+int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const ErrorReporter& fail,
+                     std::ostream& out) {
+  const std::string& file = options.file;
+  Prepared prepared;
+  std::vector<Literal> arguments;
+  int reported = 0;
+  if (options.executable) {
+    auto loaded = LoadExecutable(options);
+    if (!loaded.ok()) return fail(file, loaded.status());
+    prepared = *std::move(loaded);
+    const HloComputation* entry = prepared.executable->module().entry_computation();
+    if (entry == nullptr) return fail(file, absl::InvalidArgumentError("module has no entry computation"));
+    auto built = BuildArguments(options, *entry, fail, &reported);
+    if (!built.ok()) return reported != 0 ? reported : fail(file, built.status());
+    arguments = *std::move(built);
+  } else {
+    auto module = load(file, options.verify);
+    if (!module.ok()) return fail(file, module.status());
+    const HloComputation* entry = (*module)->entry_computation();
+    if (entry == nullptr) return fail(file, absl::InvalidArgumentError("module has no entry computation"));
+    auto built = BuildArguments(options, *entry, fail, &reported);
+    if (!built.ok()) return reported != 0 ? reported : fail(file, built.status());
+    arguments = *std::move(built);
+    auto backend = backend::CreateBackend(options.platform);
+    if (!backend.ok()) return fail(file, backend.status());
+    prepared.backend = *std::move(backend);
+    prepared.platform = options.platform;
+    const auto compile_start = std::chrono::steady_clock::now();
+    auto executable = prepared.backend->Compile(*std::move(module), backend::CompileOptions());
+    prepared.compile_ms = Milliseconds(std::chrono::steady_clock::now() - compile_start);
+    if (!executable.ok()) return fail(file, executable.status());
+    prepared.executable = *std::move(executable);
+  }
+  backend::Backend* const device = prepared.backend.get();
+  const double compile_ms = prepared.compile_ms;
+  auto& executable = prepared.executable;
 
   std::vector<std::shared_ptr<backend::Buffer>> buffers;
-  for (const Literal& literal : *arguments) {
-    auto buffer = (*backend)->TransferToDevice(literal, 0);
+  for (const Literal& literal : arguments) {
+    auto buffer = device->TransferToDevice(literal, 0);
     if (!buffer.ok()) return fail(file, buffer.status());
     buffers.push_back(*std::move(buffer));
   }
@@ -300,12 +423,12 @@ int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const 
   std::shared_ptr<backend::Buffer> result_buffer;
   for (int64_t i = 0; i < options.repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    auto result = (*executable)->Execute(buffers, backend::ExecuteOptions());
+    auto result = executable->Execute(buffers, backend::ExecuteOptions());
     execute_ms.push_back(Milliseconds(std::chrono::steady_clock::now() - start));
     if (!result.ok()) return fail(file, result.status());
     result_buffer = *std::move(result);
   }
-  auto result = (*backend)->TransferFromDevice(*result_buffer);
+  auto result = device->TransferFromDevice(*result_buffer);
   if (!result.ok()) return fail(file, result.status());
 
   if (!options.output_dir.empty()) {
@@ -320,7 +443,7 @@ int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const 
     out << absl::StrFormat(
         "{\"compile_ms\": %.6f, \"execute_ms\": {\"min\": %.6f, \"median\": %.6f, \"max\": %.6f}, "
         "\"repeat\": %d, \"platform\": %s, \"result_shape\": %s}\n",
-        compile_ms, sorted.front(), median, sorted.back(), options.repeat, JsonString(options.platform),
+        compile_ms, sorted.front(), median, sorted.back(), options.repeat, JsonString(prepared.platform),
         JsonString(ShapeUtil::HumanString(result->shape())));
   } else {
     out << result->ToString() << "\n";

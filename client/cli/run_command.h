@@ -28,6 +28,10 @@ std::string DefaultPlatform();
 
 struct RunOptions {
   std::string file;
+  // --executable: `file` holds a serialized executable (xla-cli compile --aot), loaded
+  // without compiling; its platform is the one it was compiled for unless --platform says.
+  bool executable = false;
+  bool platform_given = false;
   std::string platform = DefaultPlatform();
   std::vector<std::string> args;  // "LITERAL" or "@file.npy", one per entry parameter
   bool random_args = false;
@@ -54,6 +58,8 @@ using ModuleLoader = std::function<absl::StatusOr<std::unique_ptr<HloModule>>(co
 using ErrorReporter = std::function<int(const std::string& file, const absl::Status& status)>;
 
 // Runs the command; returns the exit status (0 ok, 1 error).
+// With options.executable the module is not loaded: the executable's own module gives the
+// parameters, and "compile_ms" in --json is the load time.
 int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const ErrorReporter& fail,
                      std::ostream& out);
 
@@ -63,6 +69,17 @@ int RunModuleCommand(const RunOptions& options, const ModuleLoader& load, const 
 absl::StatusOr<std::vector<Literal>> BuildRunArguments(const RunOptions& options, const HloComputation& entry,
                                                        const ErrorReporter& fail, int* exit_status);
 absl::Status WriteRunOutputs(const std::string& dir, const Literal& result);
+
+// `xla-cli compile --aot OUT FILE`: compiles FILE on options.platform and writes the
+// serialized executable (Backend::SerializeExecutable) to OUT. Reads only options.file,
+// options.platform and options.verify.
+extern const char kCompileUsage[];
+absl::StatusOr<RunOptions> ParseCompileFlags(const std::vector<std::string>& flags, std::string* aot_out);
+int CompileAotCommand(const RunOptions& options, const std::string& out_path, const ModuleLoader& load,
+                      const ErrorReporter& fail, std::ostream& out);
+
+// The bytes of a file (at most 2 GiB).
+absl::StatusOr<std::string> ReadBinaryFile(const std::string& path);
 
 }  // namespace cli
 }  // namespace xla

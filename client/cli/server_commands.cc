@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "backends/executable_format.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_proto_convert.h"
 #include "hlo/shape_util.h"
@@ -320,7 +321,30 @@ int RunModuleOnServer(const RunOptions& options, bool platform_given,
                       const client::ClientOptions& connection, const ModuleLoader& load,
                       const ErrorReporter& fail, std::ostream& out) {
   const std::string& file = options.file;
-  auto module = load(file, options.verify);
+  // --executable: the serialized executable's own module gives the parameters, and it runs
+  // on a device of the platform it was compiled for.
+  std::string serialized;
+  std::string executable_platform;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = absl::UnknownError("no module");
+  if (options.executable) {
+    auto bytes = ReadBinaryFile(file);
+    if (!bytes.ok()) return fail(file, bytes.status());
+    serialized = *std::move(bytes);
+    auto fields = backend::ReadExecutableContainer(serialized);
+    if (!fields.ok()) return fail(file, fields.status());
+    auto platform = fields->Get("platform");
+    if (!platform.ok()) return fail(file, platform.status());
+    executable_platform = std::string(*platform);
+    auto module_bytes = fields->Get("module");
+    if (!module_bytes.ok()) return fail(file, module_bytes.status());
+    HloModuleProtoWithConfig proto;
+    if (!proto.ParseFromArray(module_bytes->data(), static_cast<int>(module_bytes->size()))) {
+      return fail(file, absl::InvalidArgumentError("the executable's module does not parse"));
+    }
+    module = HloModuleFromProtoWithConfig(proto);
+  } else {
+    module = load(file, options.verify);
+  }
   if (!module.ok()) return fail(file, module.status());
   const HloComputation* entry = (*module)->entry_computation();
   if (entry == nullptr) return fail(file, absl::InvalidArgumentError("module has no entry computation"));
@@ -333,19 +357,21 @@ int RunModuleOnServer(const RunOptions& options, bool platform_given,
   auto devices = (*client)->ListDevices();
   if (!devices.ok()) return fail(connection.target, devices.status());
   const server::DeviceInfo* device = nullptr;
+  const std::string wanted = options.executable && !platform_given ? executable_platform : options.platform;
   for (const auto& d : *devices) {
-    if (!platform_given || d.platform() == options.platform) {
+    if ((!platform_given && !options.executable) || d.platform() == wanted) {
       device = &d;
       break;
     }
   }
   if (device == nullptr) {
     return fail(connection.target,
-                absl::NotFoundError(absl::StrCat("the server has no ", options.platform, " device")));
+                absl::NotFoundError(absl::StrCat("the server has no ", wanted, " device")));
   }
 
   const auto compile_start = std::chrono::steady_clock::now();
-  auto exe = (*client)->Compile(HloModuleToProto(**module), device->ordinal());
+  auto exe = options.executable ? (*client)->Load(std::move(serialized), device->ordinal())
+                                 : (*client)->Compile(HloModuleToProto(**module), device->ordinal());
   const double compile_ms = Seconds(std::chrono::steady_clock::now() - compile_start) * 1e3;
   if (!exe.ok()) return fail(file, exe.status());
 

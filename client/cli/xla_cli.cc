@@ -3,6 +3,7 @@
 //   xla-cli convert --to=proto|text IN OUT  convert between HLO text and HloModuleProto
 //   xla-cli run FILE [flags]              compile and run in-process (client/cli/run_command.h),
 //                                         or on xla-server with --server=ADDR
+//   xla-cli compile --aot OUT FILE        compile ahead of time; `run --executable OUT` runs it
 //   xla-cli devices|status|ping|transfer  talk to a running xla-server (client/cli/server_commands.h)
 // Errors print as FILE:LINE:COL: message (LINE:COL when known) and exit with status 1.
 
@@ -38,7 +39,7 @@ const std::string kUsage = std::string(
     "      in XLA's canonical text form. --short prints the short parsable form.\n"
     "  xla-cli convert --to=proto|text [--no-verify] IN OUT\n"
     "      Convert between HLO text and binary HloModuleProto ('-' for OUT = stdout).\n") +
-    xla::cli::kRunUsage +
+    xla::cli::kRunUsage + xla::cli::kCompileUsage +
 #ifdef XLA_CLI_SERVER_MODE
     xla::cli::kServerUsage +
 #endif
@@ -178,6 +179,21 @@ int RunRun(int argc, char** argv) {
   return xla::cli::RunModuleCommand(*run_options, load, Fail, std::cout);
 }
 
+int RunCompile(int argc, char** argv) {
+  std::string out_path;
+  auto options = xla::cli::ParseCompileFlags(std::vector<std::string>(argv + 2, argv + argc), &out_path);
+  if (!options.ok()) {
+    std::cerr << "xla-cli compile: " << options.status().message() << "\n" << kUsage;
+    return 2;
+  }
+  auto load = [](const std::string& path, bool verify) {
+    Options load_options;
+    load_options.verify = verify;
+    return Load(path, load_options);
+  };
+  return xla::cli::CompileAotCommand(*options, out_path, load, Fail, std::cout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -187,6 +203,7 @@ int main(int argc, char** argv) {
   }
   std::string command = argv[1];
   if (command == "run") return RunRun(argc, argv);
+  if (command == "compile") return RunCompile(argc, argv);
 #ifdef XLA_CLI_SERVER_MODE
   if (xla::cli::IsServerCommand(command)) {
     return xla::cli::RunServerCommand(command, std::vector<std::string>(argv + 2, argv + argc), std::cout,

@@ -326,4 +326,61 @@ TEST(XlaCliRunTest, UsageErrors) {
   EXPECT_THAT(help.output, HasSubstr("--output-dir=DIR"));
 }
 
+// compile --aot writes a serialized executable that run --executable runs without compiling,
+// with the same result; damaged files and usage errors are reported.
+TEST(XlaCliRun, CompileAheadOfTimeAndRunTheExecutable) {
+  const std::string hlo = WriteFile("aot.hlo", R"(HloModule aot
+lt {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT c = pred[] compare(x, y), direction=LT
+}
+ENTRY main {
+  a = f32[5] parameter(0)
+  offset = f32[5] constant({1, -1, 0.5, 0, 2})
+  shifted = f32[5] add(a, offset)
+  ROOT s = f32[5] sort(shifted), dimensions={0}, to_apply=lt
+}
+)");
+  const std::string exe = TempPath("aot.xlaexe");
+  Result compiled = RunCli("compile --aot " + exe + " " + hlo);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("platform " XLA_CLI_DEFAULT_PLATFORM));
+  const std::string arg = " --arg='f32[5] {3, 1, 4, -1, 5}'";
+  Result direct = RunCli("run " + hlo + arg);
+  ASSERT_EQ(direct.exit_code, 0) << direct.output;
+  EXPECT_EQ(direct.output, "f32[5] {-1, 0, 4, 4.5, 7}\n");
+  Result loaded = RunCli("run --executable " + exe + arg);
+  ASSERT_EQ(loaded.exit_code, 0) << loaded.output;
+  EXPECT_EQ(loaded.output, direct.output);
+  Result json = RunCli("run --executable " + exe + arg + " --json --repeat=2");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_THAT(json.output, HasSubstr("\"platform\": \"" XLA_CLI_DEFAULT_PLATFORM "\""));
+
+  // Damaged or foreign files.
+  std::string bytes = ReadFile(exe);
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() - 7] ^= 0x22;
+  const std::string damaged = WriteFile("aot_damaged.xlaexe", bytes);
+  Result corrupted = RunCli("run --executable " + damaged + arg);
+  EXPECT_EQ(corrupted.exit_code, 1) << corrupted.output;
+  EXPECT_THAT(corrupted.output, HasSubstr("checksum"));
+  Result truncated = RunCli("run --executable " + WriteFile("aot_short.xlaexe", bytes.substr(0, 50)) + arg);
+  EXPECT_EQ(truncated.exit_code, 1) << truncated.output;
+  EXPECT_THAT(truncated.output, HasSubstr("truncated"));
+  Result module_as_executable = RunCli("run --executable " + hlo + arg);
+  EXPECT_EQ(module_as_executable.exit_code, 1) << module_as_executable.output;
+  EXPECT_THAT(module_as_executable.output, HasSubstr("bad magic"));
+  Result wrong_args = RunCli("run --executable " + exe + " --arg='f32[2] {1, 2}'");
+  EXPECT_EQ(wrong_args.exit_code, 1) << wrong_args.output;
+  EXPECT_THAT(wrong_args.output, HasSubstr("expects f32[5]"));
+
+  // Usage errors.
+  EXPECT_EQ(RunCli("compile " + hlo).exit_code, 2);
+  EXPECT_EQ(RunCli("compile --aot").exit_code, 2);
+  EXPECT_EQ(RunCli("compile --aot " + exe + " --bogus " + hlo).exit_code, 2);
+  Result bad_module = RunCli("compile --aot " + exe + " " + WriteFile("aot_bad.hlo", "HloModule m\nENTRY e {\n"));
+  EXPECT_EQ(bad_module.exit_code, 1) << bad_module.output;
+}
+
 }  // namespace

@@ -109,6 +109,42 @@ TEST_F(XlaCliServerTest, RunOnServerMatchesLocalRun) {
   EXPECT_THAT(wrong.output, HasSubstr("expects f32[2]"));
 }
 
+// A serialized executable from `xla-cli compile --aot` runs on a server that allows loads,
+// with the parameters its own module gives; a server that does not refuses it.
+TEST_F(XlaCliServerTest, RunsSerializedExecutables) {
+  const std::string hlo = WriteFile("aot.hlo", R"(HloModule aot
+ENTRY main {
+  a = f32[3] parameter(0)
+  c = f32[3] constant({1, 2, 3})
+  ROOT m = f32[3] multiply(a, c)
+}
+)");
+  const std::string exe = xla_cli_test::TempPath("aot.xlaexe");
+  Result compiled = RunCli("compile --aot " + exe + " --platform=interpreter " + hlo);
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  Result refused = RunCli("run --executable " + exe + " --arg='f32[3] {2, 2, 2}'" + flag_);
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("--allow-load"));
+
+  xla::server::ServerConfig config;
+  config.listen = "127.0.0.1:0";
+  config.rpc_threads = 2;
+  config.service.allow_load = true;
+  auto loading = xla::server::StartServer(config);
+  ASSERT_TRUE(loading.ok()) << loading.status();
+  const std::string flag = " --server=" + (*loading)->address();
+  Result r = RunCli("run --executable " + exe + " --arg='f32[3] {2, 2, 2}'" + flag);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "f32[3] {2, 4, 6}\n");
+  Result json = RunCli("run --executable " + exe + " --random-args --json" + flag);
+  EXPECT_EQ(json.exit_code, 0) << json.output;
+  EXPECT_THAT(json.output, HasSubstr("\"platform\": \"interpreter\""));
+  Result wrong = RunCli("run --executable " + exe + " --arg='f32[2] {2, 2}'" + flag);
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_THAT(wrong.output, HasSubstr("expects f32[3]"));
+  (*loading)->Shutdown(std::chrono::system_clock::now());
+}
+
 TEST_F(XlaCliServerTest, ErrorsFromTheServerAndUnreachableServers) {
   // Nothing listens on port 1.
   Result r = RunCli("devices --server=127.0.0.1:1 --deadline-ms=2000");
