@@ -87,7 +87,9 @@ absl::Status CudaDriver::ToStatus(CUresult result, const char* call) const {
   const char* text = nullptr;
   if (cuGetErrorName == nullptr || cuGetErrorName(result, &name) != CUDA_SUCCESS) name = nullptr;
   if (cuGetErrorString == nullptr || cuGetErrorString(result, &text) != CUDA_SUCCESS) text = nullptr;
-  std::string message = absl::StrCat(call, ": ", name != nullptr ? name : absl::StrCat("CUresult ", result));
+  // `call` may be a whole call expression (CUDA_RETURN_IF_ERROR): name the function only.
+  const std::string function = std::string(call).substr(0, std::string(call).find('('));
+  std::string message = absl::StrCat(function, ": ", name != nullptr ? name : absl::StrCat("CUresult ", result));
   if (text != nullptr) absl::StrAppend(&message, " (", text, ")");
   switch (result) {
     case CUDA_ERROR_OUT_OF_MEMORY:

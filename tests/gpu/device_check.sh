@@ -1,0 +1,84 @@
+#!/bin/bash
+# The gpu backend's check on a real GPU (issue 7), in two halves because the GPU machine has
+# no Debian packages and no LLVM:
+#
+#   tests/gpu/device_check.sh prepare   here: builds gpu_bundle and gpu_check_runner, compiles
+#                                       the check's modules for sm_90 (curated cases, the
+#                                       issue's GELU benchmark, every conformance module the
+#                                       gpu backend compiles) into tests/gpu/bundle, with the
+#                                       runner and every shared library it needs (glibc and
+#                                       its loader included; libcuda is the machine's own)
+#   tests/gpu/device_check.sh run       on the GPU machine: runs the bundle and prints a
+#                                       markdown table last (also to $OUT/device_check.md)
+#
+# With the device tool: prepare here, then run with carry ["tests/gpu/bundle"] and a timeout
+# under 8 minutes. Exit status: 0 all checked cases agree, 1 some failed, 3 no GPU.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD_DIR:-build}
+BUNDLE=tests/gpu/bundle
+MAX_BUNDLE_MIB=48  # the device tool carries 64 MiB with the working tree
+
+prepare() {
+  if [ ! -f "$BUILD/build.ninja" ]; then
+    echo "device_check: no configured build in $BUILD (run make build first)" >&2
+    exit 2
+  fi
+  ninja -C "$BUILD" gpu_bundle gpu_check_runner
+  rm -rf "$BUNDLE"
+  mkdir -p "$BUNDLE/lib"
+  local conformance=../shared/conformance
+  [ -d "$conformance" ] || conformance=""
+  "$BUILD/bin/gpu_bundle" "$BUNDLE" $conformance
+  cp "$BUILD/bin/gpu_check_runner" "$BUNDLE/"
+  strip "$BUNDLE/gpu_check_runner"
+  # Every library the runner links, resolved here; the loader too, so the machine's own
+  # glibc (of unknown version) is never mixed with what the runner was built against.
+  ldd "$BUILD/bin/gpu_check_runner" | awk '/=>/ {print $3} !/=>/ && $1 ~ /^\// {print $1}' | while read -r lib; do
+    [ -f "$lib" ] || continue
+    case "$(basename "$lib")" in libcuda.so*) continue ;; esac
+    cp -L "$lib" "$BUNDLE/lib/"
+  done
+  chmod u+w "$BUNDLE"/lib/*
+  strip --strip-unneeded "$BUNDLE"/lib/* 2>/dev/null || true
+  local mib
+  mib=$(du -sm "$BUNDLE" | cut -f1)
+  echo "device_check: bundle is ${mib} MiB in $BUNDLE"
+  if [ "$mib" -gt "$MAX_BUNDLE_MIB" ]; then
+    echo "device_check: the bundle is over ${MAX_BUNDLE_MIB} MiB" >&2
+    exit 2
+  fi
+}
+
+run() {
+  if [ ! -x "$BUNDLE/gpu_check_runner" ]; then
+    echo "device_check: no bundle in $BUNDLE (run '$0 prepare' on the build machine)" >&2
+    exit 2
+  fi
+  command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
+  # libcuda comes from the machine: the usual driver directories follow the bundle's own.
+  local path="$PWD/$BUNDLE/lib"
+  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /lib64 \
+           /usr/local/cuda/compat /usr/local/cuda/lib64; do
+    [ -d "$d" ] && path="$path:$d"
+  done
+  local loader
+  loader=$(find "$BUNDLE/lib" -name 'ld-linux-x86-64.so.*' | head -1)
+  local out=${OUT:-/tmp}
+  local rc=0
+  if [ -n "$loader" ]; then
+    timeout 420 "$loader" --library-path "$path" "$BUNDLE/gpu_check_runner" "$BUNDLE" | tee "$out/device_check.md" || rc=$?
+  else
+    LD_LIBRARY_PATH="$path" timeout 420 "$BUNDLE/gpu_check_runner" "$BUNDLE" | tee "$out/device_check.md" || rc=$?
+  fi
+  return $rc
+}
+
+case "${1:-}" in
+  prepare) prepare ;;
+  run) run ;;
+  *)
+    echo "usage: $0 prepare|run" >&2
+    exit 2
+    ;;
+esac

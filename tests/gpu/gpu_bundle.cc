@@ -1,0 +1,178 @@
+// Compiles the gpu device check's modules here (LLVM), for a GPU machine that has no LLVM:
+//   gpu_bundle OUT_DIR [CONFORMANCE_DIR]
+// writes OUT_DIR/cases/<name>.gpuexe (a serialized gpu executable for sm_90), <name>.hlo (the
+// module as given, for the interpreter on the GPU machine) and <name>.check ("rtol atol" or
+// "bench"), for the curated modules below and every conformance module the gpu backend
+// compiles. gpu_check_runner runs them there (tests/gpu/device_check.sh).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/gpu/gpu_compiler.h"
+#include "hlo/hlo_parser.h"
+
+namespace {
+
+struct Case {
+  const char* name;
+  const char* hlo;
+  const char* check;  // "rtol atol", or "bench": timed, not compared
+};
+
+// GELU (tanh form) over `dims`: the issue's elementwise benchmark, and a small checked copy.
+std::string Gelu(const std::string& dims) {
+  const std::string t = "f32[" + dims + "]";
+  return "HloModule gelu\nENTRY main {\n  x = " + t +
+         " parameter(0)\n"
+         "  half = f32[] constant(0.5)\n  one = f32[] constant(1)\n  c = f32[] constant(0.7978845608)\n"
+         "  k = f32[] constant(0.044715)\n"
+         "  bh = " + t + " broadcast(half), dimensions={}\n  b1 = " + t + " broadcast(one), dimensions={}\n"
+         "  bc = " + t + " broadcast(c), dimensions={}\n  bk = " + t + " broadcast(k), dimensions={}\n"
+         "  x2 = " + t + " multiply(x, x)\n  x3 = " + t + " multiply(x2, x)\n  kx3 = " + t + " multiply(bk, x3)\n"
+         "  inner = " + t + " add(x, kx3)\n  scaled = " + t + " multiply(bc, inner)\n  th = " + t +
+         " tanh(scaled)\n  onept = " + t + " add(b1, th)\n  hx = " + t + " multiply(bh, x)\n  ROOT y = " + t +
+         " multiply(hx, onept)\n}\n";
+}
+
+const char kSoftmax[] = R"(HloModule softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[64,128] parameter(0)
+  ninf = f32[] constant(-inf)
+  zero = f32[] constant(0)
+  mx = f32[64] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  bmx = f32[64,128] broadcast(mx), dimensions={0}
+  sub = f32[64,128] subtract(x, bmx)
+  e = f32[64,128] exponential(sub)
+  s = f32[64] reduce(e, zero), dimensions={1}, to_apply=add_f32
+  bs = f32[64,128] broadcast(s), dimensions={0}
+  ROOT y = f32[64,128] divide(e, bs)
+})";
+
+const char kMixed[] = R"(HloModule mixed
+ENTRY main {
+  a = s32[16,8] parameter(0)
+  b = s32[16,8] parameter(1)
+  h = f32[8,16] parameter(2)
+  sum = s32[16,8] add(a, b)
+  lt = pred[16,8] compare(a, b), direction=LT
+  sel = s32[16,8] select(lt, sum, a)
+  t = s32[8,16] transpose(sel), dimensions={1,0}
+  f = bf16[8,16] convert(t)
+  hb = bf16[8,16] convert(h)
+  prod = bf16[8,16] multiply(f, hb)
+  sl = bf16[4,16] slice(prod), slice={[2:6], [0:16]}
+  io = s32[4,16] iota(), iota_dimension=1
+  iof = bf16[4,16] convert(io)
+  cat = bf16[8,16] concatenate(sl, iof), dimensions={0}
+  zero = bf16[] constant(0)
+  p = bf16[10,20] pad(cat, zero), padding=1_1x2_2
+  r = bf16[10,20] reverse(p), dimensions={1}
+  ROOT out = (bf16[10,20], s32[16,8]) tuple(r, sel)
+})";
+
+const char kMath[] = R"(HloModule math
+ENTRY main {
+  x = f32[100000] parameter(0)
+  e = f32[100000] exponential(x)
+  a = f32[100000] abs(x)
+  l = f32[100000] log(a)
+  s = f32[100000] logistic(x)
+  th = f32[100000] tanh(x)
+  ROOT t = (f32[100000], f32[100000], f32[100000], f32[100000]) tuple(e, l, s, th)
+})";
+
+const char kIntegers[] = R"(HloModule integers
+ENTRY main {
+  a = s32[4096] parameter(0)
+  b = s32[4096] parameter(1)
+  m = s32[4096] multiply(a, b)
+  d = s32[4096] divide(m, b)
+  r = s32[4096] remainder(a, b)
+  sh = s32[4096] shift-left(a, b)
+  x = s32[4096] xor(m, sh)
+  mx = s32[4096] maximum(x, r)
+  c = s8[4096] convert(mx)
+  ROOT t = (s32[4096], s8[4096], s32[4096]) tuple(d, c, mx)
+})";
+
+bool WriteFile(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  return static_cast<bool>(out);
+}
+
+// Compiles `hlo` for sm_90 and writes the case; false (with the reason on stderr) when the
+// gpu backend cannot compile it.
+bool AddCase(const std::filesystem::path& dir, const std::string& name, const std::string& hlo,
+             const std::string& check, bool quiet) {
+  absl::StatusOr<std::unique_ptr<xla::HloModule>> module = xla::ParseAndReturnUnverifiedModule(hlo);
+  if (!module.ok()) {
+    if (!quiet) std::cerr << name << ": " << module.status() << "\n";
+    return false;
+  }
+  xla::gpu::GpuTarget target;  // sm_90: the H100/H200 the device machine has
+  absl::StatusOr<xla::gpu::GpuPlan> plan = xla::gpu::CompileGpuPlan(*std::move(module), target);
+  if (!plan.ok()) {
+    if (!quiet) std::cerr << name << ": " << plan.status() << "\n";
+    return false;
+  }
+  return WriteFile(dir / (name + ".gpuexe"), xla::gpu::SerializeGpuPlan(*plan)) &&
+         WriteFile(dir / (name + ".hlo"), hlo) && WriteFile(dir / (name + ".check"), check + "\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3) {
+    std::cerr << "usage: gpu_bundle OUT_DIR [CONFORMANCE_DIR]\n";
+    return 2;
+  }
+  const std::filesystem::path dir = std::filesystem::path(argv[1]) / "cases";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  int curated = 0, failed = 0;
+  const std::vector<Case> cases = {
+      {"gelu_small", nullptr, "1e-6 1e-6"},    {"softmax_64x128", kSoftmax, "1e-5 1e-7"},
+      {"mixed_int_bf16_movement", kMixed, "0 0"}, {"f32_math", kMath, "2e-6 1e-30"},
+      {"integers", kIntegers, "0 0"},           {"gelu_256M", nullptr, "bench"},
+  };
+  for (const Case& c : cases) {
+    std::string hlo = c.hlo != nullptr ? c.hlo : Gelu(std::string(c.name) == "gelu_256M" ? "16384,16384" : "1024,1000");
+    if (AddCase(dir, c.name, hlo, c.check, /*quiet=*/false)) {
+      ++curated;
+    } else {
+      ++failed;
+    }
+  }
+  int conformance = 0, skipped = 0;
+  if (argc == 3) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(argv[2])) {
+      if (entry.path().extension() != ".hlo") continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      const std::string name = "conformance_" + entry.path().stem().string();
+      if (AddCase(dir, name, text.str(), "2e-6 1e-6", /*quiet=*/true)) {
+        ++conformance;
+      } else {
+        ++skipped;
+      }
+    }
+  }
+  std::cout << "gpu_bundle: " << curated << " curated cases (" << failed << " failed to compile), " << conformance
+            << " conformance modules (" << skipped << " use ops the gpu backend lacks) in " << dir << "\n";
+  return failed == 0 ? 0 : 1;
+}
