@@ -3,11 +3,14 @@
 // nothing is shared but the bytes), and bytes for another target, version or platform, or
 // damaged ones, are refused with a clear error, never a crash.
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/executable_format.h"
 #include "google/protobuf/stubs/logging.h"
@@ -190,6 +193,12 @@ TEST(CpuAot, RefusesOtherTargetsVersionsAndPlatforms) {
   ASSERT_FALSE(features.empty());
   ExpectRefused(WithField(bytes, "host_cpu_features", features + ",+madeup"), absl::StatusCode::kFailedPrecondition,
                 "compiled with but not here: [+madeup]");
+  // The same features in another order are the same target.
+  std::vector<std::string> listed = absl::StrSplit(features, ',');
+  std::reverse(listed.begin(), listed.end());
+  auto reordered = CreateCpuBackend()->DeserializeExecutable(
+      WithField(bytes, "host_cpu_features", absl::StrJoin(listed, ",")), 0);
+  EXPECT_TRUE(reordered.ok()) << reordered.status();
   ExpectRefused(WithField(bytes, "target_triple", "aarch64-unknown-linux-gnu"), absl::StatusCode::kFailedPrecondition,
                 "aarch64");
   ExpectRefused(WithField(bytes, "xla_server_version", "0.0-old"), absl::StatusCode::kFailedPrecondition,

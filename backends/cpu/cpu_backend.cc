@@ -213,10 +213,11 @@ absl::Status CheckTarget(const backend::ExecutableFields& fields, const HostTarg
     return absl::FailedPreconditionError(absl::StrCat("the executable was compiled for CPU ", cpu,
                                                       ", this host's CPU is ", host.cpu, ": compile it again here"));
   }
-  if (features != host.features) {
-    const std::vector<std::string> theirs = absl::StrSplit(absl::CHexEscape(features), ',', absl::SkipEmpty());
-    const std::vector<std::string> ours = absl::StrSplit(host.features, ',', absl::SkipEmpty());
-    const std::set<std::string> their_set(theirs.begin(), theirs.end()), our_set(ours.begin(), ours.end());
+  // As sets: the feature string's order comes from a hash map.
+  const std::vector<std::string> theirs = absl::StrSplit(absl::CHexEscape(features), ',', absl::SkipEmpty());
+  const std::vector<std::string> ours = absl::StrSplit(host.features, ',', absl::SkipEmpty());
+  const std::set<std::string> their_set(theirs.begin(), theirs.end()), our_set(ours.begin(), ours.end());
+  if (their_set != our_set) {
     std::vector<std::string> only_theirs, only_ours;
     for (const auto& f : their_set) if (!our_set.count(f)) only_theirs.push_back(f);
     for (const auto& f : our_set) if (!their_set.count(f)) only_ours.push_back(f);

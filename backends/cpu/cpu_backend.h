@@ -5,6 +5,13 @@
 // code with LLVM 16 (codegen/); device buffers are host memory from a pool that keeps
 // freed blocks for reuse. Ops the code generator does not support fail at Compile with
 // UNIMPLEMENTED naming the op; nothing falls back to the interpreter.
+//
+// Serialized executables (SerializeExecutable, backends/executable_format.h) carry the
+// relocatable object file the executable runs, its buffer plan with the constants' data
+// (plan_format.h), the optimized module and the entry symbol, plus the target triple, host
+// CPU and feature string: loading needs all three to equal this host's, links the object in a
+// new JIT (runtime routines and libc resolved here) and compiles nothing. Modules with infeed
+// or outfeed are not serialized (their code holds a pointer into the compiling process).
 
 #include <memory>
 
