@@ -17,7 +17,6 @@ namespace gpu {
 namespace {
 
 constexpr uint64_t kRegionBytes = uint64_t{256} << 20;
-constexpr int kThreadsPerBlock = 256;
 constexpr int kNewestSmEmitted = 90;  // LLVM 16's NVPTX; newer GPUs JIT sm_90 PTX forward
 
 struct Device {
@@ -209,10 +208,12 @@ class GpuExecutable : public backend::Executable {
           }
           std::vector<void*> params;
           for (CUdeviceptr& p : pointers) params.push_back(&p);
-          const int64_t wanted = (step.elements + kThreadsPerBlock - 1) / kThreadsPerBlock;
-          // Grid-stride kernels: enough blocks to fill the device several times over.
-          const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, device_->multiprocessors * 32));
-          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(functions_[s], blocks, 1, 1, kThreadsPerBlock, 1, 1, 0,
+          // Grid-stride kernels: enough blocks to fill the device several times over (a row
+          // kernel's blocks take a row at a time; eight of them fill a multiprocessor).
+          const int64_t wanted = step.rows > 0 ? step.rows : (step.elements + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
+          const int64_t most = device_->multiprocessors * (step.rows > 0 ? 8 : 32);
+          const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
+          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(functions_[s], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0,
                                                  device_->stream, params.data(), nullptr));
           break;
         }

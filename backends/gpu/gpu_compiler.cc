@@ -64,6 +64,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       GpuPlanStep& step = plan.steps[position.at(kernels[k])];
       step.kernel = ptx.kernels[k].name;
       step.elements = ptx.kernels[k].elements;
+      step.rows = ptx.kernels[k].rows;
     }
     plan.ptx = std::move(ptx.ptx);
   }

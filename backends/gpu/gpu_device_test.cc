@@ -133,6 +133,33 @@ ENTRY main {
                     Args(Random(F32, {64, 128}, 5, 8.0f)), 1e-5, 1e-7));
 }
 
+TEST_F(GpuDeviceTest, RowKernelsWithManyRowsPerBlockAndColumnReductions) {
+  // 300 rows of 35 (a row kernel whose blocks take several rows), and a column reduction (a
+  // thread per output); the sums reassociate, so they are held to a sum tolerance.
+  EXPECT_TRUE(Agree(R"(HloModule reductions
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[300,7,5] parameter(0)
+  i = s32[40,33] parameter(1)
+  zero = f32[] constant(0)
+  lowest = s32[] constant(-2147483648)
+  sq = f32[300,7,5] multiply(x, x)
+  rows = f32[300] reduce(sq, zero), dimensions={1,2}, to_apply=add_f32
+  cols = s32[33] reduce(i, lowest), dimensions={0}, to_apply=max_s32
+  ROOT t = (f32[300], s32[33]) tuple(rows, cols)
+})",
+                    Args(Random(F32, {300, 7, 5}, 10), Random(S32, {40, 33}, 11)), 1e-5, 1e-6));
+}
+
 TEST_F(GpuDeviceTest, IntegersBf16AndDataMovementAreExact) {
   EXPECT_TRUE(Agree(R"(HloModule mixed
 ENTRY main {

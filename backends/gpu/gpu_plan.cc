@@ -14,11 +14,11 @@ namespace xla {
 namespace gpu {
 namespace {
 
-// One line per step: kind instruction index elements kernel operands ("-" when none).
+// One line per step: kind instruction index elements rows kernel operands ("-" when none).
 std::string StepsText(const GpuPlan& plan) {
   std::string text;
   for (const GpuPlanStep& s : plan.steps) {
-    absl::StrAppend(&text, static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ",
+    absl::StrAppend(&text, static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ", s.rows, " ",
                     s.kernel.empty() ? "-" : s.kernel, " ",
                     s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), "\n");
   }
@@ -36,16 +36,17 @@ absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
     int kind = 0;
     GpuPlanStep step;
-    if (f.size() != 6 || !absl::SimpleAtoi(f[0], &kind) || kind < 0 || kind > 4 ||
-        !absl::SimpleAtoi(f[2], &step.index) || !absl::SimpleAtoi(f[3], &step.elements)) {
+    if (f.size() != 7 || !absl::SimpleAtoi(f[0], &kind) || kind < 0 || kind > 4 ||
+        !absl::SimpleAtoi(f[2], &step.index) || !absl::SimpleAtoi(f[3], &step.elements) ||
+        !absl::SimpleAtoi(f[4], &step.rows)) {
       return BadPlan(absl::StrCat("malformed step '", std::string(line), "'"));
     }
     step.kind = static_cast<GpuPlanStep::Kind>(kind);
     step.hlo = entry.GetInstructionWithName(std::string(f[1]));
     if (step.hlo == nullptr) return BadPlan(absl::StrCat("no instruction ", std::string(f[1])));
-    if (f[4] != "-") step.kernel = std::string(f[4]);
-    if (f[5] != "-") {
-      for (absl::string_view o : absl::StrSplit(f[5], ',')) {
+    if (f[5] != "-") step.kernel = std::string(f[5]);
+    if (f[6] != "-") {
+      for (absl::string_view o : absl::StrSplit(f[6], ',')) {
         int operand = 0;
         if (!absl::SimpleAtoi(o, &operand)) return BadPlan(absl::StrCat("malformed operand in '", std::string(line), "'"));
         step.operands.push_back(operand);
@@ -126,7 +127,8 @@ absl::Status ValidateGpuPlan(const GpuPlan& plan) {
         }
         break;
       case GpuPlanStep::Kind::kKernel:
-        if (s.kernel.empty() || !s.hlo->shape().IsArray() || s.elements != ShapeUtil::ElementsIn(s.hlo->shape())) {
+        if (s.kernel.empty() || !s.hlo->shape().IsArray() || s.elements != ShapeUtil::ElementsIn(s.hlo->shape()) ||
+            s.rows < 0 || (s.rows > 0 && (s.hlo->shape().rank() == 0 || s.rows != s.hlo->shape().dimensions(0)))) {
           return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not a kernel of its shape"));
         }
         for (const HloInstruction* operand : s.hlo->operands()) {

@@ -19,6 +19,9 @@
 namespace xla {
 namespace gpu {
 
+// Threads per block of every kernel (the row kernels' block reductions are written for it).
+inline constexpr int kGpuThreadsPerBlock = 256;
+
 struct GpuTarget {
   int sm = 90;   // compute capability (sm_90: H100/H200)
   int ptx = 78;  // PTX ISA version (7.8: the newest LLVM 16 writes)
@@ -32,6 +35,9 @@ struct GpuPlanStep {
   int64_t index = 0;                    // parameter number or tuple index
   std::string kernel;                   // the PTX entry (kKernel)
   int64_t elements = 0;                 // the kernel's output elements (kKernel)
+  // A row kernel (ptx_emitter.h) when > 0: blocks stride over this many rows; else threads
+  // stride over the elements.
+  int64_t rows = 0;
 };
 
 struct GpuPlan {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/passes/pass_util.h"
+#include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -86,7 +87,216 @@ llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>* b, llvm::Intrinsic::ID id) {
   return b->CreateZExt(b->CreateCall(f), b->getInt64Ty());
 }
 
-absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const std::string& name) {
+// The reductions a row kernel computes once per row, in def-before-use order, or none when
+// `hlo` does not fit one: a fusion whose output is row-major with rows in dimension 0, and
+// whose every reduce is single-input, reduces x[rows, ...] over all but dimension 0 to a value
+// of at most 64 bits (the root may be such a reduce, to [rows]).
+std::vector<const HloInstruction*> RowReductions(const HloInstruction& hlo) {
+  std::vector<const HloInstruction*> none, reductions;
+  if (hlo.opcode() != HloOpcode::kFusion || hlo.to_apply() == nullptr) return none;
+  const Shape& out = hlo.shape();
+  if (!out.IsArray() || out.rank() < 1 || !out.has_layout()) return none;
+  const int64_t rank = out.rank();
+  for (int64_t i = 0; i < rank; ++i) {
+    if (out.layout().minor_to_major()[i] != rank - 1 - i) return none;
+  }
+  const HloComputation* fused = hlo.to_apply();
+  for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
+    if (inner->opcode() != HloOpcode::kReduce) continue;
+    const Shape& in = inner->operand(0)->shape();
+    if (inner->operand_count() != 2 || !inner->shape().IsArray() || in.rank() < 2 ||
+        in.dimensions(0) != out.dimensions(0) || inner->shape().rank() != 1 ||
+        inner->dimensions().size() != static_cast<size_t>(in.rank() - 1) ||
+        primitive_util::IsComplexType(inner->shape().element_type()) ||
+        primitive_util::BitWidth(inner->shape().element_type()) > 64) {
+      return none;
+    }
+    for (size_t d = 0; d < inner->dimensions().size(); ++d) {
+      if (inner->dimensions()[d] != static_cast<int64_t>(d) + 1) return none;
+    }
+    reductions.push_back(inner);
+  }
+  if (fused->root_instruction()->opcode() == HloOpcode::kReduce && rank != 1) return none;
+  return reductions;
+}
+
+// Kernel scaffolding shared by both kinds: the function, its parameters' generators.
+struct KernelContext {
+  llvm::Module* module;
+  llvm::IRBuilder<>* b;
+  llvm::Function* kernel;
+  cpu::ElementalEmitter* elemental;
+  cpu::OperandGenerator operand;
+};
+
+// Emits `then` under `condition` (no else), leaving the builder after it.
+template <typename F>
+absl::Status EmitIf(llvm::IRBuilder<>* b, llvm::Value* condition, const char* name, F then) {
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".then", f);
+  llvm::BasicBlock* after = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".end", f);
+  b->CreateCondBr(condition, body, after);
+  b->SetInsertPoint(body);
+  RETURN_IF_ERROR(then());
+  b->CreateBr(after);
+  b->SetInsertPoint(after);
+  return absl::OkStatus();
+}
+
+// for (v = start; v < limit; v += step) body(v), start < limit tested first.
+template <typename F>
+absl::Status EmitStridedLoop(llvm::IRBuilder<>* b, llvm::Value* start, llvm::Value* limit, llvm::Value* step,
+                             const char* name, F body) {
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b->GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(b->getContext(), name, f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".done", f);
+  b->CreateCondBr(b->CreateICmpULT(start, limit), loop, done);
+  b->SetInsertPoint(loop);
+  llvm::PHINode* v = b->CreatePHI(b->getInt64Ty(), 2, name);
+  v->addIncoming(start, before);
+  RETURN_IF_ERROR(body(v));
+  llvm::Value* next = b->CreateAdd(v, step);
+  v->addIncoming(next, b->GetInsertBlock());
+  b->CreateCondBr(b->CreateICmpULT(next, limit), loop, done);
+  b->SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+// `linear` in row-major order over `dims` (all of them), as a multi-index.
+std::vector<llvm::Value*> RowMajorIndex(llvm::IRBuilder<>* b, absl::Span<const int64_t> dims, llvm::Value* linear) {
+  std::vector<llvm::Value*> multi(dims.size());
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    llvm::Value* size = b->getInt64(dims[d]);
+    multi[d] = d == 0 ? linear : b->CreateURem(linear, size);
+    linear = b->CreateUDiv(linear, size);
+  }
+  return multi;
+}
+
+absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo) {
+  llvm::IRBuilder<>& b = *k.b;
+  const Shape& out = hlo->shape();
+  llvm::Value* thread = b.CreateAdd(
+      b.CreateMul(ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                  ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+      ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+  llvm::Value* stride = b.CreateMul(ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                    ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+  ASSIGN_OR_RETURN(cpu::Generator generator, k.elemental->MakeGenerator(hlo, k.operand));
+  return EmitStridedLoop(&b, thread, b.getInt64(ShapeUtil::ElementsIn(out)), stride, "i",
+                         [&](llvm::Value* i) -> absl::Status {
+                           const cpu::IrIndex index = IndexOf(&b, out, i);
+                           ASSIGN_OR_RETURN(llvm::Value* value, generator(index));
+                           k.elemental->StoreElement(value, k.kernel->getArg(0), out, index);
+                           return absl::OkStatus();
+                         });
+}
+
+// The register value `v` of `type` as i64 bits and back (shared memory holds i64 slots).
+llvm::Value* ToBits64(llvm::IRBuilder<>* b, llvm::Value* v) {
+  llvm::Type* t = v->getType();
+  if (!t->isIntegerTy()) v = b->CreateBitCast(v, b->getIntNTy(t->getPrimitiveSizeInBits()));
+  return b->CreateZExt(v, b->getInt64Ty());
+}
+llvm::Value* FromBits64(llvm::IRBuilder<>* b, llvm::Value* bits, llvm::Type* t) {
+  if (t->isIntegerTy()) return b->CreateTrunc(bits, t);
+  return b->CreateBitCast(b->CreateTrunc(bits, b->getIntNTy(t->getPrimitiveSizeInBits())), t);
+}
+
+absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std::vector<const HloInstruction*>& reductions) {
+  llvm::IRBuilder<>& b = *k.b;
+  cpu::ElementalEmitter& e = *k.elemental;
+  const Shape& out = hlo->shape();
+  const int64_t rows = out.dimensions(0);
+  const HloInstruction* root = hlo->to_apply()->root_instruction();
+  ASSIGN_OR_RETURN(cpu::ElementalEmitter::FusionGenerators generators, e.MakeFusionGenerators(hlo, k.operand));
+  ASSIGN_OR_RETURN(cpu::Generator root_generator, e.MakeGenerator(hlo, k.operand));
+  // One block of kGpuThreadsPerBlock threads reduces through this shared array.
+  auto* slots_type = llvm::ArrayType::get(b.getInt64Ty(), kGpuThreadsPerBlock);
+  auto* slots = new llvm::GlobalVariable(*k.module, slots_type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(slots_type), k.kernel->getName() + ".slots", nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, 3);
+  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
+  llvm::Value* tid = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* threads = b.getInt64(kGpuThreadsPerBlock);
+  auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(slots_type, slots, {b.getInt64(0), i}); };
+  RETURN_IF_ERROR(EmitStridedLoop(
+      &b, ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b.getInt64(rows),
+      ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), "row", [&](llvm::Value* row) -> absl::Status {
+        llvm::Value* row_result = nullptr;
+        for (const HloInstruction* reduction : reductions) {
+          const HloInstruction* input = reduction->operand(0);
+          llvm::Type* type = e.RegisterType(reduction->shape().element_type());
+          const cpu::Generator& in = generators->at(input);
+          ASSIGN_OR_RETURN(llvm::Value* init, generators->at(reduction->operand(1))(cpu::IrIndex{}));
+          // This thread's partial over the row's elements tid, tid + threads, ...
+          llvm::AllocaInst* partial = nullptr;
+          {
+            llvm::IRBuilder<> entry(&k.kernel->getEntryBlock(), k.kernel->getEntryBlock().begin());
+            partial = entry.CreateAlloca(type);
+          }
+          b.CreateStore(init, partial);
+          const absl::Span<const int64_t> in_dims = input->shape().dimensions();
+          const std::vector<int64_t> row_dims(in_dims.begin() + 1, in_dims.end());
+          RETURN_IF_ERROR(EmitStridedLoop(&b, tid, b.getInt64(ShapeUtil::ElementsIn(input->shape()) / rows), threads,
+                                          "part", [&](llvm::Value* j) -> absl::Status {
+                                            cpu::IrIndex index;
+                                            index.multi = RowMajorIndex(&b, row_dims, j);
+                                            index.multi.insert(index.multi.begin(), row);
+                                            ASSIGN_OR_RETURN(llvm::Value* x, in(index));
+                                            ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                                                             e.EmitScalarComputation(*reduction->to_apply(),
+                                                                                     {b.CreateLoad(type, partial), x}));
+                                            b.CreateStore(r[0], partial);
+                                            return absl::OkStatus();
+                                          }));
+          // The block's partials, combined in a tree through shared memory.
+          b.CreateStore(ToBits64(&b, b.CreateLoad(type, partial)), slot(tid));
+          b.CreateCall(barrier);
+          for (int half = kGpuThreadsPerBlock / 2; half >= 1; half /= 2) {
+            RETURN_IF_ERROR(EmitIf(&b, b.CreateICmpULT(tid, b.getInt64(half)), "tree", [&]() -> absl::Status {
+              llvm::Value* mine = FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(tid)), type);
+              llvm::Value* other =
+                  FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(b.CreateAdd(tid, b.getInt64(half)))), type);
+              ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, e.EmitScalarComputation(*reduction->to_apply(), {mine, other}));
+              b.CreateStore(ToBits64(&b, r[0]), slot(tid));
+              return absl::OkStatus();
+            }));
+            b.CreateCall(barrier);
+          }
+          llvm::Value* value = FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(b.getInt64(0))), type);
+          b.CreateCall(barrier);  // every thread has read slot 0 before it is written again
+          e.SetFusedOverride(reduction, [value](const cpu::IrIndex&, const cpu::Generator&) -> absl::StatusOr<llvm::Value*> {
+            return value;
+          });
+          if (reduction == root) row_result = value;
+        }
+        if (row_result != nullptr) {  // the root is the reduction: one value per row
+          return EmitIf(&b, b.CreateICmpEQ(tid, b.getInt64(0)), "store", [&]() -> absl::Status {
+            e.StoreElement(row_result, k.kernel->getArg(0), out, cpu::IrIndex{{row}, row, &out});
+            return absl::OkStatus();
+          });
+        }
+        const std::vector<int64_t> out_row_dims(out.dimensions().begin() + 1, out.dimensions().end());
+        const int64_t row_elements = ShapeUtil::ElementsIn(out) / std::max<int64_t>(rows, 1);
+        return EmitStridedLoop(&b, tid, b.getInt64(row_elements), threads, "elem", [&](llvm::Value* j) -> absl::Status {
+          cpu::IrIndex index;
+          index.multi = RowMajorIndex(&b, out_row_dims, j);
+          index.multi.insert(index.multi.begin(), row);
+          index.linear = b.CreateAdd(b.CreateMul(row, b.getInt64(row_elements)), j);
+          index.linear_shape = &out;
+          ASSIGN_OR_RETURN(llvm::Value* v, root_generator(index));
+          e.StoreElement(v, k.kernel->getArg(0), out, index);
+          return absl::OkStatus();
+        });
+      }));
+  e.ClearFusedOverrides();
+  return absl::OkStatus();
+}
+
+// A kernel for `hlo`; *rows is set > 0 for a row kernel.
+absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const std::string& name, int64_t* rows) {
   llvm::LLVMContext& c = module->getContext();
   llvm::IRBuilder<> b(c);
   auto* ptr = llvm::PointerType::get(c, 1);  // global memory
@@ -95,44 +305,22 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
   llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
   for (unsigned i = 0; i < params.size(); ++i) kernel->addParamAttr(i, llvm::Attribute::NoAlias);
-
-  llvm::BasicBlock* entry = llvm::BasicBlock::Create(c, "entry", kernel);
-  llvm::BasicBlock* loop = llvm::BasicBlock::Create(c, "loop", kernel);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(c, "done", kernel);
-  b.SetInsertPoint(entry);
-  const Shape& out = hlo->shape();
-  const int64_t elements = ShapeUtil::ElementsIn(out);
-  llvm::Value* thread = b.CreateAdd(
-      b.CreateMul(ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                  ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-      ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-  llvm::Value* stride = b.CreateMul(ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                                    ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
-  b.CreateCondBr(b.CreateICmpULT(thread, b.getInt64(elements)), loop, done);
-
-  b.SetInsertPoint(loop);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "i");
-  i->addIncoming(thread, entry);
+  b.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", kernel));
   cpu::ElementalEmitter elemental(&b, module);
   std::vector<std::shared_ptr<Shape>> operand_shapes;
   for (const HloInstruction* operand : hlo->operands()) operand_shapes.push_back(std::make_shared<Shape>(operand->shape()));
-  cpu::OperandGenerator operand = [&](int64_t k) -> absl::StatusOr<cpu::Generator> {
-    llvm::Value* base = kernel->getArg(static_cast<unsigned>(k + 1));
-    std::shared_ptr<Shape> shape = operand_shapes[k];
+  KernelContext k{module, &b, kernel, &elemental, nullptr};
+  k.operand = [&](int64_t i) -> absl::StatusOr<cpu::Generator> {
+    llvm::Value* base = kernel->getArg(static_cast<unsigned>(i + 1));
+    std::shared_ptr<Shape> shape = operand_shapes[i];
     return cpu::Generator([&elemental, base, shape, &b](const cpu::IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       if (shape->rank() == 0) return elemental.LoadElement(base, *shape, cpu::IrIndex{{}, b.getInt64(0), shape.get()});
       return elemental.LoadElement(base, *shape, index);
     });
   };
-  ASSIGN_OR_RETURN(cpu::Generator generator, elemental.MakeGenerator(hlo, operand));
-  const cpu::IrIndex index = IndexOf(&b, out, i);
-  ASSIGN_OR_RETURN(llvm::Value* value, generator(index));
-  elemental.StoreElement(value, kernel->getArg(0), out, index);
-  llvm::Value* next = b.CreateAdd(i, stride);
-  i->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(elements)), loop, done);
-
-  b.SetInsertPoint(done);
+  const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
+  *rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
+  RETURN_IF_ERROR(reductions.empty() ? EmitElementwiseBody(k, hlo) : EmitRowBody(k, hlo, reductions));
   b.CreateRetVoid();
   return absl::OkStatus();
 }
@@ -231,7 +419,7 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
     for (char& ch : kernel.name) {
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
     }
-    RETURN_IF_ERROR(EmitKernel(module.get(), hlo, kernel.name));
+    RETURN_IF_ERROR(EmitKernel(module.get(), hlo, kernel.name, &kernel.rows));
     result.kernels.push_back(kernel);
   }
   std::string verify_errors;

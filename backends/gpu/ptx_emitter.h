@@ -7,8 +7,14 @@
 // backend: the same HLO, the same per-element IR.
 //
 // Kernel ABI: `void <name>(ptr out, ptr operand0, ..., ptr operandN-1)`, arrays in their
-// shapes' layouts; a grid-stride loop over the output's elements, one per thread at a time,
-// so any launch shape covers the output.
+// shapes' layouts, kGpuThreadsPerBlock threads per block, any number of blocks:
+//  - elementwise kernels: a grid-stride loop over the output's elements, one per thread;
+//  - row kernels, for fusions with row reductions (reduce of x[R, ...] over all but the first
+//    dimension, as the cpu pipeline's fusion makes for softmax and for reductions to [R]): a
+//    block per row at a time; each reduction is computed once per row by the block's threads
+//    (strided partials, then a tree in shared memory), then the threads compute the row's
+//    elements reading it. The reductions reassociate (as XLA's GPU backend does), which a
+//    reducer with a non-identity init value would notice.
 
 #include <cstdint>
 #include <string>
@@ -26,6 +32,7 @@ struct PtxKernel {
   std::string name;
   const HloInstruction* hlo = nullptr;
   int64_t elements = 0;  // of the output: the launch covers this many
+  int64_t rows = 0;      // > 0: a row kernel over this many rows
 };
 
 struct PtxModule {

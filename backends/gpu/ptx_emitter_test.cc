@@ -132,6 +132,50 @@ ENTRY main {
   absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, "softmax");
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->kernels.size(), l.kernels.size());
+  // The cpu pipeline fuses softmax into one fusion with two row reductions: one row kernel,
+  // a block per row reducing through shared memory.
+  ASSERT_EQ(m->kernels.size(), 1u);
+  EXPECT_EQ(m->kernels[0].rows, 64);
+  EXPECT_THAT(m->ptx, HasSubstr(".shared"));
+  EXPECT_THAT(m->ptx, HasSubstr("bar.sync"));
+  ExpectAssembles(*m);
+}
+
+TEST(PtxEmitterTest, ReductionsToRowsAndColumns) {
+  Lowered l = Lower(R"(HloModule reductions
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[300,7,5] parameter(0)
+  i = s32[40,33] parameter(1)
+  zero = f32[] constant(0)
+  lowest = s32[] constant(-2147483648)
+  sq = f32[300,7,5] multiply(x, x)
+  rows = f32[300] reduce(sq, zero), dimensions={1,2}, to_apply=add_f32
+  cols = s32[33] reduce(i, lowest), dimensions={0}, to_apply=max_s32
+  ROOT t = (f32[300], s32[33]) tuple(rows, cols)
+})");
+  ASSERT_EQ(l.kernels.size(), 2u);
+  absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, "reductions");
+  ASSERT_TRUE(m.ok()) << m.status();
+  int64_t row_kernels = 0;
+  for (const PtxKernel& k : m->kernels) {
+    if (k.rows > 0) {
+      EXPECT_EQ(k.rows, 300) << k.name;  // the sum over each row's 35 elements
+      ++row_kernels;
+    } else {
+      EXPECT_EQ(k.elements, 33) << k.name;  // a column reduction: a thread per output
+    }
+  }
+  EXPECT_EQ(row_kernels, 1);
   ExpectAssembles(*m);
 }
 

@@ -61,6 +61,42 @@ ENTRY main {
   ROOT y = f32[64,128] divide(e, bs)
 })";
 
+// Softmax over `dims` rows x columns: the issue's row-softmax benchmark and checked sizes.
+std::string Softmax(int64_t rows, int64_t cols) {
+  const std::string m = "f32[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+  const std::string r = "f32[" + std::to_string(rows) + "]";
+  return "HloModule softmax\nmax_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+         "  ROOT m = f32[] maximum(a, b)\n}\nadd_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+         "  ROOT s = f32[] add(a, b)\n}\nENTRY main {\n  x = " + m + " parameter(0)\n"
+         "  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)\n"
+         "  mx = " + r + " reduce(x, ninf), dimensions={1}, to_apply=max_f32\n"
+         "  bmx = " + m + " broadcast(mx), dimensions={0}\n  sub = " + m + " subtract(x, bmx)\n"
+         "  e = " + m + " exponential(sub)\n  s = " + r + " reduce(e, zero), dimensions={1}, to_apply=add_f32\n"
+         "  bs = " + m + " broadcast(s), dimensions={0}\n  ROOT y = " + m + " divide(e, bs)\n}\n";
+}
+
+const char kReductions[] = R"(HloModule reductions
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[300,7,5] parameter(0)
+  i = s32[40,33] parameter(1)
+  zero = f32[] constant(0)
+  lowest = s32[] constant(-2147483648)
+  sq = f32[300,7,5] multiply(x, x)
+  rows = f32[300] reduce(sq, zero), dimensions={1,2}, to_apply=add_f32
+  cols = s32[33] reduce(i, lowest), dimensions={0}, to_apply=max_s32
+  ROOT t = (f32[300], s32[33]) tuple(rows, cols)
+})";
+
 const char kMixed[] = R"(HloModule mixed
 ENTRY main {
   a = s32[16,8] parameter(0)
@@ -144,10 +180,17 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   int curated = 0, failed = 0;
+  const std::string softmax_wide = Softmax(97, 5000), softmax_bench = Softmax(16384, 16384);
   const std::vector<Case> cases = {
-      {"gelu_small", nullptr, "1e-6 1e-6"},    {"softmax_64x128", kSoftmax, "1e-5 1e-7"},
-      {"mixed_int_bf16_movement", kMixed, "0 0"}, {"f32_math", kMath, "2e-6 1e-30"},
-      {"integers", kIntegers, "0 0"},           {"gelu_256M", nullptr, "bench"},
+      {"gelu_small", nullptr, "1e-6 1e-6"},
+      {"softmax_64x128", kSoftmax, "1e-5 1e-7"},
+      {"softmax_97x5000", softmax_wide.c_str(), "1e-5 1e-9"},
+      {"row_and_column_reductions", kReductions, "1e-5 1e-6"},
+      {"mixed_int_bf16_movement", kMixed, "0 0"},
+      {"f32_math", kMath, "2e-6 1e-30"},
+      {"integers", kIntegers, "0 0"},
+      {"gelu_256M", nullptr, "bench"},
+      {"softmax_16384x16384", softmax_bench.c_str(), "bench"},
   };
   for (const Case& c : cases) {
     std::string hlo = c.hlo != nullptr ? c.hlo : Gelu(std::string(c.name) == "gelu_256M" ? "16384,16384" : "1024,1000");
