@@ -160,6 +160,31 @@ ENTRY main {
                     Args(Random(F32, {300, 7, 5}, 10), Random(S32, {40, 33}, 11)), 1e-5, 1e-6));
 }
 
+TEST_F(GpuDeviceTest, DotConvolutionReduceWindowGather) {
+  EXPECT_TRUE(Agree(R"(HloModule contractions
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  a = f32[32,48] parameter(0)
+  b = f32[48,16] parameter(1)
+  img = f32[2,9,9,3] parameter(2)
+  k = f32[3,3,3,5] parameter(3)
+  idx = s32[6,1] constant({{0}, {31}, {7}, {-4}, {40}, {3}})
+  d = f32[32,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  conv = f32[2,7,7,5] convolution(img, k), window={size=3x3}, dim_labels=b01f_01io->b01f
+  zero = f32[] constant(0)
+  pool = f32[2,4,4,3] reduce-window(img, zero), window={size=1x3x3x1 stride=1x2x2x1}, to_apply=add_f32
+  g = f32[6,48] gather(a, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,48}
+  ROOT t = (f32[32,16], f32[2,7,7,5], f32[2,4,4,3], f32[6,48]) tuple(d, conv, pool, g)
+})",
+                    Args(Random(F32, {32, 48}, 12), Random(F32, {48, 16}, 13), Random(F32, {2, 9, 9, 3}, 14),
+                         Random(F32, {3, 3, 3, 5}, 15)),
+                    1e-5, 1e-4));  // f32 sums of up to 48 terms, accumulated in another order
+}
+
 TEST_F(GpuDeviceTest, IntegersBf16AndDataMovementAreExact) {
   EXPECT_TRUE(Agree(R"(HloModule mixed
 ENTRY main {

@@ -394,6 +394,16 @@ bool IsKernelCandidate(const HloInstruction& hlo) {
     case HloOpcode::kCopy:
     case HloOpcode::kReduce:
     case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+    // A thread per output element with the cpu emitter's loops: correct for every type, slow
+    // for big contractions (cuBLAS and GEMM-shaped convolution are to come).
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kGather:
+    case HloOpcode::kMap:
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kSetDimensionSize:
       return true;
     default:
       return cpu::IsElementwise(hlo);

@@ -40,8 +40,10 @@ struct PtxModule {
   std::vector<PtxKernel> kernels;
 };
 
-// True when `hlo` becomes one kernel here: a loop or input fusion, or a single elementwise or
-// data-movement op, with array operands and an array result of supported element types.
+// True when `hlo` becomes one kernel here: a loop or input fusion, a single elementwise or
+// data-movement op, or a dot, convolution, reduce-window, gather or map (a thread per output
+// element looping over its window or contraction), with array operands and an array result
+// of supported element types.
 bool IsKernelCandidate(const HloInstruction& hlo);
 
 // One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.

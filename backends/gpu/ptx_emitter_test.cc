@@ -69,6 +69,33 @@ void ExpectAssembles(const PtxModule& m) {
   EXPECT_EQ(Assemble(m.ptx), "") << m.ptx;
 }
 
+// A dot, a batched dot, a convolution, a reduce-window, a gather and a dynamic-update-slice.
+constexpr char kContractions[] = R"(HloModule contractions
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  a = f32[32,48] parameter(0)
+  b = f32[48,16] parameter(1)
+  ba = bf16[4,8,16] parameter(2)
+  bb = bf16[4,16,8] parameter(3)
+  img = f32[2,9,9,3] parameter(4)
+  k = f32[3,3,3,5] parameter(5)
+  idx = s32[6,1] parameter(6)
+  d = f32[32,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bd = bf16[4,8,8] dot(ba, bb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  conv = f32[2,7,7,5] convolution(img, k), window={size=3x3}, dim_labels=b01f_01io->b01f
+  zero = f32[] constant(0)
+  pool = f32[2,4,4,3] reduce-window(img, zero), window={size=1x3x3x1 stride=1x2x2x1}, to_apply=add_f32
+  g = f32[6,48] gather(a, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,48}
+  i0 = s32[] constant(3)
+  i1 = s32[] constant(5)
+  upd = f32[32,48] dynamic-update-slice(a, g, i0, i1)
+  ROOT t = (f32[32,16], bf16[4,8,8], f32[2,7,7,5], f32[2,4,4,3], f32[32,48]) tuple(d, bd, conv, pool, upd)
+})";
+
 TEST(PtxEmitterTest, GeluIsOneKernelThatPtxasAccepts) {
   Lowered l = Lower(R"(HloModule gelu
 ENTRY main {
@@ -205,6 +232,14 @@ ENTRY main {
   absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, "mixed");
   ASSERT_TRUE(m.ok()) << m.status();
   for (const PtxKernel& k : m->kernels) EXPECT_THAT(m->ptx, HasSubstr(".entry " + k.name));
+  ExpectAssembles(*m);
+}
+
+TEST(PtxEmitterTest, ContractionsWindowsAndIndexing) {
+  Lowered l = Lower(kContractions);
+  ASSERT_FALSE(l.kernels.empty());
+  absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, "contractions");
+  ASSERT_TRUE(m.ok()) << m.status();
   ExpectAssembles(*m);
 }
 
