@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/codegen/jit.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -14,7 +15,6 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -51,21 +51,6 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> NvptxTargetMachine(const Gp
   return tm;
 }
 
-void Optimize(llvm::Module& module, llvm::TargetMachine* tm) {
-  llvm::PipelineTuningOptions options;
-  options.LoopUnrolling = false;  // as on cpu (jit.cc): compile time, not speed
-  llvm::PassBuilder pb(tm, options);
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
-}
 
 // The output's multi-dimensional index of storage position `linear` (its layout's order).
 cpu::IrIndex IndexOf(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value* linear) {
@@ -438,7 +423,7 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
     return absl::InternalError(absl::StrCat("gpu backend emitted invalid IR: ", verify_stream.str()));
   }
   RETURN_IF_ERROR(CheckNoHostCalls(*module, result));
-  Optimize(*module, tm.get());
+  cpu::OptimizeLlvmModule(*module, tm.get());
   // Optimization may turn loops into calls (library routines, intrinsics): checked again.
   RETURN_IF_ERROR(CheckNoHostCalls(*module, result));
   llvm::SmallString<0> ptx;

@@ -41,27 +41,6 @@ absl::Status ToStatus(llvm::Error error, const char* what) {
   return absl::InternalError(absl::StrCat("LLVM ", what, ": ", message));
 }
 
-void Optimize(llvm::Module& module, llvm::TargetMachine* tm) {
-  llvm::PipelineTuningOptions options;
-  options.LoopVectorization = true;
-  options.SLPVectorization = true;
-  // No unrolling beyond the vectorizer's interleaving: measured on the issue 6 benchmarks it
-  // changed no kernel's time, while fully unrolled short rows and unrolled exp/tanh bodies
-  // doubled compile time (busy machine: softmax 95 -> 43 ms, MLP 175 -> 89 ms, GELU 68 -> 28 ms).
-  options.LoopUnrolling = false;
-  llvm::PassBuilder pb(tm, options);
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(module, mam);
-}
 
 // Vector stores to a kernel's streaming output (kStreamingSlotAttribute) become non-temporal,
 // and the kernel fences before it returns (such stores are weakly ordered, and the runtime's
@@ -115,6 +94,28 @@ void MarkStreamingStores(llvm::Module& module) {
 
 }  // namespace
 
+void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine* tm) {
+  llvm::PipelineTuningOptions options;
+  options.LoopVectorization = true;
+  options.SLPVectorization = true;
+  // No unrolling beyond the vectorizer's interleaving: measured on the issue 6 benchmarks it
+  // changed no kernel's time, while fully unrolled short rows and unrolled exp/tanh bodies
+  // doubled compile time (busy machine: softmax 95 -> 43 ms, MLP 175 -> 89 ms, GELU 68 -> 28 ms).
+  options.LoopUnrolling = false;
+  llvm::PassBuilder pb(tm, options);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(module, mam);
+}
+
 struct CompiledProgram::Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
 };
@@ -166,7 +167,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(const 
   if (llvm::verifyModule(*llvm_module, &os)) {
     return absl::InternalError(absl::StrCat("cpu backend emitted invalid IR: ", os.str()));
   }
-  Optimize(*llvm_module, tm->get());
+  OptimizeLlvmModule(*llvm_module, tm->get());
   MarkStreamingStores(*llvm_module);
   // XLA_CPU_DUMP_IR=<dir>: write the optimized IR of every compiled module there.
   if (const char* dir = std::getenv("XLA_CPU_DUMP_IR"); dir != nullptr && *dir != '\0') {

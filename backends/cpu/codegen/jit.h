@@ -15,8 +15,17 @@
 #include "backends/cpu/codegen/buffer_plan.h"
 #include "hlo/hlo_module.h"
 
+namespace llvm {
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
 namespace xla {
 namespace cpu {
+
+// LLVM's O3 pipeline with loop and SLP vectorization and without loop unrolling, for `tm`'s
+// target (the gpu backend runs it on NVPTX modules too).
+void OptimizeLlvmModule(llvm::Module& module, llvm::TargetMachine* tm);
 
 class CompiledProgram {
  public:

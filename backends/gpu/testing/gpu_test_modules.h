@@ -1,0 +1,175 @@
+#ifndef XLA_BACKENDS_GPU_TESTING_GPU_TEST_MODULES_H_
+#define XLA_BACKENDS_GPU_TESTING_GPU_TEST_MODULES_H_
+
+// HLO modules the gpu backend's tests share: ptx_emitter_test assembles their kernels,
+// gpu_device_test runs them on a GPU against the interpreter, and tests/gpu/gpu_bundle
+// compiles them for the device check (with the issue's benchmark sizes).
+
+#include <cstdint>
+#include <string>
+
+namespace xla {
+namespace gpu {
+namespace testing {
+
+// GELU (tanh form) over `dims`: the issue's elementwise benchmark, and a small checked copy.
+inline std::string GeluModule(const std::string& dims) {
+  const std::string t = "f32[" + dims + "]";
+  return "HloModule gelu\nENTRY main {\n  x = " + t +
+         " parameter(0)\n"
+         "  half = f32[] constant(0.5)\n  one = f32[] constant(1)\n  c = f32[] constant(0.7978845608)\n"
+         "  k = f32[] constant(0.044715)\n"
+         "  bh = " + t + " broadcast(half), dimensions={}\n  b1 = " + t + " broadcast(one), dimensions={}\n"
+         "  bc = " + t + " broadcast(c), dimensions={}\n  bk = " + t + " broadcast(k), dimensions={}\n"
+         "  x2 = " + t + " multiply(x, x)\n  x3 = " + t + " multiply(x2, x)\n  kx3 = " + t + " multiply(bk, x3)\n"
+         "  inner = " + t + " add(x, kx3)\n  scaled = " + t + " multiply(bc, inner)\n  th = " + t +
+         " tanh(scaled)\n  onept = " + t + " add(b1, th)\n  hx = " + t + " multiply(bh, x)\n  ROOT y = " + t +
+         " multiply(hx, onept)\n}\n";
+}
+
+
+// Row softmax over rows x cols: the issue's benchmark (16384 x 16384) and checked sizes.
+inline std::string SoftmaxModule(int64_t rows, int64_t cols) {
+  const std::string m = "f32[" + std::to_string(rows) + "," + std::to_string(cols) + "]";
+  const std::string r = "f32[" + std::to_string(rows) + "]";
+  return "HloModule softmax\nmax_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+         "  ROOT m = f32[] maximum(a, b)\n}\nadd_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+         "  ROOT s = f32[] add(a, b)\n}\nENTRY main {\n  x = " + m + " parameter(0)\n"
+         "  ninf = f32[] constant(-inf)\n  zero = f32[] constant(0)\n"
+         "  mx = " + r + " reduce(x, ninf), dimensions={1}, to_apply=max_f32\n"
+         "  bmx = " + m + " broadcast(mx), dimensions={0}\n  sub = " + m + " subtract(x, bmx)\n"
+         "  e = " + m + " exponential(sub)\n  s = " + r + " reduce(e, zero), dimensions={1}, to_apply=add_f32\n"
+         "  bs = " + m + " broadcast(s), dimensions={0}\n  ROOT y = " + m + " divide(e, bs)\n}\n";
+}
+
+inline constexpr char kReductionsModule[] = R"(HloModule reductions
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(a, b)
+}
+ENTRY main {
+  x = f32[300,7,5] parameter(0)
+  i = s32[40,33] parameter(1)
+  zero = f32[] constant(0)
+  lowest = s32[] constant(-2147483648)
+  sq = f32[300,7,5] multiply(x, x)
+  rows = f32[300] reduce(sq, zero), dimensions={1,2}, to_apply=add_f32
+  cols = s32[33] reduce(i, lowest), dimensions={0}, to_apply=max_s32
+  ROOT t = (f32[300], s32[33]) tuple(rows, cols)
+})";
+
+// A dot, a batched dot, a convolution, a reduce-window, a gather and a dynamic-update-slice.
+inline constexpr char kContractionsModule[] = R"(HloModule contractions
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  a = f32[32,48] parameter(0)
+  b = f32[48,16] parameter(1)
+  ba = bf16[4,8,16] parameter(2)
+  bb = bf16[4,16,8] parameter(3)
+  img = f32[2,9,9,3] parameter(4)
+  k = f32[3,3,3,5] parameter(5)
+  idx = s32[6,1] parameter(6)
+  d = f32[32,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bd = bf16[4,8,8] dot(ba, bb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  conv = f32[2,7,7,5] convolution(img, k), window={size=3x3}, dim_labels=b01f_01io->b01f
+  zero = f32[] constant(0)
+  pool = f32[2,4,4,3] reduce-window(img, zero), window={size=1x3x3x1 stride=1x2x2x1}, to_apply=add_f32
+  g = f32[6,48] gather(a, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,48}
+  i0 = s32[] constant(3)
+  i1 = s32[] constant(5)
+  upd = f32[32,48] dynamic-update-slice(a, g, i0, i1)
+  ROOT t = (f32[32,16], bf16[4,8,8], f32[2,7,7,5], f32[2,4,4,3], f32[32,48]) tuple(d, bd, conv, pool, upd)
+})";
+
+// The cpu issue's MLP forward (784-1024-1024-10, ReLU, softmax) at batch `batch`.
+inline std::string MlpModule(int batch) {
+  const std::string n = std::to_string(batch);
+  return "HloModule mlp\nmax_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n"
+         "add_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+         "ENTRY main {\n  x = f32[" + n + ",784] parameter(0)\n  w1 = f32[784,1024] parameter(1)\n"
+         "  b1 = f32[1024] parameter(2)\n  w2 = f32[1024,1024] parameter(3)\n  b2 = f32[1024] parameter(4)\n"
+         "  w3 = f32[1024,10] parameter(5)\n  b3 = f32[10] parameter(6)\n  zero = f32[] constant(0)\n"
+         "  ninf = f32[] constant(-inf)\n"
+         "  d1 = f32[" + n + ",1024] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  bb1 = f32[" + n + ",1024] broadcast(b1), dimensions={1}\n  z1 = f32[" + n + ",1024] add(d1, bb1)\n"
+         "  zs1 = f32[" + n + ",1024] broadcast(zero), dimensions={}\n  h1 = f32[" + n + ",1024] maximum(z1, zs1)\n"
+         "  d2 = f32[" + n + ",1024] dot(h1, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  bb2 = f32[" + n + ",1024] broadcast(b2), dimensions={1}\n  z2 = f32[" + n + ",1024] add(d2, bb2)\n"
+         "  h2 = f32[" + n + ",1024] maximum(z2, zs1)\n"
+         "  d3 = f32[" + n + ",10] dot(h2, w3), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  bb3 = f32[" + n + ",10] broadcast(b3), dimensions={1}\n  l = f32[" + n + ",10] add(d3, bb3)\n"
+         "  mx = f32[" + n + "] reduce(l, ninf), dimensions={1}, to_apply=max_f32\n"
+         "  bmx = f32[" + n + ",10] broadcast(mx), dimensions={0}\n  sh = f32[" + n + ",10] subtract(l, bmx)\n"
+         "  e = f32[" + n + ",10] exponential(sh)\n  s = f32[" + n + "] reduce(e, zero), dimensions={1}, to_apply=add_f32\n"
+         "  bs = f32[" + n + ",10] broadcast(s), dimensions={0}\n  ROOT y = f32[" + n + ",10] divide(e, bs)\n}\n";
+}
+
+inline constexpr char kMatmulBf16Module[] = R"(HloModule matmul_bf16
+ENTRY main {
+  a = bf16[8192,8192] parameter(0)
+  b = bf16[8192,8192] parameter(1)
+  ROOT d = bf16[8192,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+inline constexpr char kMixedModule[] = R"(HloModule mixed
+ENTRY main {
+  a = s32[16,8] parameter(0)
+  b = s32[16,8] parameter(1)
+  h = f32[8,16] parameter(2)
+  sum = s32[16,8] add(a, b)
+  lt = pred[16,8] compare(a, b), direction=LT
+  sel = s32[16,8] select(lt, sum, a)
+  t = s32[8,16] transpose(sel), dimensions={1,0}
+  f = bf16[8,16] convert(t)
+  hb = bf16[8,16] convert(h)
+  prod = bf16[8,16] multiply(f, hb)
+  sl = bf16[4,16] slice(prod), slice={[2:6], [0:16]}
+  io = s32[4,16] iota(), iota_dimension=1
+  iof = bf16[4,16] convert(io)
+  cat = bf16[8,16] concatenate(sl, iof), dimensions={0}
+  zero = bf16[] constant(0)
+  p = bf16[10,20] pad(cat, zero), padding=1_1x2_2
+  r = bf16[10,20] reverse(p), dimensions={1}
+  ROOT out = (bf16[10,20], s32[16,8]) tuple(r, sel)
+})";
+
+inline constexpr char kMathModule[] = R"(HloModule math
+ENTRY main {
+  x = f32[100000] parameter(0)
+  e = f32[100000] exponential(x)
+  a = f32[100000] abs(x)
+  l = f32[100000] log(a)
+  s = f32[100000] logistic(x)
+  th = f32[100000] tanh(x)
+  ROOT t = (f32[100000], f32[100000], f32[100000], f32[100000]) tuple(e, l, s, th)
+})";
+
+inline constexpr char kIntegersModule[] = R"(HloModule integers
+ENTRY main {
+  a = s32[4096] parameter(0)
+  b = s32[4096] parameter(1)
+  m = s32[4096] multiply(a, b)
+  d = s32[4096] divide(m, b)
+  r = s32[4096] remainder(a, b)
+  sh = s32[4096] shift-left(a, b)
+  x = s32[4096] xor(m, sh)
+  mx = s32[4096] maximum(x, r)
+  c = s8[4096] convert(mx)
+  ROOT t = (s32[4096], s8[4096], s32[4096]) tuple(d, c, mx)
+})";
+
+}  // namespace testing
+}  // namespace gpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_GPU_TESTING_GPU_TEST_MODULES_H_
