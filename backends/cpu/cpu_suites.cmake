@@ -20,37 +20,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_device_test
     InterpreterDeviceTest.RaggedAllToAllWithOnePeer
     InterpreterDeviceTest.CustomCallAllowlist
 )
-# ops_elementwise_convert_test: arithmetic and conversions of s4/u4 and f8 types, size-changing bitcast-convert, stochastic-convert.
-set(XLA_CPU_SUITE_EXCLUDED_ops_elementwise_convert_test
-    ElementwiseConvertTest.FloatToIntSaturatesAndNaNIsZero
-    ElementwiseConvertTest.IntToFloatAndBetweenFloats
-    ElementwiseConvertTest.BitcastConvertSameWidth
-    ElementwiseConvertTest.BitcastConvertChangesSize
-    ElementwiseConvertTest.StochasticConvert
-)
-# ops_elementwise_test: arithmetic on complex types (c64/c128) and sub-byte / f8 types (they only move, as bits).
-set(XLA_CPU_SUITE_EXCLUDED_ops_elementwise_test
-    ElementwiseUnaryTest.IntegerNegateAbsSignWrap
-    ElementwiseUnaryTest.FloatSignKeepsNegativeZeroAndNaN
-    ElementwiseUnaryTest.NarrowFloatsRoundOnce
-    ElementwiseUnaryTest.ComplexMath
-    ElementwiseUnaryTest.BitOps
-    ElementwiseBinaryTest.WrappingArithmetic
-    ElementwiseBinaryTest.Shifts
-    ElementwiseBinaryTest.Power
-    ElementwiseBinaryTest.Atan2AndComplex
-    ElementwiseCompareTest.IntegersPredAndComplex
-)
-# ops_linalg_conv_test: complex convolution (no complex types yet).
-set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_conv_test
-    InterpreterConvTest.ComplexAndF64
-    InterpreterConvTest.EveryElementType
-)
-# ops_linalg_dot_test: complex and sub-byte dots.
-set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_dot_test
-    InterpreterDotTest.Complex
-    InterpreterDotTest.EveryElementType
-)
 # ops_linalg_ragged_test: ragged-dot and scaled-dot are not emitted yet.
 set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_ragged_test
     InterpreterRaggedDotTest.RaggedNonContractingRowsPastTheTotalAreZero
@@ -67,13 +36,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_ragged_test
     InterpreterScaledDotTest.ScalarOperandsAndScales
     InterpreterScaledDotTest.BlockScalesThroughTheBackend
     InterpreterScaledDotTest.BlockScalesInXlaOperandOrderThroughTheVerifier
-)
-# ops_reduction_test: complex and s4 reductions; reducers with array ops.
-set(XLA_CPU_SUITE_EXCLUDED_ops_reduction_test
-    InterpreterReduceTest.MaxMinIntegersAndPredicates
-    InterpreterReduceTest.ComplexSum
-    InterpreterReduceTest.NarrowAndWideTypes
-    InterpreterReduceTest.ReducerWithArraysRunsThroughTheEvaluator
 )
 # ops_shape_test: dynamic-reshape (sizes below the bounds must fail at run time).
 set(XLA_CPU_SUITE_EXCLUDED_ops_shape_test

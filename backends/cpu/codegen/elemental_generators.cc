@@ -102,8 +102,71 @@ absl::Status EmitLoopNest(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value*
   return level(0, b->getInt64(0));
 }
 
+namespace {
+
+// Whether every instruction of `computation` is a scalar or a tuple of scalars.
+bool IsScalarOnly(const HloComputation& computation) {
+  for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
+    const Shape& shape = hlo->shape();
+    if (shape.IsTuple()) {
+      for (const Shape& leaf : shape.tuple_shapes()) {
+        if (!ShapeUtil::IsScalar(leaf)) return false;
+      }
+    } else if (!ShapeUtil::IsScalar(shape)) {
+      return false;
+    }
+    // Ops that read arrays (a reduce of a broadcast) are not scalar arithmetic.
+    if (hlo->opcode() != HloOpcode::kTuple && hlo->opcode() != HloOpcode::kGetTupleElement &&
+        hlo->opcode() != HloOpcode::kParameter && hlo->opcode() != HloOpcode::kConstant &&
+        HloOpcodeCategoryOf(hlo->opcode()) == HloOpcodeCategory::kOther) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputation(
+    const HloComputation& computation, absl::Span<llvm::Value* const> args) {
+  // Scalar parameters in, scalar (or tuple of scalars) root out; the instructions between
+  // are generators, so array ops (broadcast, a nested reduce) run as loops in place.
+  std::map<const HloInstruction*, Generator> generators;
+  for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
+    if (hlo->opcode() == HloOpcode::kParameter) {
+      if (hlo->parameter_number() >= static_cast<int64_t>(args.size()) || !ShapeUtil::IsScalar(hlo->shape())) {
+        return UnimplementedOp(*hlo, absl::StrCat("parameter of ", computation.name()));
+      }
+      llvm::Value* arg = args[hlo->parameter_number()];
+      generators[hlo] = [arg](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return arg; };
+      continue;
+    }
+    ASSIGN_OR_RETURN(Generator g, MakeGenerator(hlo, [&](int64_t i) -> absl::StatusOr<Generator> {
+                       return generators.at(hlo->operand(i));
+                     }));
+    generators[hlo] = std::move(g);
+  }
+  const HloInstruction* root = computation.root_instruction();
+  std::vector<const HloInstruction*> outputs;
+  if (root->opcode() == HloOpcode::kTuple) {
+    for (const HloInstruction* operand : root->operands()) outputs.push_back(operand);
+  } else if (ShapeUtil::IsScalar(root->shape())) {
+    outputs.push_back(root);
+  } else {
+    return UnimplementedOp(*root, absl::StrCat("root of ", computation.name(), " (needs scalars)"));
+  }
+  std::vector<llvm::Value*> results;
+  for (const HloInstruction* output : outputs) {
+    if (!ShapeUtil::IsScalar(output->shape())) return UnimplementedOp(*output, "non-scalar result of a reducer");
+    ASSIGN_OR_RETURN(llvm::Value* v, generators.at(output)(IrIndex{}));
+    results.push_back(v);
+  }
+  return results;
+}
+
 absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitScalarComputation(
     const HloComputation& computation, absl::Span<llvm::Value* const> args) {
+  if (!IsScalarOnly(computation)) return EmitGeneratedComputation(computation, args);
   std::map<const HloInstruction*, std::vector<llvm::Value*>> values;
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     std::vector<llvm::Value*> v;
@@ -118,13 +181,8 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitScalarComputatio
         if (!ShapeUtil::IsScalar(hlo->shape())) return UnimplementedOp(*hlo, "non-scalar constant in a scalar computation");
         // Build the constant directly from its bits.
         const PrimitiveType t = hlo->shape().element_type();
-        uint64_t raw = 0;
-        std::memcpy(&raw, hlo->literal().untyped_data(), hlo->literal().size_bytes());
-        llvm::Type* rt = RegisterType(t);
-        if (rt == nullptr) return UnimplementedOp(*hlo, "element type");
-        if (t == PRED) v.push_back(b_->getInt1(raw != 0));
-        else if (rt->isIntegerTy()) v.push_back(llvm::ConstantInt::get(rt, raw));
-        else v.push_back(b_->CreateBitCast(llvm::ConstantInt::get(b_->getIntNTy(primitive_util::BitWidth(t)), raw), rt));
+        if (RegisterType(t) == nullptr) return UnimplementedOp(*hlo, "element type");
+        v.push_back(ConstantElement(hlo->literal().untyped_data(), t));
         break;
       }
       case HloOpcode::kTuple:
@@ -140,7 +198,6 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitScalarComputatio
       }
       default: {
         if (!ShapeUtil::IsScalar(hlo->shape())) return UnimplementedOp(*hlo, "in a scalar computation");
-        // Types carried only as bits (see StorageType) have no arithmetic.
         if (!IsSupportedElementType(hlo->shape().element_type())) return UnimplementedOp(*hlo, "element type");
         for (const HloInstruction* operand : hlo->operands()) {
           if (!IsSupportedElementType(operand->shape().element_type())) return UnimplementedOp(*hlo, "operand type");
@@ -308,8 +365,12 @@ absl::StatusOr<Generator> ElementalEmitter::MakeDotGenerator(const HloInstructio
   const DotDimensionNumbers& dnums = hlo->attrs().dot_dimension_numbers();
   const Shape lhs = hlo->operand(0)->shape(), rhs = hlo->operand(1)->shape();
   const PrimitiveType out_type = hlo->shape().element_type();
-  const bool narrow = out_type == F16 || out_type == BF16;
-  const PrimitiveType acc_type = narrow ? F32 : out_type;
+  // As the interpreter: f8/f4 sums in f64 and c64 sums in c128, rounded once at the end;
+  // f16/bf16 sums in f32 (within the reassociated-sum bound of the interpreter's f64).
+  PrimitiveType acc_type = out_type;
+  if (out_type == F16 || out_type == BF16) acc_type = F32;
+  if (primitive_util::IsNarrowFloatType(out_type)) acc_type = F64;
+  if (out_type == C64) acc_type = C128;
   ASSIGN_OR_RETURN(Generator lg, operand(0));
   ASSIGN_OR_RETURN(Generator rg, operand(1));
   auto is_in = [](const auto& list, int64_t d) {
@@ -377,7 +438,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeDotGenerator(const HloInstructio
     RETURN_IF_ERROR(status);
     ClearCache();
     llvm::Value* result = b_->CreateLoad(RegisterType(acc_type), acc);
-    return narrow ? NarrowFromF32(result, out_type) : result;
+    return EmitConvert(result, acc_type, out_type);
   });
 }
 
@@ -388,44 +449,24 @@ absl::StatusOr<Generator> ElementalEmitter::MakeFusionGenerator(const HloInstruc
   return generators->at(hlo->to_apply()->root_instruction());
 }
 
-namespace {
-
-// Ops that only move elements: they handle every type StorageType can load and store, as
-// bits, including those without arithmetic here (complex, sub-byte, 8-bit floats).
-bool MovesElementsOnly(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kParameter: case HloOpcode::kConstant: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
-    case HloOpcode::kBroadcast: case HloOpcode::kReshape: case HloOpcode::kBitcast: case HloOpcode::kTranspose:
-    case HloOpcode::kReverse: case HloOpcode::kSlice: case HloOpcode::kDynamicSlice:
-    case HloOpcode::kDynamicUpdateSlice: case HloOpcode::kConcatenate: case HloOpcode::kPad: case HloOpcode::kGather:
-    case HloOpcode::kSelect: case HloOpcode::kFusion:  // a fusion's own ops are checked one by one
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
-
 absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* hlo, const OperandGenerator& operand) {
   const Shape shape = WithDefaultLayout(hlo->shape());
-  const bool moves_only = MovesElementsOnly(hlo->opcode());
-  // A complex iota is (index, 0): built from its real part's bits.
-  const bool complex_iota = hlo->opcode() == HloOpcode::kIota && primitive_util::IsComplexType(shape.element_type());
-  auto handled = [&](PrimitiveType t) {
-    return IsSupportedElementType(t) || ((moves_only || complex_iota) && StorageType(t) != nullptr);
-  };
-  if (shape.IsArray() && !handled(shape.element_type())) {
+  if (shape.IsArray() && !IsSupportedElementType(shape.element_type())) {
     return UnimplementedOp(*hlo, absl::StrCat("element type ",
                                               std::string(primitive_util::LowercasePrimitiveTypeName(shape.element_type()))));
   }
   for (const HloInstruction* o : hlo->operands()) {
-    if (o->shape().IsArray() && !handled(o->shape().element_type())) {
+    if (o->shape().IsArray() && !IsSupportedElementType(o->shape().element_type())) {
       return UnimplementedOp(*hlo, absl::StrCat("operand type ",
                                                 std::string(primitive_util::LowercasePrimitiveTypeName(o->shape().element_type()))));
     }
   }
   const HloOpcode op = hlo->opcode();
+  if (op == HloOpcode::kBitcastConvert && shape.IsArray() && hlo->operand_count() == 1 &&
+      hlo->operand(0)->shape().IsArray() &&
+      hlo->operand(0)->shape().dimensions() != shape.dimensions()) {
+    return MakeBitcastConvertGenerator(hlo, operand);
+  }
   const bool elementwise = HloOpcodeCategoryOf(op) != HloOpcodeCategory::kOther;
   if (elementwise) {
     std::vector<Generator> gens;
@@ -712,6 +753,8 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
     }
     case HloOpcode::kGather:
       return MakeGatherGenerator(hlo, operand);
+    case HloOpcode::kStochasticConvert:
+      return MakeStochasticConvertGenerator(hlo, operand);
     case HloOpcode::kMap:
       return MakeMapGenerator(hlo, operand);
     case HloOpcode::kReplicaId:

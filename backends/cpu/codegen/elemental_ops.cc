@@ -1,23 +1,36 @@
 // Scalar elementwise ops for the cpu backend: types, loads/stores, unary/binary math,
 // integer edge cases (as the interpreter: x / 0 == -1, x % 0 == x, INT_MIN / -1 == INT_MIN,
 // shifts past the width give 0 or the sign fill), NaN-propagating maximum/minimum,
-// compare (including total order), saturating float->int convert.
+// compare (including total order), convert with XLA's rounding and saturation, same-width
+// bitcast-convert. Sub-byte integers compute in their own width (i4 wraps as s4/u4 do);
+// narrow floats in f32 (8- and 4-bit ones decoded through a table, rounded back by
+// hlo/float_types.h in the runtime); complex ops live in elemental_complex.cc.
+#include <algorithm>
+#include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/emit_reduce_precision.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "hlo/comparison_util.h"
+#include "hlo/float_types.h"
 #include "hlo/primitive_util.h"
 #include "hlo/status_macros.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/Intrinsics.h"
 
 namespace xla {
 namespace cpu {
 namespace {
 
-bool IsF16OrBF16(PrimitiveType t) { return t == F16 || t == BF16; }
-bool IsRealFloat(PrimitiveType t) { return t == F16 || t == BF16 || t == F32 || t == F64; }
+// f16, bf16 and the 8- and 4-bit floats: computed in f32 and rounded back once per op.
+bool IsComputedInF32(PrimitiveType t) { return t == F16 || t == BF16 || primitive_util::IsNarrowFloatType(t); }
+bool IsRealFloat(PrimitiveType t) { return primitive_util::IsFloatingPointType(t); }
+bool IsSubByteInt(PrimitiveType t) { return primitive_util::IsIntegralType(t) && primitive_util::BitWidth(t) < 8; }
+// Bits bitcast-convert reinterprets (pred: its byte).
+int BitcastWidth(PrimitiveType t) { return t == PRED ? 8 : primitive_util::BitWidth(t); }
 
 absl::Status Unimplemented(const HloInstruction& hlo, PrimitiveType type) {
   return absl::UnimplementedError(absl::StrCat("cpu backend: ", std::string(HloOpcodeString(hlo.opcode())),
@@ -27,20 +40,14 @@ absl::Status Unimplemented(const HloInstruction& hlo, PrimitiveType type) {
 
 }  // namespace
 
-bool IsSupportedElementType(PrimitiveType type) {
-  switch (type) {
-    case PRED: case S8: case S16: case S32: case S64: case U8: case U16: case U32: case U64:
-    case F16: case BF16: case F32: case F64:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsSupportedElementType(PrimitiveType type) { return primitive_util::IsArrayType(type); }
 
 llvm::Type* ElementalEmitter::RegisterType(PrimitiveType type) {
   llvm::LLVMContext& c = module_->getContext();
   switch (type) {
-    case PRED: return llvm::Type::getInt1Ty(c);
+    case PRED: case S1: case U1: return llvm::Type::getInt1Ty(c);
+    case S2: case U2: return llvm::Type::getIntNTy(c, 2);
+    case S4: case U4: return llvm::Type::getIntNTy(c, 4);
     case S8: case U8: return llvm::Type::getInt8Ty(c);
     case S16: case U16: case BF16: return llvm::Type::getInt16Ty(c);
     case S32: case U32: return llvm::Type::getInt32Ty(c);
@@ -48,20 +55,17 @@ llvm::Type* ElementalEmitter::RegisterType(PrimitiveType type) {
     case F16: return llvm::Type::getHalfTy(c);
     case F32: return llvm::Type::getFloatTy(c);
     case F64: return llvm::Type::getDoubleTy(c);
-    default: return nullptr;
+    case C64: return llvm::Type::getInt64Ty(c);
+    case C128: return llvm::Type::getInt128Ty(c);
+    default: return primitive_util::IsNarrowFloatType(type) ? llvm::Type::getInt8Ty(c) : nullptr;
   }
 }
 
 llvm::Type* ElementalEmitter::StorageType(PrimitiveType type) {
   llvm::LLVMContext& c = module_->getContext();
-  if (type == PRED) return llvm::Type::getInt8Ty(c);
-  if (llvm::Type* t = RegisterType(type)) return t;
-  // Types without arithmetic here travel as their bits through the data-movement ops
-  // (elemental_generators.cc): complex as i64/i128, sub-byte and 8-bit floats one per byte.
-  if (type == C64) return llvm::Type::getInt64Ty(c);
-  if (type == C128) return llvm::Type::getInt128Ty(c);
-  if (primitive_util::ByteWidth(type) == 1) return llvm::Type::getInt8Ty(c);
-  return nullptr;
+  // pred and sub-byte integers take a byte each.
+  if (type == PRED || IsSubByteInt(type)) return llvm::Type::getInt8Ty(c);
+  return RegisterType(type);
 }
 
 llvm::Value* ElementalEmitter::StorageOffset(const Shape& shape, const IrIndex& index) {
@@ -85,6 +89,7 @@ llvm::Value* ElementalEmitter::LoadElement(llvm::Value* base, const Shape& shape
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, StorageOffset(shape, index));
   llvm::Value* v = b_->CreateLoad(storage, ptr);
   if (shape.element_type() == PRED) v = b_->CreateICmpNE(v, b_->getInt8(0));
+  else if (IsSubByteInt(shape.element_type())) v = b_->CreateTrunc(v, RegisterType(shape.element_type()));
   return v;
 }
 
@@ -92,19 +97,64 @@ void ElementalEmitter::StoreElement(llvm::Value* value, llvm::Value* base, const
                                     const IrIndex& index) {
   llvm::Type* storage = StorageType(shape.element_type());
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, StorageOffset(shape, index));
-  if (shape.element_type() == PRED) value = b_->CreateZExt(value, storage);
+  const PrimitiveType t = shape.element_type();
+  if (t == PRED || primitive_util::IsUnsignedIntegralType(t)) value = b_->CreateZExtOrTrunc(value, storage);
+  else if (IsSubByteInt(t)) value = b_->CreateSExt(value, storage);
   b_->CreateStore(value, ptr);
+}
+
+llvm::Value* ElementalEmitter::ConstantElement(const void* data, PrimitiveType type) {
+  const int bytes = primitive_util::ByteWidth(type);
+  uint64_t words[2] = {0, 0};
+  std::memcpy(words, data, std::min<size_t>(bytes, sizeof(words)));
+  llvm::Constant* bits = llvm::ConstantInt::get(b_->getContext(), llvm::APInt(bytes * 8, llvm::ArrayRef<uint64_t>(words, 2)));
+  llvm::Type* storage = StorageType(type);
+  if (!storage->isIntegerTy()) return llvm::ConstantExpr::getBitCast(bits, storage);
+  if (type == PRED) return b_->getInt1(!bits->isZeroValue());
+  return llvm::ConstantExpr::getTruncOrBitCast(bits, RegisterType(type));
 }
 
 llvm::Value* ElementalEmitter::WidenToF32(llvm::Value* v, PrimitiveType type) {
   if (type == F16) return b_->CreateFPExt(v, b_->getFloatTy());
+  if (std::optional<FloatFormatKind> kind = primitive_util::NarrowFloatFormat(type); kind && type != BF16) {
+    // Every 8- and 4-bit float is exactly an f32: a table of the 256 byte values.
+    const std::string name = absl::StrCat("__xla_decode.", std::string(primitive_util::LowercasePrimitiveTypeName(type)));
+    llvm::GlobalVariable* table = module_->getNamedGlobal(name);
+    if (table == nullptr) {
+      const uint32_t mask = (1u << GetFloatFormat(*kind).total_bits) - 1;
+      std::vector<float> values(256);
+      for (uint32_t i = 0; i < 256; ++i) values[i] = static_cast<float>(DecodeFloat(*kind, i & mask));
+      llvm::Constant* init = llvm::ConstantDataArray::get(b_->getContext(), values);
+      table = new llvm::GlobalVariable(*module_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
+    }
+    llvm::Value* ptr = b_->CreateInBoundsGEP(b_->getFloatTy(), table, b_->CreateZExt(v, b_->getInt64Ty()));
+    return b_->CreateLoad(b_->getFloatTy(), ptr);
+  }
   // bf16: the high half of an f32.
   llvm::Value* bits = b_->CreateShl(b_->CreateZExt(v, b_->getInt32Ty()), 16);
   return b_->CreateBitCast(bits, b_->getFloatTy());
 }
 
+llvm::Value* ElementalEmitter::NarrowFromF64(llvm::Value* v, PrimitiveType type) {
+  if (type == F64) return v;
+  if (type == F16 || type == BF16 || type == F32) return NarrowFromF32(b_->CreateFPTrunc(v, b_->getFloatTy()), type);
+  llvm::FunctionCallee f = module_->getOrInsertFunction(
+      "__xla_cpu_encode_narrow_float",
+      llvm::FunctionType::get(b_->getInt8Ty(), {b_->getInt32Ty(), b_->getDoubleTy()}, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setDoesNotAccessMemory();
+    fn->setWillReturn();
+  }
+  const int kind = static_cast<int>(*primitive_util::NarrowFloatFormat(type));
+  return b_->CreateCall(f, {b_->getInt32(kind), v});
+}
+
 llvm::Value* ElementalEmitter::NarrowFromF32(llvm::Value* v, PrimitiveType type) {
+  if (type == F32) return v;
   if (type == F16) return b_->CreateFPTrunc(v, b_->getHalfTy());
+  // 8- and 4-bit floats: from the exact double (the runtime's rounding).
+  if (type != BF16) return NarrowFromF64(b_->CreateFPExt(v, b_->getDoubleTy()), type);
   // bf16, round to nearest even; NaNs stay quiet NaNs.
   llvm::Value* bits = b_->CreateBitCast(v, b_->getInt32Ty());
   llvm::Value* lsb = b_->CreateAnd(b_->CreateLShr(bits, 16), b_->getInt32(1));
@@ -132,6 +182,8 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitFloatUnary(HloOpcode op, llvm
   switch (op) {
     case HloOpcode::kAbs: return intrinsic(llvm::Intrinsic::fabs);
     case HloOpcode::kNegate: return b_->CreateFNeg(x);
+    case HloOpcode::kReal: return x;
+    case HloOpcode::kImag: return llvm::ConstantFP::get(t, 0.0);
     case HloOpcode::kSqrt: return intrinsic(llvm::Intrinsic::sqrt);
     case HloOpcode::kRsqrt: return b_->CreateFDiv(llvm::ConstantFP::get(t, 1.0), intrinsic(llvm::Intrinsic::sqrt));
     case HloOpcode::kFloor: return intrinsic(llvm::Intrinsic::floor);
@@ -177,14 +229,15 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitUnary(const HloInstruction& h
   if (op == HloOpcode::kConvert) return EmitConvert(x, in, out);
   if (op == HloOpcode::kCopy) return x;
   if (op == HloOpcode::kBitcastConvert) {
-    if (primitive_util::BitWidth(in) != primitive_util::BitWidth(out) || in == PRED || out == PRED) {
-      return absl::UnimplementedError(absl::StrCat("cpu backend: bitcast-convert between widths (", hlo.name(), ")"));
+    if (BitcastWidth(in) != BitcastWidth(out)) {
+      return absl::InvalidArgumentError(absl::StrCat("bitcast-convert ", hlo.name(), ": element widths differ"));
     }
-    return b_->CreateBitCast(x, RegisterType(out));
+    return FromBits(ToBits(x, in), out);
   }
+  if (primitive_util::IsComplexType(in)) return EmitComplexUnary(hlo, x, in);
   if (IsRealFloat(in)) {
-    if (op == HloOpcode::kIsFinite && IsF16OrBF16(in)) x = WidenToF32(x, in);
-    else if (IsF16OrBF16(in)) {
+    if (op == HloOpcode::kIsFinite && IsComputedInF32(in)) x = WidenToF32(x, in);
+    else if (IsComputedInF32(in)) {
       ASSIGN_OR_RETURN(llvm::Value* r, EmitFloatUnary(op, WidenToF32(x, in), b_->getFloatTy()));
       if (r == nullptr) return Unimplemented(hlo, in);
       return NarrowFromF32(r, in);
@@ -306,8 +359,17 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitBinary(const HloInstruction& 
                                                           PrimitiveType type) {
   const HloOpcode op = hlo.opcode();
   if (op == HloOpcode::kCompare) return EmitCompare(hlo, a, c, type);
+  if (op == HloOpcode::kComplex) {
+    if (type != F32 && type != F64) return Unimplemented(hlo, type);
+    return MakeComplex(a, c, type == F32 ? C64 : C128);
+  }
+  if (primitive_util::IsComplexType(type)) {
+    llvm::Value* r = EmitComplexBinary(op, a, c, type);
+    if (r == nullptr) return Unimplemented(hlo, type);
+    return r;
+  }
   if (IsRealFloat(type)) {
-    if (IsF16OrBF16(type)) {
+    if (IsComputedInF32(type)) {
       ASSIGN_OR_RETURN(llvm::Value* r, EmitFloatBinary(op, WidenToF32(a, type), WidenToF32(c, type), b_->getFloatTy()));
       if (r == nullptr) return Unimplemented(hlo, type);
       return NarrowFromF32(r, type);
@@ -363,15 +425,16 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(const HloInstruction&
     if (ct == ComparisonType::kFloatTotalOrder) {
       // Flip the magnitude bits of negatives: the integers then order like the floats.
       const int bits = primitive_util::BitWidth(type);
-      llvm::Type* it = b_->getIntNTy(bits);
+      // f8e8m0fnu has no sign: its bits order like its values.
+      if (type == F8E8M0FNU) return b_->CreateICmp(int_pred(false), ToBits(a, type), ToBits(c, type));
       auto key = [&](llvm::Value* v) {
-        llvm::Value* i = b_->CreateBitCast(v, it);
+        llvm::Value* i = ToBits(v, type);
         llvm::Value* mask = b_->CreateLShr(b_->CreateAShr(i, bits - 1), 1);
         return b_->CreateXor(i, mask);
       };
       return b_->CreateICmp(int_pred(true), key(a), key(c));
     }
-    if (IsF16OrBF16(type)) {
+    if (IsComputedInF32(type)) {
       a = WidenToF32(a, type);
       c = WidenToF32(c, type);
     }
@@ -384,6 +447,15 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(const HloInstruction&
       case ComparisonDirection::kGe: return b_->CreateFCmpOGE(a, c);
     }
   }
+  if (primitive_util::IsComplexType(type)) {
+    if (*dir != ComparisonDirection::kEq && *dir != ComparisonDirection::kNe) {
+      return absl::InvalidArgumentError(absl::StrCat("compare ", hlo.name(), ": complex numbers only compare with EQ and NE"));
+    }
+    auto [ar, ai] = ComplexParts(a, type);
+    auto [cr, ci] = ComplexParts(c, type);
+    llvm::Value* eq = b_->CreateAnd(b_->CreateFCmpOEQ(ar, cr), b_->CreateFCmpOEQ(ai, ci));
+    return *dir == ComparisonDirection::kEq ? eq : b_->CreateNot(eq);
+  }
   if (type == PRED) return b_->CreateICmp(int_pred(false), a, c);
   if (primitive_util::IsIntegralType(type)) {
     bool is_signed = primitive_util::IsSignedIntegralType(type);
@@ -394,29 +466,40 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitCompare(const HloInstruction&
   return Unimplemented(hlo, type);
 }
 
+llvm::Value* ElementalEmitter::ToBits(llvm::Value* v, PrimitiveType type) {
+  if (type == PRED) return b_->CreateZExt(v, b_->getInt8Ty());
+  const int bits = primitive_util::BitWidth(type);
+  if (v->getType()->isIntegerTy()) return b_->CreateTrunc(v, b_->getIntNTy(bits));  // f4e2m1fn: the low nibble
+  return b_->CreateBitCast(v, b_->getIntNTy(bits));
+}
+
+llvm::Value* ElementalEmitter::FromBits(llvm::Value* bits, PrimitiveType type) {
+  if (type == PRED) return b_->CreateICmpNE(bits, llvm::ConstantInt::get(bits->getType(), 0));
+  llvm::Type* t = RegisterType(type);
+  if (t->isIntegerTy()) return b_->CreateZExtOrTrunc(bits, t);
+  return b_->CreateBitCast(bits, t);
+}
+
+// Convert as XLA (and literals here): float -> int truncates, saturates, NaN -> 0; int -> int
+// wraps; int -> f16/bf16 through f32, int -> f8/f4 from the exact double; float -> float
+// rounds once from the exact source value, except f64 -> f16/bf16, which goes through f32.
 absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x, PrimitiveType from, PrimitiveType to) {
   if (from == to) return x;
+  if (primitive_util::IsComplexType(from) || primitive_util::IsComplexType(to)) return EmitComplexConvert(x, from, to);
   llvm::Type* out = RegisterType(to);
   if (to == PRED) {
     if (IsRealFloat(from)) {
-      if (IsF16OrBF16(from)) x = WidenToF32(x, from);
+      if (IsComputedInF32(from)) x = WidenToF32(x, from);
       return b_->CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
     }
     return b_->CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
   }
   if (IsRealFloat(from)) {
-    if (IsF16OrBF16(from)) {
+    if (IsComputedInF32(from)) {
       x = WidenToF32(x, from);
       from = F32;
     }
-    if (IsRealFloat(to)) {
-      if (IsF16OrBF16(to)) {
-        if (to == F16 && from == F64) return b_->CreateFPTrunc(x, out);
-        if (from == F64) x = b_->CreateFPTrunc(x, b_->getFloatTy());
-        return NarrowFromF32(x, to);
-      }
-      return x->getType() == out ? x : (from == F64 ? b_->CreateFPTrunc(x, out) : b_->CreateFPExt(x, out));
-    }
+    if (IsRealFloat(to)) return from == F64 ? NarrowFromF64(x, to) : (to == F64 ? b_->CreateFPExt(x, out) : NarrowFromF32(x, to));
     // Saturating, NaN -> 0.
     const bool is_signed = primitive_util::IsSignedIntegralType(to);
     return b_->CreateIntrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
@@ -424,9 +507,10 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitConvert(llvm::Value* x, Primi
   }
   const bool from_signed = primitive_util::IsSignedIntegralType(from);
   if (IsRealFloat(to)) {
-    llvm::Type* target = IsF16OrBF16(to) && to == BF16 ? b_->getFloatTy() : out;
-    llvm::Value* f = from_signed ? b_->CreateSIToFP(x, target) : b_->CreateUIToFP(x, target);
-    return to == BF16 ? NarrowFromF32(f, to) : f;
+    auto int_to = [&](llvm::Type* t) { return from_signed ? b_->CreateSIToFP(x, t) : b_->CreateUIToFP(x, t); };
+    if (to == F32 || to == F64) return int_to(out);
+    if (to == F16 || to == BF16) return NarrowFromF32(int_to(b_->getFloatTy()), to);
+    return NarrowFromF64(int_to(b_->getDoubleTy()), to);
   }
   return from_signed ? b_->CreateSExtOrTrunc(x, out) : b_->CreateZExtOrTrunc(x, out);
 }
@@ -442,7 +526,7 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(const HloInstruct
       const PrimitiveType t = hlo.operand(1)->shape().element_type();
       llvm::Value* lo = operands[0], *x = operands[1], *hi = operands[2];
       if (IsRealFloat(t)) {
-        const bool narrow = IsF16OrBF16(t);
+        const bool narrow = IsComputedInF32(t);
         llvm::Value* l = narrow ? WidenToF32(lo, t) : lo;
         llvm::Value* v = narrow ? WidenToF32(x, t) : x;
         llvm::Value* h = narrow ? WidenToF32(hi, t) : hi;

@@ -73,13 +73,15 @@ absl::StatusOr<Generator> ElementalEmitter::MakeConvolutionGenerator(const HloIn
   const PrimitiveType type = out.element_type();
   const PrimitiveType lt = lhs.element_type(), rt = rhs.element_type();
   const bool is_float = primitive_util::IsFloatingPointType(type);
+  // Complex products and sums in c128 (as the interpreter), through the complex emitters.
+  const bool is_complex = primitive_util::IsComplexType(type);
   const bool is_signed = primitive_util::IsSignedIntegralType(type);
   const int bits = primitive_util::BitWidth(type);
   ASSIGN_OR_RETURN(Generator lg, operand(0));
   ASSIGN_OR_RETURN(Generator rg, operand(1));
 
   return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-    llvm::Type* acc_type = is_float ? b_->getDoubleTy() : b_->getInt64Ty();
+    llvm::Type* acc_type = is_complex ? RegisterType(C128) : is_float ? b_->getDoubleTy() : b_->getInt64Ty();
     llvm::Function* f = b_->GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
     llvm::AllocaInst* acc = entry.CreateAlloca(acc_type);
@@ -99,6 +101,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeConvolutionGenerator(const HloIn
     inside[0] = b_->getTrue();
     auto widen = [&](llvm::Value* v, PrimitiveType from) -> absl::StatusOr<llvm::Value*> {
       ASSIGN_OR_RETURN(v, EmitConvert(v, from, type));
+      if (is_complex) return EmitConvert(v, type, C128);
       if (is_float) return EmitConvert(v, type, F64);
       return type == PRED || !is_signed ? b_->CreateZExt(v, b_->getInt64Ty()) : b_->CreateSExt(v, b_->getInt64Ty());
     };
@@ -112,7 +115,9 @@ absl::StatusOr<Generator> ElementalEmitter::MakeConvolutionGenerator(const HloIn
           ASSIGN_OR_RETURN(x, widen(x, lt));
           ASSIGN_OR_RETURN(w, widen(w, rt));
           llvm::Value* sum = b_->CreateLoad(acc_type, acc);
-          llvm::Value* next = is_float ? b_->CreateFAdd(sum, b_->CreateFMul(x, w)) : b_->CreateAdd(sum, b_->CreateMul(x, w));
+          llvm::Value* next;
+          if (is_complex) next = EmitComplexBinary(HloOpcode::kAdd, sum, EmitComplexBinary(HloOpcode::kMultiply, x, w, C128), C128);
+          else next = is_float ? b_->CreateFAdd(sum, b_->CreateFMul(x, w)) : b_->CreateAdd(sum, b_->CreateMul(x, w));
           b_->CreateStore(b_->CreateSelect(inside[rank], next, sum), acc);
           return absl::OkStatus();
         });
@@ -146,6 +151,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeConvolutionGenerator(const HloIn
       ClearCache();
     }
     llvm::Value* sum = b_->CreateLoad(acc_type, acc);
+    if (is_complex) return EmitConvert(sum, C128, type);
     if (is_float) return EmitConvert(sum, F64, type);
     if (type == PRED) return b_->CreateICmpNE(sum, I64(0));
     if (bits < 32) {

@@ -370,10 +370,12 @@ bool IsRuntimeCallOp(const HloInstruction& hlo) {
     case HloOpcode::kSend:
     case HloOpcode::kRecv:
       return true;
-    case HloOpcode::kCopy:
-      // Types without registers in the elemental emitter (complex, sub-byte, f8) are copied
-      // as bytes.
-      return hlo.shape().IsArray() && !IsSupportedElementType(hlo.shape().element_type());
+    case HloOpcode::kCopy: {
+      // Complex, sub-byte and 8-/4-bit float arrays are relayouted as bytes.
+      const PrimitiveType t = hlo.shape().element_type();
+      return hlo.shape().IsArray() && (primitive_util::IsComplexType(t) || primitive_util::IsSubByteType(t) ||
+                                       primitive_util::IsNarrowFloatType(t));
+    }
     default:
       return false;
   }

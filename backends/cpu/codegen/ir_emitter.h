@@ -7,9 +7,13 @@
 // over its output. ModuleEmitter (ir_emitter.cc) wraps generators in kernels and emits
 // the entry function's control flow.
 //
-// Register types: pred is i1; integers their width; f16 is `half`; bf16 travels as its i16
-// bit pattern; f32/f64 float/double. f16/bf16 arithmetic widens to f32 and rounds back once
-// per op (round to nearest even), as XLA does.
+// Register types: pred is i1; integers their width (s4 is i4: loads truncate the byte,
+// stores sign- or zero-extend it, as literals store sub-byte elements one per byte); f16 is
+// `half`; bf16 travels as its i16 bit pattern, the 8- and 4-bit floats as their byte;
+// f32/f64 float/double; c64/c128 as their i64/i128 storage bits (real part low).
+// f16/bf16/f8/f4 arithmetic widens to f32 and rounds back once per op (round to nearest
+// even), as XLA does; complex math other than add/subtract/negate calls runtime routines
+// that compute it with std::complex as the interpreter does (elemental_complex.cc).
 
 #include <cstdint>
 #include <functional>
@@ -17,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -70,9 +75,19 @@ class ElementalEmitter {
   absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(const HloComputation& computation,
                                                                   absl::Span<llvm::Value* const> args);
 
-  // f16/bf16 <-> f32.
+  // f16/bf16/f8/f4 <-> f32 (exact widening; one rounding to nearest even when narrowing).
   llvm::Value* WidenToF32(llvm::Value* v, PrimitiveType type);
   llvm::Value* NarrowFromF32(llvm::Value* v, PrimitiveType type);
+  // An f64 to a float type as convert does (f16/bf16 through f32, as XLA does).
+  llvm::Value* NarrowFromF64(llvm::Value* v, PrimitiveType type);
+  // The constant register value of one element stored at `data`.
+  llvm::Value* ConstantElement(const void* data, PrimitiveType type);
+
+  // Complex values (elemental_complex.cc): the parts of a c64/c128 register and back.
+  std::pair<llvm::Value*, llvm::Value*> ComplexParts(llvm::Value* v, PrimitiveType type);
+  llvm::Value* MakeComplex(llvm::Value* re, llvm::Value* im, PrimitiveType type);
+  // op through __xla_cpu_complex_c64/c128 (c may be null for unary ops).
+  llvm::Value* CallComplexRuntime(HloOpcode op, llvm::Value* a, llvm::Value* c, PrimitiveType type);
 
   // Approximations emitted inline (math.cc): f32 in, f32 out, vectorizable.
   llvm::Value* EmitExpF32(llvm::Value* x);
@@ -87,6 +102,9 @@ class ElementalEmitter {
   absl::StatusOr<Generator> MakeGatherGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   absl::StatusOr<Generator> MakeMapGenerator(const HloInstruction* hlo, const OperandGenerator& operand);  // emit_map.cc
   absl::StatusOr<Generator> MakeDeviceIdGenerator(const HloInstruction* hlo);
+  // bitcast-convert between element widths and stochastic-convert (emit_convert_ops.cc).
+  absl::StatusOr<Generator> MakeBitcastConvertGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  absl::StatusOr<Generator> MakeStochasticConvertGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   // A scalar index of integer `type` as i64 (u64 past INT64_MAX saturates).
   llvm::Value* IndexToI64(llvm::Value* v, PrimitiveType type);
 
@@ -115,6 +133,16 @@ class ElementalEmitter {
   absl::StatusOr<llvm::Value*> EmitCompare(const HloInstruction& hlo, llvm::Value* a, llvm::Value* c,
                                            PrimitiveType type);
   absl::StatusOr<llvm::Value*> EmitConvert(llvm::Value* x, PrimitiveType from, PrimitiveType to);
+  absl::StatusOr<llvm::Value*> EmitComplexUnary(const HloInstruction& hlo, llvm::Value* x, PrimitiveType in);
+  // Null when `op` is not defined on complex numbers.
+  llvm::Value* EmitComplexBinary(HloOpcode op, llvm::Value* a, llvm::Value* c, PrimitiveType type);
+  absl::StatusOr<llvm::Value*> EmitComplexConvert(llvm::Value* x, PrimitiveType from, PrimitiveType to);
+  // The element's bits as an integer of its bit width (pred: 8 bits) and back.
+  llvm::Value* ToBits(llvm::Value* v, PrimitiveType type);
+  llvm::Value* FromBits(llvm::Value* bits, PrimitiveType type);
+  // EmitScalarComputation of a computation with array ops inside (through generators).
+  absl::StatusOr<std::vector<llvm::Value*>> EmitGeneratedComputation(const HloComputation& computation,
+                                                                     absl::Span<llvm::Value* const> args);
   absl::StatusOr<Generator> MakeReduceGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   absl::StatusOr<Generator> MakeDotGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   absl::StatusOr<Generator> MakeFusionGenerator(const HloInstruction* hlo, const OperandGenerator& operand);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "hlo/hlo_opcode.h"
 
 extern "C" {
 // A kernel computes iterations [begin, end) of its outermost loop.
@@ -77,6 +78,14 @@ int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* const* leav
 int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void* const* leaves);
 void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
                     void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest);
+// One complex op (opcode: an xla::HloOpcode value accepted by IsComplexRuntimeOpcode) on
+// (ar + ai i) and, for binary ops, (br + bi i), computed with std::complex as the interpreter
+// does; writes the real and imaginary parts to out[0], out[1] (abs: |x| and 0).
+void __xla_cpu_complex_c64(int32_t opcode, float ar, float ai, float br, float bi, float* out);
+void __xla_cpu_complex_c128(int32_t opcode, double ar, double ai, double br, double bi, double* out);
+// `value` rounded once to the 8- or 4-bit float format `kind` (an xla::FloatFormatKind):
+// xla::EncodeFloat, the interpreter's and literals' rounding.
+uint8_t __xla_cpu_encode_narrow_float(int32_t kind, double value);
 }
 
 namespace xla {
@@ -93,6 +102,9 @@ struct RunContext {
   interpreter::DeviceState* device = nullptr;            // rng state and feed queues of the device
   absl::Status error;                                    // why a routine stopped the execution
 };
+
+// The opcodes __xla_cpu_complex_c64/c128 compute (runtime/scalar_math.cc).
+bool IsComplexRuntimeOpcode(HloOpcode opcode);
 
 struct RuntimeSymbol {
   std::string name;
