@@ -508,6 +508,43 @@ def test_sort_and_topk(client):
          (np.take_along_axis(keys, rev, 1)[:, :2], rev[:, :2].astype(np.int32))))
 
 
+def test_approx_topk_is_exact_off_tpu(client):
+  keys = np.array([[3, 1, 2, 9, -4, 5], [0, -5, 7, 7, 1, 2]], F32)
+  idx = np.tile(np.arange(6, dtype=np.int32), (2, 1))
+  b = xc.XlaBuilder("approx_topk")
+  k = ops.Parameter(b, 0, S(F32, keys.shape))
+  i = ops.Parameter(b, 1, S(np.int32, idx.shape))
+  cb = xc.XlaBuilder("gt")
+  gt = ops.Gt(ops.Parameter(cb, 0, scalar(F32)), ops.Parameter(cb, 1, scalar(F32)))
+  ops.Parameter(cb, 2, scalar(np.int32))
+  ops.Parameter(cb, 3, scalar(np.int32))
+  greater = cb.build(gt)
+  init = [ops.Constant(b, np.float32(-np.inf)), ops.Constant(b, np.int32(-1))]
+  ops.Tuple(b, [ops.ApproxTopK(b, [k, i], init, 3, 1, greater, recall_target=0.9),
+                ops.ApproxTopKFallback(b, [k, i], init, 2, 1, greater)])
+  rev = np.argsort(-keys, axis=1, kind="stable")
+  check(client, b, [keys, idx],
+        ((np.take_along_axis(keys, rev, 1)[:, :3], rev[:, :3].astype(np.int32)),
+         (np.take_along_axis(keys, rev, 1)[:, :2], rev[:, :2].astype(np.int32))))
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"aggregate_to_topk": False}, "aggregate_to_topk=False"),
+    ({"top_k": 7}, "top_k=7 is larger"),
+    ({"recall_target": 0.0}, "recall_target"),
+])
+def test_approx_topk_errors(kwargs, message):
+  b = xc.XlaBuilder("approx_topk_bad")
+  k = ops.Parameter(b, 0, S(F32, (2, 6)))
+  cb = xc.XlaBuilder("gt")
+  ops.Gt(ops.Parameter(cb, 0, scalar(F32)), ops.Parameter(cb, 1, scalar(F32)))
+  args = {"top_k": 2, "reduction_dim": 1, "comparator": cb.build()}
+  args.update(kwargs)
+  ops.ApproxTopK(b, [k], [ops.Constant(b, np.float32(0))], **args)
+  with pytest.raises(xc.XlaRuntimeError, match=message):
+    b.build()
+
+
 # --- control flow ----------------------------------------------------------------------------
 
 def test_while_loop(client):

@@ -13,6 +13,9 @@ from ._ops_base import _dims
 from ._ops_base import _op
 from ._ops_base import _same_builder
 from ._ops_base import _shape_str
+from ._ops_data import GetTupleElement
+from ._ops_data import SliceInDim
+from ._ops_data import Tuple
 from ._ops_data import _program_shape
 from ._ops_elementwise import Lt
 from ._ops_elementwise import Parameter
@@ -23,7 +26,8 @@ from ._types import PrimitiveType
 _P = PrimitiveType
 
 __all__ = ["Gather", "Reduce", "ReduceWindow", "ReduceWindowWithGeneralPadding", "Scatter",
-           "SelectAndScatter", "SelectAndScatterWithGeneralPadding", "Sort", "TopK"]
+           "SelectAndScatter", "SelectAndScatterWithGeneralPadding", "Sort", "TopK", "ApproxTopK",
+           "ApproxTopKFallback"]
 
 
 # --- reductions -----------------------------------------------------------------------
@@ -276,6 +280,58 @@ def Sort(builder, operands, comparator=None, dimension=-1, is_stable=False):
   cid = b._add_computation(comparator)
   return b._add("sort", out, operands, dimensions=[dim], is_stable=bool(is_stable),
                 called_computation_ids=[cid])
+
+
+@_op
+def ApproxTopK(builder, operands, init_values, top_k, reduction_dim, comparator, recall_target=0.95,
+               aggregate_to_topk=True, reduction_input_size_override=-1):
+  """XLA's ApproxTopK as XLA computes it off TPU (ApproxTopKFallback): exactly.
+
+  Sorts `operands` together along `reduction_dim` by `comparator` and keeps the first `top_k`:
+  a tuple with one result per operand, as XLA returns. `recall_target` and
+  `reduction_input_size_override` only tune TPU's approximation; `init_values` (one scalar per
+  operand) pad TPU's partial reductions. aggregate_to_topk=False asks for TPU's partially
+  reduced output, whose size only that hardware defines: a builder error here.
+  """
+  return ApproxTopKFallback(builder, operands, init_values, top_k, reduction_dim, comparator,
+                            recall_target, aggregate_to_topk, reduction_input_size_override)
+
+
+@_op
+def ApproxTopKFallback(builder, operands, init_values, top_k, reduction_dim, comparator,
+                       recall_target=0.95, aggregate_to_topk=True, reduction_input_size_override=-1):
+  """The sort-and-slice form of ApproxTopK (what XLA runs where there is no TPU)."""
+  operands, init_values = _as_list(operands), _as_list(init_values)
+  if not operands:
+    raise BuilderError("ApproxTopK needs at least one operand")
+  b = _same_builder(*operands)
+  shapes = [_array_shape(o) for o in operands]
+  if len(init_values) != len(operands):
+    raise BuilderError("ApproxTopK needs one init value per operand: %d operands, %d init values" %
+                       (len(operands), len(init_values)))
+  for o, v in zip(shapes, init_values):
+    vs = _array_shape(v, "init value")
+    if vs.rank() != 0 or vs.element_type() != o.element_type():
+      raise BuilderError("ApproxTopK init values must be scalars of their operand's type: %s for %s" %
+                         (_shape_str(vs), _shape_str(o)))
+  if not 0 < recall_target <= 1:
+    raise BuilderError("ApproxTopK recall_target must be in (0, 1], got %r" % recall_target)
+  if not aggregate_to_topk:
+    raise BuilderError("ApproxTopK with aggregate_to_topk=False returns TPU's partially reduced "
+                       "output; only aggregate_to_topk=True is supported here")
+  if shapes[0].rank() == 0:
+    raise BuilderError("ApproxTopK needs arrays of rank >= 1")
+  dim = _canonical_dim(reduction_dim, shapes[0].rank())
+  top_k = int(top_k)
+  if not 0 <= top_k <= shapes[0].dimensions()[dim]:
+    raise BuilderError("ApproxTopK top_k=%d is larger than dimension %d of %s" %
+                       (top_k, dim, _shape_str(shapes[0])))
+  sorted_ops = Sort(b, operands, comparator, dim)
+  if len(operands) == 1:
+    sorted_ops = [sorted_ops]
+  else:
+    sorted_ops = [GetTupleElement(sorted_ops, i) for i in range(len(operands))]
+  return Tuple(b, [SliceInDim(x, 0, top_k, 1, dim) for x in sorted_ops])
 
 
 @_op
