@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/escaping.h"
+#include "hlo/hlo_proto_convert.h"
+#include "hlo/status_macros.h"
 
 namespace xla {
 namespace backend {
@@ -131,6 +133,28 @@ absl::Status CheckExecutableOrigin(const ExecutableFields& fields, const std::st
                                                       kXlaServerVersion, ": compile it again"));
   }
   return absl::OkStatus();
+}
+
+absl::Status SetModuleField(const HloModule& module, ExecutableFields* fields) {
+  std::string bytes;
+  if (!HloModuleToProtoWithConfig(module).SerializeToString(&bytes)) {
+    return absl::InternalError("cannot serialize the module (over 2 GiB?)");
+  }
+  fields->Set("module", std::move(bytes));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> GetModuleField(const ExecutableFields& fields) {
+  ASSIGN_OR_RETURN(std::string_view bytes, fields.Get("module"));
+  HloModuleProtoWithConfig proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::InvalidArgumentError("serialized executable: the module does not parse");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, HloModuleFromProtoWithConfig(proto));
+  if (module->entry_computation() == nullptr) {
+    return absl::InvalidArgumentError("serialized executable: the module has no entry computation");
+  }
+  return module;
 }
 
 }  // namespace backend

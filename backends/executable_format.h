@@ -20,11 +20,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "hlo/hlo_module.h"
 
 namespace xla {
 namespace backend {
@@ -58,6 +60,12 @@ absl::StatusOr<ExecutableFields> ReadExecutableContainer(std::string_view bytes)
 ExecutableFields NewExecutableFields(const std::string& platform);
 // FAILED_PRECONDITION unless the fields were written for `platform` by this xla-server version.
 absl::Status CheckExecutableOrigin(const ExecutableFields& fields, const std::string& platform);
+
+// The field "module": the (optimized) module with its config (which holds the entry layout),
+// as every backend stores it. Reading is INVALID_ARGUMENT when it does not parse or convert,
+// or has no entry computation.
+absl::Status SetModuleField(const HloModule& module, ExecutableFields* fields);
+absl::StatusOr<std::unique_ptr<HloModule>> GetModuleField(const ExecutableFields& fields);
 
 }  // namespace backend
 }  // namespace xla

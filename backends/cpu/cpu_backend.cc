@@ -286,11 +286,7 @@ class CpuBackend : public backend::Backend {
     fields.Set("target_triple", target.triple);
     fields.Set("host_cpu", target.cpu);
     fields.Set("host_cpu_features", target.features);
-    std::string module;
-    if (!HloModuleToProtoWithConfig(cpu->module()).SerializeToString(&module)) {
-      return absl::InternalError("cannot serialize the module");
-    }
-    fields.Set("module", std::move(module));
+    RETURN_IF_ERROR(backend::SetModuleField(cpu->module(), &fields));
     fields.Set("plan", EncodeRuntimePlan(cpu->plan()));
     fields.Set("object", cpu->program().object_file());
     fields.Set("entry", cpu->program().entry_name());
@@ -304,15 +300,7 @@ class CpuBackend : public backend::Backend {
     RETURN_IF_ERROR(backend::CheckExecutableOrigin(fields, platform()));
     ASSIGN_OR_RETURN(HostTarget host, DetectHostTarget());
     RETURN_IF_ERROR(CheckTarget(fields, host));
-    ASSIGN_OR_RETURN(std::string_view module_bytes, fields.Get("module"));
-    HloModuleProtoWithConfig proto;
-    if (!proto.ParseFromArray(module_bytes.data(), static_cast<int>(module_bytes.size()))) {
-      return absl::InvalidArgumentError("serialized executable: the module does not parse");
-    }
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, HloModuleFromProtoWithConfig(proto));
-    if (module->entry_computation() == nullptr) {
-      return absl::InvalidArgumentError("serialized executable: the module has no entry computation");
-    }
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, backend::GetModuleField(fields));
     ASSIGN_OR_RETURN(std::string_view plan_bytes, fields.Get("plan"));
     ASSIGN_OR_RETURN(DecodedPlan plan, DecodeRuntimePlan(plan_bytes));
     const HloComputation& entry = *module->entry_computation();

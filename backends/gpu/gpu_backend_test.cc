@@ -247,7 +247,7 @@ TEST(GpuBackendTest, KernelsForANewerGpuAreRefused) {
   newer.sm = 100;  // the fake devices are sm_90
   absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), newer);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  absl::StatusOr<std::unique_ptr<backend::Executable>> loaded = b->DeserializeExecutable(SerializeGpuPlan(*plan), 0);
+  absl::StatusOr<std::unique_ptr<backend::Executable>> loaded = b->DeserializeExecutable(*SerializeGpuPlan(*plan), 0);
   ASSERT_FALSE(loaded.ok());
   EXPECT_TRUE(absl::IsFailedPrecondition(loaded.status())) << loaded.status();
   EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("sm_100"));

@@ -6,7 +6,6 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "backends/executable_format.h"
-#include "hlo/hlo_proto_convert.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -60,9 +59,9 @@ absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
 
 }  // namespace
 
-std::string SerializeGpuPlan(const GpuPlan& plan) {
+absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan) {
   backend::ExecutableFields fields = backend::NewExecutableFields("gpu");
-  fields.Set("module", HloModuleToProto(*plan.module).SerializeAsString());
+  RETURN_IF_ERROR(backend::SetModuleField(*plan.module, &fields));
   fields.Set("ptx", plan.ptx);
   fields.Set("sm", std::to_string(plan.sm));
   fields.Set("steps", StepsText(plan));
@@ -73,12 +72,7 @@ absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes) {
   ASSIGN_OR_RETURN(backend::ExecutableFields fields, backend::ReadExecutableContainer(bytes));
   RETURN_IF_ERROR(backend::CheckExecutableOrigin(fields, "gpu"));
   GpuPlan plan;
-  ASSIGN_OR_RETURN(std::string_view module_bytes, fields.Get("module"));
-  HloModuleProto proto;
-  if (!proto.ParseFromArray(module_bytes.data(), static_cast<int>(module_bytes.size()))) {
-    return BadPlan("the module does not parse");
-  }
-  ASSIGN_OR_RETURN(plan.module, HloModuleFromProto(proto));
+  ASSIGN_OR_RETURN(plan.module, backend::GetModuleField(fields));
   ASSIGN_OR_RETURN(std::string_view ptx, fields.Get("ptx"));
   plan.ptx = std::string(ptx);
   ASSIGN_OR_RETURN(std::string_view sm, fields.Get("sm"));

@@ -50,7 +50,7 @@ struct GpuPlan {
 
 // The plan as an executable container (FAILED_PRECONDITION or INVALID_ARGUMENT on reading
 // bytes of another platform or version, or damaged ones; see executable_format.h).
-std::string SerializeGpuPlan(const GpuPlan& plan);
+absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan);
 absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes);
 
 // INVALID_ARGUMENT unless every step names an entry instruction, its operands are the steps

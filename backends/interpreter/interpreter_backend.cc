@@ -123,11 +123,7 @@ class InterpreterBackend : public backend::Backend {
     const auto* own = dynamic_cast<const InterpreterExecutable*>(&executable);
     if (own == nullptr) return absl::InvalidArgumentError("not an interpreter executable");
     backend::ExecutableFields fields = backend::NewExecutableFields(platform());
-    std::string module;
-    if (!HloModuleToProtoWithConfig(own->module()).SerializeToString(&module)) {
-      return absl::InternalError("cannot serialize the module");
-    }
-    fields.Set("module", std::move(module));
+    RETURN_IF_ERROR(backend::SetModuleField(own->module(), &fields));
     return backend::WriteExecutableContainer(fields);
   }
 
@@ -136,12 +132,7 @@ class InterpreterBackend : public backend::Backend {
     RETURN_IF_ERROR(CheckDevice(device_ordinal));
     ASSIGN_OR_RETURN(backend::ExecutableFields fields, backend::ReadExecutableContainer(bytes));
     RETURN_IF_ERROR(backend::CheckExecutableOrigin(fields, platform()));
-    ASSIGN_OR_RETURN(std::string_view module_bytes, fields.Get("module"));
-    HloModuleProtoWithConfig proto;
-    if (!proto.ParseFromArray(module_bytes.data(), static_cast<int>(module_bytes.size()))) {
-      return absl::InvalidArgumentError("serialized executable: the module does not parse");
-    }
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, HloModuleFromProtoWithConfig(proto));
+    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, backend::GetModuleField(fields));
     backend::CompileOptions options;
     options.device_ordinal = device_ordinal;
     return Compile(std::move(module), options);

@@ -47,7 +47,12 @@ bool AddCase(const std::filesystem::path& dir, const std::string& name, const st
     if (!quiet) std::cerr << name << ": " << plan.status() << "\n";
     return false;
   }
-  return WriteFile(dir / (name + ".gpuexe"), xla::gpu::SerializeGpuPlan(*plan)) &&
+  absl::StatusOr<std::string> bytes = xla::gpu::SerializeGpuPlan(*plan);
+  if (!bytes.ok()) {
+    std::cerr << name << ": " << bytes.status() << "\n";
+    return false;
+  }
+  return WriteFile(dir / (name + ".gpuexe"), *bytes) &&
          WriteFile(dir / (name + ".hlo"), hlo) && WriteFile(dir / (name + ".check"), check + "\n");
 }
 
