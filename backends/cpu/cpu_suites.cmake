@@ -20,23 +20,6 @@ set(XLA_CPU_SUITE_EXCLUDED_ops_device_test
     InterpreterDeviceTest.RaggedAllToAllWithOnePeer
     InterpreterDeviceTest.CustomCallAllowlist
 )
-# ops_linalg_ragged_test: ragged-dot and scaled-dot are not emitted yet.
-set(XLA_CPU_SUITE_EXCLUDED_ops_linalg_ragged_test
-    InterpreterRaggedDotTest.RaggedNonContractingRowsPastTheTotalAreZero
-    InterpreterRaggedDotTest.RaggedNonContractingEmptyGroupAndS64Sizes
-    InterpreterRaggedDotTest.RaggedNonContractingPerBatchGroupSizes
-    InterpreterRaggedDotTest.RaggedContractingGivesOneOutputPerGroup
-    InterpreterRaggedDotTest.RaggedBatchIsAPlainDot
-    InterpreterRaggedDotTest.Bf16InputsF32Output
-    InterpreterRaggedDotTest.S8InputsS32Output
-    InterpreterRaggedDotTest.GroupSizeCumulativeSumWrapsInItsType
-    InterpreterRaggedDotTest.ZeroSizeShapes
-    InterpreterRaggedDotTest.GroupSizesPrefixMustMatchLhs
-    InterpreterRaggedDotTest.ComplexHighRankNonDefaultLayouts
-    InterpreterScaledDotTest.ScalarOperandsAndScales
-    InterpreterScaledDotTest.BlockScalesThroughTheBackend
-    InterpreterScaledDotTest.BlockScalesInXlaOperandOrderThroughTheVerifier
-)
 # ops_shape_test: dynamic-reshape (sizes below the bounds must fail at run time).
 set(XLA_CPU_SUITE_EXCLUDED_ops_shape_test
     InterpreterShapeTest.DynamicReshapeAtBounds

@@ -727,6 +727,9 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
       return MakeReduceGenerator(hlo, operand);
     case HloOpcode::kDot:
       return MakeDotGenerator(hlo, operand);
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+      return MakeContractionGenerator(hlo, operand);
     case HloOpcode::kConvolution:
       return MakeConvolutionGenerator(hlo, operand);
     case HloOpcode::kReduceWindow:

@@ -102,6 +102,8 @@ class ElementalEmitter {
   absl::StatusOr<Generator> MakeGatherGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   absl::StatusOr<Generator> MakeMapGenerator(const HloInstruction* hlo, const OperandGenerator& operand);  // emit_map.cc
   absl::StatusOr<Generator> MakeDeviceIdGenerator(const HloInstruction* hlo);
+  // ragged-dot and scaled-dot: a dot with group masks or block scales (emit_ragged_dot.cc).
+  absl::StatusOr<Generator> MakeContractionGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   // bitcast-convert between element widths and stochastic-convert (emit_convert_ops.cc).
   absl::StatusOr<Generator> MakeBitcastConvertGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   absl::StatusOr<Generator> MakeStochasticConvertGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
