@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "backends/gpu/cublas_library.h"
 #include "backends/gpu/device_memory_pool.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -30,6 +31,7 @@ struct Device {
   int sm = 0;  // compute capability major * 10 + minor
   int multiprocessors = 1;
   std::unique_ptr<DeviceMemoryPool> pool;
+  cublasHandle_t cublas = nullptr;  // created at the first gemm (under mu)
   // Serializes the stream: one execution or transfer at a time per device, in order.
   absl::Mutex mu;
 };
@@ -206,6 +208,10 @@ class GpuExecutable : public backend::Executable {
             if (in == nullptr) return absl::InternalError("gpu: kernel operand is not a gpu array");
             pointers.push_back(in->address());
           }
+          if (step.gemm) {
+            ASSIGN_OR_RETURN(bool ran, RunGemm(*step.hlo, pointers[0], pointers[1], pointers[2]));
+            if (ran) break;
+          }
           std::vector<void*> params;
           for (CUdeviceptr& p : pointers) params.push_back(&p);
           // Grid-stride kernels: enough blocks to fill the device several times over (a row
@@ -246,6 +252,55 @@ class GpuExecutable : public backend::Executable {
     return Upload(device_, relaid);
   }
 
+  // out = lhs . rhs through cuBLAS (a dot IsCublasGemm accepted); false when cuBLAS is not
+  // available here, and the dot's kernel runs instead. Row-major C[m,n] = A[m,k] B[k,n] is the
+  // column-major product C^T = B^T A^T, so B goes first. f32 may use TF32 only when every
+  // operand's precision is DEFAULT (XLA's "fastest"); HIGH and HIGHEST keep full f32.
+  absl::StatusOr<bool> RunGemm(const HloInstruction& dot, CUdeviceptr out, CUdeviceptr lhs, CUdeviceptr rhs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    const Shape& ls = dot.operand(0)->shape();
+    const Shape& rs = dot.operand(1)->shape();
+    const int64_t r = ls.rank();
+    const int64_t batch = r == 3 ? ls.dimensions(0) : 1, m = ls.dimensions(r - 2), k = ls.dimensions(r - 1),
+                  n = rs.dimensions(r - 1);
+    if (k == 0 || batch > (int64_t{1} << 31) - 1) return false;  // the kernel writes the zeros
+    absl::StatusOr<const CublasLibrary*> lib = CublasLibrary::Default();
+    if (!lib.ok()) return false;
+    const CublasLibrary& blas = **lib;
+    if (device_->cublas == nullptr) {
+      const cublasStatus_t st = blas.create(&device_->cublas);
+      if (st != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(st, "cublasCreate_v2");
+    }
+    cublasStatus_t st = blas.set_stream(device_->cublas, reinterpret_cast<cudaStream_t>(device_->stream));
+    if (st != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(st, "cublasSetStream_v2");
+    auto data_type = [](PrimitiveType t) {
+      switch (t) {
+        case F64: return CUDA_R_64F;
+        case BF16: return CUDA_R_16BF;
+        case F16: return CUDA_R_16F;
+        default: return CUDA_R_32F;
+      }
+    };
+    const PrimitiveType in_type = ls.element_type();
+    bool all_default = true;
+    for (int p : dot.attrs().precision_config().operand_precision()) all_default &= p == PrecisionConfig::DEFAULT;
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+    if (in_type == F64) compute = CUBLAS_COMPUTE_64F;
+    if (in_type == F32 && all_default) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+    const float alpha_f = 1, beta_f = 0;
+    const double alpha_d = 1, beta_d = 0;
+    const void* alpha = in_type == F64 ? static_cast<const void*>(&alpha_d) : &alpha_f;
+    const void* beta = in_type == F64 ? static_cast<const void*>(&beta_d) : &beta_f;
+    st = blas.gemm_strided_batched(device_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+                                   static_cast<int>(k), alpha, reinterpret_cast<const void*>(rhs), data_type(in_type),
+                                   static_cast<int>(n), k * n, reinterpret_cast<const void*>(lhs), data_type(in_type),
+                                   static_cast<int>(k), m * k, beta, reinterpret_cast<void*>(out),
+                                   data_type(dot.shape().element_type()), static_cast<int>(n), m * n,
+                                   static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(st, "cublasGemmStridedBatchedEx");
+    return true;
+  }
+
   // Loads the PTX with the JIT's error log, so a rejected kernel says why.
   absl::StatusOr<CUmodule> LoadPtx() {
     std::vector<char> log(8192, '\0');
@@ -276,6 +331,10 @@ class GpuBackend : public backend::Backend {
     for (auto& device : devices_) {
       if (!UseContext(*device).ok()) continue;
       device->pool.reset();  // every buffer must be gone: executables and buffers hold the backend's devices
+      if (device->cublas != nullptr) {
+        absl::StatusOr<const CublasLibrary*> blas = CublasLibrary::Default();
+        if (blas.ok()) (*blas)->destroy(device->cublas);
+      }
       if (device->stream != nullptr) device->driver->cuStreamDestroy(device->stream);
       device->driver->cuDevicePrimaryCtxRelease(device->device);
     }

@@ -253,6 +253,45 @@ TEST(GpuBackendTest, KernelsForANewerGpuAreRefused) {
   EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("sm_100"));
 }
 
+TEST(GpuBackendTest, DotsCuBlasCanComputeAreMarkedAndKeepTheirKernel) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(R"(HloModule dots
+ENTRY main {
+  a = f32[8,16] parameter(0)
+  b = f32[16,4] parameter(1)
+  ba = bf16[3,8,16] parameter(2)
+  bb = bf16[3,16,4] parameter(3)
+  ia = s32[8,16] parameter(4)
+  ib = s32[16,4] parameter(5)
+  f = f32[8,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[4,8] dot(b, a), lhs_contracting_dims={0}, rhs_contracting_dims={1}
+  bf = f32[3,8,4] dot(ba, bb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  i = s32[8,4] dot(ia, ib), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT r = (f32[8,4], f32[4,8], f32[3,8,4], s32[8,4]) tuple(f, t, bf, i)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int gemms = 0, integer_dots = 0;
+  for (const GpuPlanStep& step : plan->steps) {
+    if (step.hlo->opcode() != HloOpcode::kDot) continue;
+    EXPECT_FALSE(step.kernel.empty()) << "every dot keeps its kernel, for machines without cuBLAS";
+    if (step.hlo->shape().element_type() == S32) {
+      EXPECT_FALSE(step.gemm) << "cuBLAS has no s32 gemm here";
+      ++integer_dots;
+    } else {
+      EXPECT_TRUE(step.gemm) << step.hlo->name() << " is canonical after the pipeline";
+      ++gemms;
+    }
+  }
+  EXPECT_EQ(gemms, 3);
+  EXPECT_EQ(integer_dots, 1);
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(*plan);
+  ASSERT_TRUE(bytes.ok());
+  absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  for (size_t i = 0; i < plan->steps.size(); ++i) EXPECT_EQ(back->steps[i].gemm, plan->steps[i].gemm) << i;
+}
+
 }  // namespace
 }  // namespace gpu
 }  // namespace xla

@@ -65,6 +65,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.kernel = ptx.kernels[k].name;
       step.elements = ptx.kernels[k].elements;
       step.rows = ptx.kernels[k].rows;
+      step.gemm = IsCublasGemm(*kernels[k]);
     }
     plan.ptx = std::move(ptx.ptx);
   }

@@ -127,7 +127,7 @@ TEST_F(GpuDeviceTest, IntegerArithmeticIsExact) {
 }
 
 TEST_F(GpuDeviceTest, MlpForward) {
-  EXPECT_TRUE(Agree(modules::MlpModule(64),
+  EXPECT_TRUE(Agree(modules::MlpModule(64, /*highest=*/true),
                     Args(Random(F32, {64, 784}, 21), Random(F32, {784, 1024}, 22), Random(F32, {1024}, 23),
                          Random(F32, {1024, 1024}, 24), Random(F32, {1024}, 25), Random(F32, {1024, 10}, 26),
                          Random(F32, {10}, 27)),

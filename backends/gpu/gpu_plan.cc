@@ -13,11 +13,12 @@ namespace xla {
 namespace gpu {
 namespace {
 
-// One line per step: kind instruction index elements rows kernel operands ("-" when none).
+// One line per step: kind instruction index elements rows gemm kernel operands ("-" when none).
 std::string StepsText(const GpuPlan& plan) {
   std::string text;
   for (const GpuPlanStep& s : plan.steps) {
     absl::StrAppend(&text, static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ", s.rows, " ",
+                    s.gemm ? 1 : 0, " ",
                     s.kernel.empty() ? "-" : s.kernel, " ",
                     s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), "\n");
   }
@@ -35,17 +36,19 @@ absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
     int kind = 0;
     GpuPlanStep step;
-    if (f.size() != 7 || !absl::SimpleAtoi(f[0], &kind) || kind < 0 || kind > 4 ||
+    int gemm = 0;
+    if (f.size() != 8 || !absl::SimpleAtoi(f[0], &kind) || kind < 0 || kind > 4 ||
         !absl::SimpleAtoi(f[2], &step.index) || !absl::SimpleAtoi(f[3], &step.elements) ||
-        !absl::SimpleAtoi(f[4], &step.rows)) {
+        !absl::SimpleAtoi(f[4], &step.rows) || !absl::SimpleAtoi(f[5], &gemm) || gemm < 0 || gemm > 1) {
       return BadPlan(absl::StrCat("malformed step '", std::string(line), "'"));
     }
     step.kind = static_cast<GpuPlanStep::Kind>(kind);
+    step.gemm = gemm == 1;
     step.hlo = entry.GetInstructionWithName(std::string(f[1]));
     if (step.hlo == nullptr) return BadPlan(absl::StrCat("no instruction ", std::string(f[1])));
-    if (f[5] != "-") step.kernel = std::string(f[5]);
-    if (f[6] != "-") {
-      for (absl::string_view o : absl::StrSplit(f[6], ',')) {
+    if (f[6] != "-") step.kernel = std::string(f[6]);
+    if (f[7] != "-") {
+      for (absl::string_view o : absl::StrSplit(f[7], ',')) {
         int operand = 0;
         if (!absl::SimpleAtoi(o, &operand)) return BadPlan(absl::StrCat("malformed operand in '", std::string(line), "'"));
         step.operands.push_back(operand);
@@ -57,7 +60,58 @@ absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
   return absl::OkStatus();
 }
 
+bool RowMajor(const Shape& shape) {
+  if (!shape.IsArray() || !shape.has_layout()) return false;
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    if (shape.layout().minor_to_major()[i] != shape.rank() - 1 - i) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+bool IsCublasGemm(const HloInstruction& dot) {
+  if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) return false;
+  const Shape& lhs = dot.operand(0)->shape();
+  const Shape& rhs = dot.operand(1)->shape();
+  const Shape& out = dot.shape();
+  if (!RowMajor(lhs) || !RowMajor(rhs) || !RowMajor(out) || lhs.rank() != rhs.rank() || lhs.rank() != out.rank()) {
+    return false;
+  }
+  const DotDimensionNumbers& d = dot.attrs().dot_dimension_numbers();
+  const int64_t r = lhs.rank();
+  if (r == 2) {
+    if (d.lhs_batch_dimensions_size() != 0 || d.rhs_batch_dimensions_size() != 0) return false;
+  } else if (r == 3) {
+    if (d.lhs_batch_dimensions_size() != 1 || d.lhs_batch_dimensions(0) != 0 || d.rhs_batch_dimensions_size() != 1 ||
+        d.rhs_batch_dimensions(0) != 0) {
+      return false;
+    }
+  } else {
+    return false;
+  }
+  if (d.lhs_contracting_dimensions_size() != 1 || d.lhs_contracting_dimensions(0) != r - 1 ||
+      d.rhs_contracting_dimensions_size() != 1 || d.rhs_contracting_dimensions(0) != r - 2) {
+    return false;
+  }
+  for (const Shape* s : {&lhs, &rhs, &out}) {
+    for (int64_t dim : s->dimensions()) {
+      if (dim > (int64_t{1} << 31) - 1) return false;
+    }
+  }
+  const PrimitiveType a = lhs.element_type(), b = rhs.element_type(), c = out.element_type();
+  if (a != b) return false;
+  switch (a) {
+    case F32:
+    case F64:
+      return c == a;
+    case BF16:
+    case F16:
+      return c == a || c == F32;
+    default:
+      return false;
+  }
+}
 
 absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan) {
   backend::ExecutableFields fields = backend::NewExecutableFields("gpu");
@@ -128,6 +182,7 @@ absl::Status ValidateGpuPlan(const GpuPlan& plan) {
         for (const HloInstruction* operand : s.hlo->operands()) {
           if (!operand->shape().IsArray()) return BadPlan(absl::StrCat("kernel step ", i, " reads a tuple"));
         }
+        if (s.gemm && !IsCublasGemm(*s.hlo)) return BadPlan(absl::StrCat("step ", i, " is not a cuBLAS gemm"));
         break;
     }
     if (!position.emplace(s.hlo, static_cast<int>(i)).second) {

@@ -38,6 +38,9 @@ struct GpuPlanStep {
   // A row kernel (ptx_emitter.h) when > 0: blocks stride over this many rows; else threads
   // stride over the elements.
   int64_t rows = 0;
+  // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
+  // cuBLAS loads on the GPU machine, through `kernel` otherwise.
+  bool gemm = false;
 };
 
 struct GpuPlan {
@@ -52,6 +55,10 @@ struct GpuPlan {
 // bytes of another platform or version, or damaged ones; see executable_format.h).
 absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan);
 absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes);
+
+// True for a dot of the canonical forms the pipeline leaves ([m,k]x[k,n] or [b,m,k]x[b,k,n],
+// all row-major) on f32, f64, or bf16/f16 inputs (with an output of their type or f32).
+bool IsCublasGemm(const HloInstruction& dot);
 
 // INVALID_ARGUMENT unless every step names an entry instruction, its operands are the steps
 // of that instruction's operands, and kinds, indices and kernels are consistent.

@@ -26,6 +26,13 @@ struct Case {
                       // "bench flops N" (timed, N floating-point operations), not compared
 };
 
+constexpr char kDefaultPrecisionDot[] = R"(HloModule dot_default
+ENTRY main {
+  a = f32[256,512] parameter(0)
+  b = f32[512,256] parameter(1)
+  ROOT d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
 bool WriteFile(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
@@ -69,7 +76,7 @@ int main(int argc, char** argv) {
   int curated = 0, failed = 0;
   const std::string softmax = modules::SoftmaxModule(64, 128), softmax_wide = modules::SoftmaxModule(97, 5000),
                     softmax_bench = modules::SoftmaxModule(16384, 16384);
-  const std::string mlp_small = modules::MlpModule(64), mlp_bench = modules::MlpModule(4096);
+  const std::string mlp_small = modules::MlpModule(64, /*highest=*/true), mlp_bench = modules::MlpModule(4096);
   const std::string gelu_small = modules::GeluModule("1024,1000"), gelu_bench = modules::GeluModule("16384,16384");
   const std::vector<Case> cases = {
       {"gelu_small", gelu_small.c_str(), "1e-6 1e-6"},
@@ -81,6 +88,8 @@ int main(int argc, char** argv) {
       {"integers", modules::kIntegersModule, "0 0"},
       {"contractions_windows_indexing", modules::kContractionsModule, "1e-5 1e-4"},
       {"mlp_forward_batch64", mlp_small.c_str(), "1e-3 1e-5"},
+      // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
+      {"dot_default_precision_tf32", kDefaultPrecisionDot, "1e-2 0.5"},
       {"gelu_256M", gelu_bench.c_str(), "bench"},
       {"softmax_16384x16384", softmax_bench.c_str(), "bench"},
       // Timed as FLOP rates: dots are a thread per output so far (no cuBLAS path yet).

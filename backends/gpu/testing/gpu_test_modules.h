@@ -79,8 +79,8 @@ ENTRY main {
   img = f32[2,9,9,3] parameter(4)
   k = f32[3,3,3,5] parameter(5)
   idx = s32[6,1] parameter(6)
-  d = f32[32,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  bd = bf16[4,8,8] dot(ba, bb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  d = f32[32,16] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={highest,highest}
+  bd = f32[4,8,8] dot(ba, bb), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
   conv = f32[2,7,7,5] convolution(img, k), window={size=3x3}, dim_labels=b01f_01io->b01f
   zero = f32[] constant(0)
   pool = f32[2,4,4,3] reduce-window(img, zero), window={size=1x3x3x1 stride=1x2x2x1}, to_apply=add_f32
@@ -88,25 +88,27 @@ ENTRY main {
   i0 = s32[] constant(3)
   i1 = s32[] constant(5)
   upd = f32[32,48] dynamic-update-slice(a, g, i0, i1)
-  ROOT t = (f32[32,16], bf16[4,8,8], f32[2,7,7,5], f32[2,4,4,3], f32[32,48]) tuple(d, bd, conv, pool, upd)
+  ROOT t = (f32[32,16], f32[4,8,8], f32[2,7,7,5], f32[2,4,4,3], f32[32,48]) tuple(d, bd, conv, pool, upd)
 })";
 
 // The cpu issue's MLP forward (784-1024-1024-10, ReLU, softmax) at batch `batch`.
-inline std::string MlpModule(int batch) {
+// `highest`: the dots ask for full f32 (checked runs); else DEFAULT, which lets cuBLAS use TF32.
+inline std::string MlpModule(int batch, bool highest = false) {
   const std::string n = std::to_string(batch);
+  const std::string p = highest ? ", operand_precision={highest,highest}" : "";
   return "HloModule mlp\nmax_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n"
          "add_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
          "ENTRY main {\n  x = f32[" + n + ",784] parameter(0)\n  w1 = f32[784,1024] parameter(1)\n"
          "  b1 = f32[1024] parameter(2)\n  w2 = f32[1024,1024] parameter(3)\n  b2 = f32[1024] parameter(4)\n"
          "  w3 = f32[1024,10] parameter(5)\n  b3 = f32[10] parameter(6)\n  zero = f32[] constant(0)\n"
          "  ninf = f32[] constant(-inf)\n"
-         "  d1 = f32[" + n + ",1024] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  d1 = f32[" + n + ",1024] dot(x, w1), lhs_contracting_dims={1}, rhs_contracting_dims={0}" + p + "\n"
          "  bb1 = f32[" + n + ",1024] broadcast(b1), dimensions={1}\n  z1 = f32[" + n + ",1024] add(d1, bb1)\n"
          "  zs1 = f32[" + n + ",1024] broadcast(zero), dimensions={}\n  h1 = f32[" + n + ",1024] maximum(z1, zs1)\n"
-         "  d2 = f32[" + n + ",1024] dot(h1, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  d2 = f32[" + n + ",1024] dot(h1, w2), lhs_contracting_dims={1}, rhs_contracting_dims={0}" + p + "\n"
          "  bb2 = f32[" + n + ",1024] broadcast(b2), dimensions={1}\n  z2 = f32[" + n + ",1024] add(d2, bb2)\n"
          "  h2 = f32[" + n + ",1024] maximum(z2, zs1)\n"
-         "  d3 = f32[" + n + ",10] dot(h2, w3), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n"
+         "  d3 = f32[" + n + ",10] dot(h2, w3), lhs_contracting_dims={1}, rhs_contracting_dims={0}" + p + "\n"
          "  bb3 = f32[" + n + ",10] broadcast(b3), dimensions={1}\n  l = f32[" + n + ",10] add(d3, bb3)\n"
          "  mx = f32[" + n + "] reduce(l, ninf), dimensions={1}, to_apply=max_f32\n"
          "  bmx = f32[" + n + ",10] broadcast(mx), dimensions={0}\n  sh = f32[" + n + ",10] subtract(l, bmx)\n"
