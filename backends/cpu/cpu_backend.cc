@@ -24,6 +24,7 @@
 
 #if __has_include("backends/cpu/passes/pipeline.h")
 #include "backends/cpu/passes/pipeline.h"
+#include "backends/cpu/passes/single_device_collectives.h"
 #define XLA_CPU_HAS_PIPELINE 1
 #endif
 
@@ -265,6 +266,10 @@ class CpuBackend : public backend::Backend {
     if (module == nullptr) return absl::InvalidArgumentError("no module");
     RETURN_IF_ERROR(VerifyHloModule(*module));
 #ifdef XLA_CPU_HAS_PIPELINE
+    // One device: collectives and allowlisted custom-calls become plain HLO, and a module
+    // built for more devices (or an unknown custom-call target) fails here with the reason.
+    // Not part of RunCpuPipeline, which keeps modules it cannot run as they are.
+    RETURN_IF_ERROR(SingleDeviceCollectives().Run(module.get()).status());
     RETURN_IF_ERROR(RunCpuPipeline(module.get()));
 #endif
     ASSIGN_OR_RETURN(std::unique_ptr<BufferPlan> plan, PlanBuffers(*module));

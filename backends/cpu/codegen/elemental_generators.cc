@@ -518,6 +518,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
       });
     }
     case HloOpcode::kReshape:
+    case HloOpcode::kDynamicReshape:  // sizes checked in the entry function (ir_emitter.cc)
     case HloOpcode::kBitcast: {
       ASSIGN_OR_RETURN(Generator g, operand(0));
       auto in_shape = std::make_shared<Shape>(WithDefaultLayout(hlo->operand(0)->shape()));
@@ -727,6 +728,8 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
       return MakeReduceGenerator(hlo, operand);
     case HloOpcode::kDot:
       return MakeDotGenerator(hlo, operand);
+    case HloOpcode::kRaggedAllToAll:
+      return MakeRaggedAllToAllGenerator(hlo, operand);
     case HloOpcode::kRaggedDot:
     case HloOpcode::kScaledDot:
       return MakeContractionGenerator(hlo, operand);

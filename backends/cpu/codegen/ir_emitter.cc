@@ -75,6 +75,12 @@ class ModuleEmitter {
         if (done) return absl::OkStatus();
         break;
       }
+      case HloOpcode::kDynamicReshape:
+        RETURN_IF_ERROR(EmitDynamicSizeChecks(cp, hlo));
+        break;
+      case HloOpcode::kRaggedAllToAll:
+        RETURN_IF_ERROR(EmitRaggedAllToAllCheck(cp, hlo));
+        break;
       case HloOpcode::kDynamicUpdateSlice:
         if (cp.slots(hlo) == cp.slots(hlo->operand(0))) return EmitInPlaceUpdate(cp, hlo);
         break;
@@ -102,6 +108,79 @@ class ModuleEmitter {
     }
     for (int s : cp.slots(hlo)) outputs.push_back(SerialOutput{MainSlotPointer(s), plan_.slots[s].shape});
     return EmitRuntimeCall(&b_, hlo, operands, outputs, main_->getArg(1));
+  }
+
+  // dynamic-reshape's sizes against the result's bounds, before its kernel: the values are
+  // kept at the bounds, so any other size stops the execution (entry returns 2) with the
+  // routine's error, as the interpreter refuses it.
+  absl::Status EmitDynamicSizeChecks(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const Shape& out = hlo->shape();
+    if (!out.IsArray() || hlo->operand_count() != out.rank() + 1) {
+      return absl::InvalidArgumentError(absl::StrCat("dynamic-reshape ", hlo->name(), " needs one size per result dimension"));
+    }
+    llvm::FunctionCallee check = module_->getOrInsertFunction(
+        "__xla_cpu_check_dynamic_size",
+        llvm::FunctionType::get(b_.getInt32Ty(), {ptr_, b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false));
+    for (int64_t d = 0; d < out.rank(); ++d) {
+      const HloInstruction* size = hlo->operand(d + 1);
+      const std::vector<int>& slots = cp.slots(size);
+      if (!size->shape().IsArray() || ShapeUtil::ElementsIn(size->shape()) != 1 || slots.size() != 1 ||
+          !primitive_util::IsIntegralType(size->shape().element_type())) {
+        return absl::InvalidArgumentError(absl::StrCat("dynamic-reshape ", hlo->name(), ": sizes must be integer scalars"));
+      }
+      llvm::Value* rc = b_.CreateCall(check, {main_->getArg(1), b_.getInt64(d), LoadScalarSlot(cp, size),
+                                              b_.getInt64(out.dimensions(static_cast<int>(d)))});
+      StopUnlessZero(rc);
+    }
+    return absl::OkStatus();
+  }
+
+  // ragged-all-to-all's offsets and sizes against the rows of its input and output, before
+  // its kernel (emit_ragged_all_to_all.cc) reads them.
+  absl::Status EmitRaggedAllToAllCheck(const ComputationPlan& cp, const HloInstruction* hlo) {
+    if (hlo->operand_count() != 6 || !hlo->operand(0)->shape().IsArray() || !hlo->operand(1)->shape().IsArray() ||
+        hlo->operand(0)->shape().rank() < 1 || hlo->operand(1)->shape().rank() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat("ragged-all-to-all ", hlo->name(), " needs (input, output, "
+                                                     "input_offsets, send_sizes, output_offsets, recv_sizes) arrays"));
+    }
+    std::vector<llvm::Value*> args = {main_->getArg(1)};
+    for (int i = 2; i < 6; ++i) {
+      const HloInstruction* o = hlo->operand(i);
+      if (!o->shape().IsArray() || ShapeUtil::ElementsIn(o->shape()) != 1 ||
+          !primitive_util::IsIntegralType(o->shape().element_type())) {
+        return absl::InvalidArgumentError(absl::StrCat("ragged-all-to-all ", hlo->name(), ": offsets and sizes have ",
+                                                       ShapeUtil::ElementsIn(o->shape()), " entries (one per peer): the "
+                                                       "module needs that many devices; the cpu backend has one"));
+      }
+      args.push_back(LoadScalarSlot(cp, o));
+    }
+    args.push_back(b_.getInt64(hlo->operand(0)->shape().dimensions(0)));
+    args.push_back(b_.getInt64(hlo->operand(1)->shape().dimensions(0)));
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::FunctionCallee check = module_->getOrInsertFunction(
+        "__xla_cpu_check_ragged_all_to_all",
+        llvm::FunctionType::get(b_.getInt32Ty(), {ptr_, i64, i64, i64, i64, i64, i64}, false));
+    StopUnlessZero(b_.CreateCall(check, args));
+    return absl::OkStatus();
+  }
+
+  // The one element of an integer array `hlo` (checked by the caller) as an i64, read in
+  // the entry function.
+  llvm::Value* LoadScalarSlot(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const int slot = cp.slots(hlo)[0];
+    const Shape shape = ReadShape(hlo, slot);
+    llvm::Value* value = elemental_.LoadElement(MainSlotPointer(slot), shape, IrIndex{{}, b_.getInt64(0), &shape});
+    return elemental_.IndexToI64(value, shape.element_type());
+  }
+
+  // The entry function returns 2 (error in the run context) unless `rc` is 0.
+  void StopUnlessZero(llvm::Value* rc) {
+    llvm::LLVMContext& c = module_->getContext();
+    llvm::BasicBlock* failed = llvm::BasicBlock::Create(c, "check.failed", main_);
+    llvm::BasicBlock* ok = llvm::BasicBlock::Create(c, "check.ok", main_);
+    b_.CreateCondBr(b_.CreateICmpNE(rc, b_.getInt32(0)), failed, ok);
+    llvm::IRBuilder<>(failed).CreateRet(b_.getInt32(2));
+    b_.SetInsertPoint(ok);
   }
 
   llvm::BasicBlock* CancelBlock() {

@@ -104,6 +104,8 @@ class ElementalEmitter {
   absl::StatusOr<Generator> MakeDeviceIdGenerator(const HloInstruction* hlo);
   // ragged-dot and scaled-dot: a dot with group masks or block scales (emit_ragged_dot.cc).
   absl::StatusOr<Generator> MakeContractionGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
+  // ragged-all-to-all with one peer (emit_ragged_all_to_all.cc); its offsets are checked first.
+  absl::StatusOr<Generator> MakeRaggedAllToAllGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   // bitcast-convert between element widths and stochastic-convert (emit_convert_ops.cc).
   absl::StatusOr<Generator> MakeBitcastConvertGenerator(const HloInstruction* hlo, const OperandGenerator& operand);
   absl::StatusOr<Generator> MakeStochasticConvertGenerator(const HloInstruction* hlo, const OperandGenerator& operand);

@@ -90,6 +90,8 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_topk", reinterpret_cast<void*>(&__xla_cpu_topk)},
       {"__xla_cpu_infeed", reinterpret_cast<void*>(&__xla_cpu_infeed)},
       {"__xla_cpu_outfeed", reinterpret_cast<void*>(&__xla_cpu_outfeed)},
+      {"__xla_cpu_check_dynamic_size", reinterpret_cast<void*>(&__xla_cpu_check_dynamic_size)},
+      {"__xla_cpu_check_ragged_all_to_all", reinterpret_cast<void*>(&__xla_cpu_check_ragged_all_to_all)},
       {"__xla_cpu_rng", reinterpret_cast<void*>(&__xla_cpu_rng)},
       {"__xla_cpu_rng_get_and_update_state", reinterpret_cast<void*>(&__xla_cpu_rng_get_and_update_state)},
       {"__xla_cpu_complex_c64", reinterpret_cast<void*>(&__xla_cpu_complex_c64)},

@@ -76,6 +76,16 @@ void __xla_cpu_rng_get_and_update_state(void* run_context, int64_t delta, uint64
 // when the execution must stop with the error stored in the RunContext.
 int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* const* leaves);
 int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void* const* leaves);
+// dynamic-reshape (runtime/checks.cc): 0 when `size` equals the static `bound` of
+// result dimension `dimension`; otherwise nonzero with the error (INVALID_ARGUMENT outside
+// [0, bound], UNIMPLEMENTED below it) stored in the RunContext.
+int32_t __xla_cpu_check_dynamic_size(void* run_context, int64_t dimension, int64_t size, int64_t bound);
+// ragged-all-to-all with one peer (runtime/checks.cc): 0 when send_size == recv_size and rows
+// [input_offset, +send_size) of the input and [output_offset, +send_size) of the output
+// exist; otherwise nonzero with INVALID_ARGUMENT stored in the RunContext.
+int32_t __xla_cpu_check_ragged_all_to_all(void* run_context, int64_t input_offset, int64_t send_size,
+                                          int64_t output_offset, int64_t recv_size, int64_t input_rows,
+                                          int64_t output_rows);
 void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
                     void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest);
 // One complex op (opcode: an xla::HloOpcode value accepted by IsComplexRuntimeOpcode) on
