@@ -1,3 +1,4 @@
+// ragged-dot in every mode (integers: bit-exact), and
 // cholesky, triangular-solve and fft on cpu (runtime routines) against the interpreter,
 // bit-exact: both compute in double / complex<double> in the same order and round once.
 // Batches, both triangles, every transpose option, both sides, non-default layouts,
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
 
 namespace xla {
 namespace cpu {
@@ -50,6 +52,49 @@ Literal Random(PrimitiveType t, std::vector<int64_t> dims, uint64_t seed) {
     literal->SetFromComplex(i, {u(rng), complex ? u(rng) : 0.0});
   }
   return *std::move(literal);
+}
+
+// Each ragged mode, with group bounds that depend on the output index alone and with a
+// group_sizes prefix dim that is contracted (bounds that change with k); sizes include zero
+// and negative values.
+TEST(CpuLinalg, RaggedDotEveryModeAgainstTheInterpreter) {
+  struct Case {
+    std::string lhs, rhs, gs, out, dnums;
+  };
+  const Case cases[] = {
+      {"s32[2,5,3]", "s32[3,2,3,4]", "s32[2,3]", "s32[2,5,4]",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, rhs_contracting_dims={2}, "
+       "lhs_ragged_dims={1}, rhs_group_dims={0}"},
+      {"s32[3,5,2]", "s32[2,3,2,4]", "s32[3,2]", "s32[5,4]",
+       "lhs_contracting_dims={0,2}, rhs_contracting_dims={1,2}, lhs_ragged_dims={1}, rhs_group_dims={0}"},
+      {"s32[2,3,6]", "s32[2,6,4]", "s32[2,3]", "s32[3,2,3,4]",
+       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, "
+       "lhs_ragged_dims={2}"},
+      {"s32[2,6]", "s32[2,6,4]", "s32[2,3]", "s32[3,4]",
+       "lhs_contracting_dims={0,1}, rhs_contracting_dims={0,1}, lhs_ragged_dims={1}"},
+  };
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int32_t> value(-50, 50), size(-1, 4);
+  for (const Case& c : cases) {
+    const std::string hlo = "HloModule m\nENTRY main {\n  a = " + c.lhs + " parameter(0)\n  b = " + c.rhs +
+                            " parameter(1)\n  g = " + c.gs + " parameter(2)\n  ROOT d = " + c.out +
+                            " ragged-dot(a, b, g), " + c.dnums + "\n}";
+    std::vector<Literal> args;
+    const std::string* shapes[] = {&c.lhs, &c.rhs, &c.gs};
+    for (const std::string* shape_text : shapes) {
+      const std::string& shape = *shape_text;
+      auto parsed = ParseShape(shape);
+      ASSERT_TRUE(parsed.ok()) << shape;
+      auto literal = Literal::Create(*parsed);
+      ASSERT_TRUE(literal.ok());
+      const bool sizes = shape_text == &c.gs;
+      for (int64_t i = 0; i < ShapeUtil::ElementsIn(*parsed); ++i) {
+        literal->SetFromComplex(i, {static_cast<double>(sizes ? size(rng) : value(rng)), 0.0});
+      }
+      args.push_back(*std::move(literal));
+    }
+    EXPECT_TRUE(SameOnBothBackends(hlo, args)) << c.dnums;
+  }
 }
 
 TEST(CpuLinalg, CholeskyBothTrianglesLayoutsAndNotDefinite) {

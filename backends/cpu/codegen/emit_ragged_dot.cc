@@ -14,6 +14,7 @@
 //
 // Both convert operands to the result type, then sum in the dot generator's accumulator type.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -266,13 +267,41 @@ absl::StatusOr<Generator> ElementalEmitter::MakeContractionGenerator(const HloIn
       b_->CreateStore(s, acc);
       return absl::OkStatus();
     };
-    // The term, when `group` covers li's ragged coordinate for li's group_sizes prefix.
-    auto masked_term = [&](llvm::Value* group) -> absl::Status {
-      b_->CreateStore(llvm::Constant::getNullValue(gs_type), gs_sum);
-      b_->CreateStore(llvm::Constant::getNullValue(gs_type), gs_start);
+    const bool is_unsigned = !scaled && primitive_util::IsUnsignedIntegralType(gs_shape.element_type());
+    auto widen = [&](llvm::Value* v) {
+      return is_unsigned ? b_->CreateZExtOrTrunc(v, b_->getInt64Ty()) : b_->CreateSExtOrTrunc(v, b_->getInt64Ty());
+    };
+    // `body` when start <= li's ragged coordinate < end (bounds in group_sizes' type).
+    auto if_covered = [&](llvm::Value* start, llvm::Value* end, const std::function<absl::Status()>& body) -> absl::Status {
+      llvm::Value* lo = widen(start);
+      llvm::Value* hi = widen(end);
+      llvm::Value* x = li.multi[ragged];
+      // Coordinates are non-negative, so unsigned compares are right for unsigned bounds.
+      llvm::Value* covered = is_unsigned ? b_->CreateAnd(b_->CreateICmpULE(lo, x), b_->CreateICmpULT(x, hi))
+                                         : b_->CreateAnd(b_->CreateICmpSLE(lo, x), b_->CreateICmpSLT(x, hi));
+      llvm::BasicBlock* then_block = llvm::BasicBlock::Create(ctx, "covered", f);
+      llvm::BasicBlock* after = llvm::BasicBlock::Create(ctx, "covered.after", f);
+      b_->CreateCondBr(covered, then_block, after);
+      b_->SetInsertPoint(then_block);
+      ClearCache();
+      RETURN_IF_ERROR(body());
+      ClearCache();
+      b_->CreateBr(after);
+      b_->SetInsertPoint(after);
+      return absl::OkStatus();
+    };
+    // The group_sizes index of li's prefix; its last component is set by the caller.
+    auto prefix_index = [&]() {
       IrIndex gi;
       for (int64_t d = 0; d + 1 < gs_shape.rank(); ++d) gi.multi.push_back(li.multi[d]);
       gi.multi.push_back(nullptr);
+      return gi;
+    };
+    // gs_start, gs_sum := the bounds of `group` for li's prefix (sizes 0..group summed).
+    auto emit_bounds = [&](llvm::Value* group) -> absl::Status {
+      b_->CreateStore(llvm::Constant::getNullValue(gs_type), gs_sum);
+      b_->CreateStore(llvm::Constant::getNullValue(gs_type), gs_start);
+      IrIndex gi = prefix_index();
       ClearCache();
       RETURN_IF_ERROR(EmitForLoop(b_, I64(0), b_->CreateAdd(group, I64(1)), "g", [&](llvm::Value* j) -> absl::Status {
         gi.multi.back() = j;
@@ -283,56 +312,73 @@ absl::StatusOr<Generator> ElementalEmitter::MakeContractionGenerator(const HloIn
         return absl::OkStatus();
       }));
       ClearCache();
-      const bool is_unsigned = primitive_util::IsUnsignedIntegralType(gs_shape.element_type());
-      auto widen = [&](llvm::Value* v) {
-        return is_unsigned ? b_->CreateZExtOrTrunc(v, b_->getInt64Ty()) : b_->CreateSExtOrTrunc(v, b_->getInt64Ty());
-      };
-      llvm::Value* start = widen(b_->CreateLoad(gs_type, gs_start));
-      llvm::Value* end = widen(b_->CreateLoad(gs_type, gs_sum));
-      llvm::Value* x = li.multi[ragged];
-      // Coordinates are non-negative, so unsigned compares are right for unsigned bounds.
-      llvm::Value* covered = is_unsigned ? b_->CreateAnd(b_->CreateICmpULE(start, x), b_->CreateICmpULT(x, end))
-                                         : b_->CreateAnd(b_->CreateICmpSLE(start, x), b_->CreateICmpSLT(x, end));
-      llvm::BasicBlock* then_block = llvm::BasicBlock::Create(ctx, "covered", f);
-      llvm::BasicBlock* after = llvm::BasicBlock::Create(ctx, "covered.after", f);
-      b_->CreateCondBr(covered, then_block, after);
-      b_->SetInsertPoint(then_block);
-      ClearCache();
-      RETURN_IF_ERROR(term());
-      ClearCache();
-      b_->CreateBr(after);
-      b_->SetInsertPoint(after);
       return absl::OkStatus();
     };
-    std::function<absl::Status(size_t)> level = [&](size_t j) -> absl::Status {
-      if (j == dims.lhs_contracting.size()) {
-        switch (mode) {
-          case RaggedMode::kNone:
-          case RaggedMode::kBatch:
-            return term();
-          case RaggedMode::kContracting:
-            return masked_term(out.multi[0]);
-          case RaggedMode::kNonContracting:
-            return EmitForLoop(b_, I64(0), I64(num_groups), "group", [&](llvm::Value* g) {
-              ri.multi[rhs_group] = g;
-              return masked_term(g);
-            });
-        }
-        return absl::OkStatus();
-      }
+    // The term, when `group` covers li's ragged coordinate (bounds recomputed here: used when
+    // a group_sizes prefix dim is contracted, so the bounds change with k).
+    auto masked_term = [&](llvm::Value* group) -> absl::Status {
+      RETURN_IF_ERROR(emit_bounds(group));
+      return if_covered(b_->CreateLoad(gs_type, gs_start), b_->CreateLoad(gs_type, gs_sum), term);
+    };
+    std::function<absl::Status(size_t, const std::function<absl::Status()>&)> loops =
+        [&](size_t j, const std::function<absl::Status()>& inner) -> absl::Status {
+      if (j == dims.lhs_contracting.size()) return inner();
       const int64_t ld = dims.lhs_contracting[j], rd = dims.rhs_contracting[j];
       return EmitForLoop(b_, I64(0), I64(lhs.dimensions(static_cast<int>(ld))), "k", [&](llvm::Value* i) {
         li.multi[ld] = i;
         ri.multi[rd] = i;
-        return level(j + 1);
+        return loops(j + 1, inner);
       });
+    };
+    // Usually the group bounds depend on the output index alone: computed once per output
+    // element, and a ragged non-contracting row runs the contraction only for its groups.
+    bool per_output_bounds = true;
+    for (int64_t d = 0; d + 1 < gs_shape.rank(); ++d) {
+      if (Contains(dims.lhs_contracting, d)) per_output_bounds = false;
+    }
+    auto level = [&]() -> absl::Status {
+      switch (mode) {
+        case RaggedMode::kNone:
+        case RaggedMode::kBatch:
+          return loops(0, term);
+        case RaggedMode::kContracting: {
+          if (!per_output_bounds) return loops(0, [&] { return masked_term(out.multi[0]); });
+          RETURN_IF_ERROR(emit_bounds(out.multi[0]));
+          llvm::Value* start = b_->CreateLoad(gs_type, gs_start);
+          llvm::Value* end = b_->CreateLoad(gs_type, gs_sum);
+          return loops(0, [&] { return if_covered(start, end, term); });
+        }
+        case RaggedMode::kNonContracting: {
+          if (!per_output_bounds) {
+            return loops(0, [&] {
+              return EmitForLoop(b_, I64(0), I64(num_groups), "group", [&](llvm::Value* g) {
+                ri.multi[rhs_group] = g;
+                return masked_term(g);
+              });
+            });
+          }
+          b_->CreateStore(llvm::Constant::getNullValue(gs_type), gs_sum);
+          IrIndex gi = prefix_index();
+          ClearCache();
+          return EmitForLoop(b_, I64(0), I64(num_groups), "group", [&](llvm::Value* g) -> absl::Status {
+            gi.multi.back() = g;
+            ASSIGN_OR_RETURN(llvm::Value* size, gsg(gi));
+            llvm::Value* start = b_->CreateLoad(gs_type, gs_sum);
+            llvm::Value* end = b_->CreateAdd(start, size);  // wraps in group_sizes' type
+            b_->CreateStore(end, gs_sum);
+            ri.multi[rhs_group] = g;
+            return if_covered(start, end, [&] { return loops(0, term); });
+          });
+        }
+      }
+      return absl::OkStatus();
     };
     ClearCache();
     llvm::FastMathFlags saved = b_->getFastMathFlags();
     llvm::FastMathFlags fmf;
     fmf.setAllowReassoc();
     b_->setFastMathFlags(fmf);
-    absl::Status status = level(0);
+    absl::Status status = level();
     b_->setFastMathFlags(saved);
     RETURN_IF_ERROR(status);
     ClearCache();
