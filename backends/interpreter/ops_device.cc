@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/interpreter/evaluator.h"
+#include "backends/single_device_collectives.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_inference_internal.h"
 #include "hlo/shape_util.h"
@@ -30,37 +31,21 @@ using Operands = absl::Span<const Literal* const>;
 // How long an infeed waits for a value before DEADLINE_EXCEEDED.
 constexpr int64_t kInfeedTimeoutMs = 10000;
 
+// The single-device checks (backends/single_device_collectives.h), for this backend.
+constexpr char kBackendName[] = "interpreter";
+
 absl::Status NeedsDevices(int64_t devices, const std::string& why) {
-  return absl::InvalidArgumentError(absl::StrCat(why, ": the module needs ", devices,
-                                                 " devices; the interpreter has one"));
+  return backend::NeedsDevices(devices, why, kBackendName);
 }
 
-// OK when every device the replica groups name is device 0 (or none are named).
 absl::Status CheckSingleParticipant(const HloInstruction& instruction) {
-  const HloInstructionProto& attrs = instruction.attrs();
-  if (attrs.has_collective_device_list() &&
-      attrs.collective_device_list().has_iota_replica_group_list()) {
-    const IotaReplicaGroupListProto& iota = attrs.collective_device_list().iota_replica_group_list();
-    const int64_t groups = iota.num_replica_groups();
-    const int64_t per_group = iota.num_devices_per_group();
-    if (groups < 0 || per_group < 0 || (per_group > 0 && groups > (int64_t{1} << 40) / per_group)) {
-      return absl::InvalidArgumentError("invalid iota replica groups");
-    }
-    if (groups * per_group > 1) {
-      return NeedsDevices(groups * per_group, absl::StrCat("replica_groups=[", groups, ",",
-                                                           per_group, "]"));
-    }
-    return absl::OkStatus();
-  }
-  int64_t max_id = 0;
-  for (const auto& group : shape_inference_internal::ReplicaGroupsOf(attrs)) {
-    for (int64_t id : group) {
-      if (id < 0) return absl::InvalidArgumentError(absl::StrCat("negative device id ", id));
-      max_id = std::max(max_id, id);
-    }
-  }
-  if (max_id > 0) return NeedsDevices(max_id + 1, absl::StrCat("replica groups name device ", max_id));
-  return absl::OkStatus();
+  return backend::CheckSingleParticipant(instruction, "", kBackendName);
+}
+
+std::vector<const Shape*> ShapesOf(Operands operands) {
+  std::vector<const Shape*> shapes;
+  for (const Literal* operand : operands) shapes.push_back(&operand->shape());
+  return shapes;
 }
 
 absl::Status CheckHasOperands(Operands operands) {
@@ -68,10 +53,8 @@ absl::Status CheckHasOperands(Operands operands) {
   return absl::OkStatus();
 }
 
-// Whether `result` holds one element per operand (a tuple of them) rather than the only
-// operand itself.
 bool IsTupleOfOperands(const Shape& result, Operands operands) {
-  return result.IsTuple() && !(operands.size() == 1 && operands[0]->IsTuple());
+  return backend::IsTupleOfOperands(result, ShapesOf(operands));
 }
 
 // The operands as a value of shape `result`: the operand itself, or a tuple of them.
@@ -82,33 +65,8 @@ Literal OperandsAsValue(const Shape& result, Operands operands) {
   return Literal::MakeTuple(std::move(elements));
 }
 
-// On one device, each result element must have its operand's shape; a larger declared
-// result (an all-gather over groups the text leaves implicit) needs more devices.
 absl::Status CheckSameShapes(const Shape& result, Operands operands) {
-  const bool per_operand = IsTupleOfOperands(result, operands);
-  if (per_operand && result.tuple_shapes_size() != static_cast<int64_t>(operands.size())) {
-    return absl::InvalidArgumentError(absl::StrCat("the result ", result.ToString(), " has ",
-                                                   result.tuple_shapes_size(), " elements for ",
-                                                   operands.size(), " operands"));
-  }
-  for (size_t i = 0; i < (per_operand ? operands.size() : 1); ++i) {
-    const Shape& want = per_operand ? result.tuple_shapes(i) : result;
-    const Shape& have = operands[i]->shape();
-    if (ShapeUtil::Compatible(want, have)) continue;
-    if (want.IsArray() && have.IsArray() && want.rank() == have.rank()) {
-      for (int64_t d = 0; d < want.rank(); ++d) {
-        const int64_t big = std::max(want.dimensions(d), have.dimensions(d));
-        const int64_t small = std::min(want.dimensions(d), have.dimensions(d));
-        if (big != small && small > 0 && big % small == 0) {
-          return NeedsDevices(big / small, absl::StrCat("operand ", have.ToString(), " and result ",
-                                                        want.ToString()));
-        }
-      }
-    }
-    return absl::InvalidArgumentError(absl::StrCat("operand ", i, " ", have.ToString(),
-                                                   " does not match the result ", want.ToString()));
-  }
-  return absl::OkStatus();
+  return backend::CheckSameShapes(result, ShapesOf(operands), "", kBackendName);
 }
 
 absl::StatusOr<Literal> ZeroU32Id(EvalContext&, const HloInstruction&, Operands) {

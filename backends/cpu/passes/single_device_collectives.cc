@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/pass_util.h"
+#include "backends/single_device_collectives.h"
 #include "hlo/shape_inference_internal.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -14,35 +15,22 @@ namespace xla {
 namespace cpu {
 namespace {
 
+// The single-device checks (backends/single_device_collectives.h), for this backend, with
+// the instruction's name in their messages.
+constexpr char kBackendName[] = "cpu backend";
+
 absl::Status NeedsDevices(int64_t devices, const std::string& why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(why, ": the module needs ", devices, " devices; the cpu backend has one"));
+  return backend::NeedsDevices(devices, why, kBackendName);
 }
 
-// OK when the replica groups name no device but device 0. Groups such as {{0},{1}} still
-// need a second device: the module was built for it.
 absl::Status CheckSingleParticipant(const HloInstruction& hlo) {
-  const HloInstructionProto& attrs = hlo.attrs();
-  if (attrs.has_collective_device_list() && attrs.collective_device_list().has_iota_replica_group_list()) {
-    const IotaReplicaGroupListProto& iota = attrs.collective_device_list().iota_replica_group_list();
-    const int64_t groups = iota.num_replica_groups(), per_group = iota.num_devices_per_group();
-    if (groups < 0 || per_group < 0 || (per_group > 0 && groups > (int64_t{1} << 40) / per_group)) {
-      return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": invalid iota replica groups"));
-    }
-    if (groups * per_group > 1) {
-      return NeedsDevices(groups * per_group, absl::StrCat(hlo.name(), ": replica_groups=[", groups, ",", per_group, "]"));
-    }
-    return absl::OkStatus();
-  }
-  int64_t max_id = 0;
-  for (const auto& group : shape_inference_internal::ReplicaGroupsOf(attrs)) {
-    for (int64_t id : group) {
-      if (id < 0) return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": negative device id ", id));
-      max_id = std::max(max_id, id);
-    }
-  }
-  if (max_id > 0) return NeedsDevices(max_id + 1, absl::StrCat(hlo.name(), ": replica groups name device ", max_id));
-  return absl::OkStatus();
+  return backend::CheckSingleParticipant(hlo, hlo.name(), kBackendName);
+}
+
+std::vector<const Shape*> ShapesOf(const std::vector<HloInstruction*>& operands) {
+  std::vector<const Shape*> shapes;
+  for (const HloInstruction* operand : operands) shapes.push_back(&operand->shape());
+  return shapes;
 }
 
 std::vector<HloInstruction*> Operands(const HloInstruction& hlo) {
@@ -51,38 +39,13 @@ std::vector<HloInstruction*> Operands(const HloInstruction& hlo) {
   return operands;
 }
 
-// The result holds one element per operand rather than being the only operand itself.
 bool IsTupleOfOperands(const Shape& result, const std::vector<HloInstruction*>& operands) {
-  return result.IsTuple() && !(operands.size() == 1 && operands[0]->shape().IsTuple());
+  return backend::IsTupleOfOperands(result, ShapesOf(operands));
 }
 
-// Each result element must have its operand's shape; a multiple of it means more devices.
 absl::Status CheckSameShapes(const HloInstruction& hlo, const Shape& result, const std::vector<HloInstruction*>& operands) {
   if (operands.empty()) return absl::InvalidArgumentError(absl::StrCat(hlo.name(), " expects at least one operand"));
-  const bool per_operand = IsTupleOfOperands(result, operands);
-  if (per_operand && result.tuple_shapes_size() != static_cast<int64_t>(operands.size())) {
-    return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": the result ", result.ToString(), " has ",
-                                                   result.tuple_shapes_size(), " elements for ", operands.size(),
-                                                   " operands"));
-  }
-  for (size_t i = 0; i < (per_operand ? operands.size() : 1); ++i) {
-    const Shape& want = per_operand ? result.tuple_shapes(static_cast<int>(i)) : result;
-    const Shape& have = operands[i]->shape();
-    if (ShapeUtil::Compatible(want, have)) continue;
-    if (want.IsArray() && have.IsArray() && want.rank() == have.rank()) {
-      for (int64_t d = 0; d < want.rank(); ++d) {
-        const int64_t big = std::max(want.dimensions(d), have.dimensions(d));
-        const int64_t small = std::min(want.dimensions(d), have.dimensions(d));
-        if (big != small && small > 0 && big % small == 0) {
-          return NeedsDevices(big / small, absl::StrCat(hlo.name(), ": operand ", have.ToString(), " and result ",
-                                                        want.ToString()));
-        }
-      }
-    }
-    return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": operand ", i, " ", have.ToString(),
-                                                   " does not match the result ", want.ToString()));
-  }
-  return absl::OkStatus();
+  return backend::CheckSameShapes(result, ShapesOf(operands), hlo.name(), kBackendName);
 }
 
 // The operands as a value of `shape`: the only operand, or a tuple of them.
