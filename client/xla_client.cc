@@ -217,54 +217,69 @@ absl::StatusOr<ExecutableHandle> ToExecutable(const server::CompileResponse& res
 
 }  // namespace
 
-absl::StatusOr<ExecutableHandle> Client::Compile(absl::string_view hlo_text, int device_ordinal) {
-  FlushUnregisters();
-  server::CompileRequest request;
-  request.set_session_id(session_id_);
-  request.set_hlo_text(std::string(hlo_text));
+namespace {
+
+// A CompileRequest or CompileAheadOfTimeRequest (they share these fields) for the module
+// given as HLO text, or as a serialized HloModuleProto when `text` is false.
+template <typename Request>
+Request ModuleRequest(const std::string& session_id, std::string module, bool text, int device_ordinal) {
+  Request request;
+  request.set_session_id(session_id);
+  if (text) {
+    request.set_hlo_text(std::move(module));
+  } else {
+    request.set_hlo_module_proto(std::move(module));
+  }
   request.set_device_ordinal(device_ordinal);
-  ASSIGN_OR_RETURN(server::CompileResponse response, transport_->Compile(request));
-  return ToExecutable(response, device_ordinal);
+  return request;
 }
 
-absl::StatusOr<ExecutableHandle> Client::Compile(const HloModuleProto& module, int device_ordinal) {
+absl::StatusOr<std::string> SerializeModule(const HloModuleProto& module) {
   std::string bytes;
   if (!module.SerializeToString(&bytes)) {
     return absl::InvalidArgumentError("HloModuleProto does not serialize (over 2 GiB?)");
   }
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<ExecutableHandle> Client::Compile(absl::string_view hlo_text, int device_ordinal) {
+  FlushUnregisters();
+  ASSIGN_OR_RETURN(server::CompileResponse response,
+                   transport_->Compile(ModuleRequest<server::CompileRequest>(session_id_, std::string(hlo_text),
+                                                                             /*text=*/true, device_ordinal)));
+  return ToExecutable(response, device_ordinal);
+}
+
+absl::StatusOr<ExecutableHandle> Client::Compile(const HloModuleProto& module, int device_ordinal) {
+  ASSIGN_OR_RETURN(std::string bytes, SerializeModule(module));
   return CompileSerializedProto(std::move(bytes), device_ordinal);
 }
 
 absl::StatusOr<ExecutableHandle> Client::CompileSerializedProto(std::string serialized_module,
                                                                 int device_ordinal) {
   FlushUnregisters();
-  server::CompileRequest request;
-  request.set_session_id(session_id_);
-  request.set_hlo_module_proto(std::move(serialized_module));
-  request.set_device_ordinal(device_ordinal);
-  ASSIGN_OR_RETURN(server::CompileResponse response, transport_->Compile(request));
+  ASSIGN_OR_RETURN(server::CompileResponse response,
+                   transport_->Compile(ModuleRequest<server::CompileRequest>(session_id_, std::move(serialized_module),
+                                                                             /*text=*/false, device_ordinal)));
   return ToExecutable(response, device_ordinal);
 }
 
 absl::StatusOr<std::string> Client::CompileAheadOfTime(absl::string_view hlo_text, int device_ordinal) {
   FlushUnregisters();
-  server::CompileAheadOfTimeRequest request;
-  request.set_session_id(session_id_);
-  request.set_hlo_text(std::string(hlo_text));
-  request.set_device_ordinal(device_ordinal);
-  ASSIGN_OR_RETURN(server::CompileAheadOfTimeResponse response, transport_->CompileAheadOfTime(request));
+  ASSIGN_OR_RETURN(server::CompileAheadOfTimeResponse response,
+                   transport_->CompileAheadOfTime(ModuleRequest<server::CompileAheadOfTimeRequest>(
+                       session_id_, std::string(hlo_text), /*text=*/true, device_ordinal)));
   return std::move(*response.mutable_serialized_executable());
 }
 
 absl::StatusOr<std::string> Client::CompileAheadOfTime(const HloModuleProto& module, int device_ordinal) {
+  ASSIGN_OR_RETURN(std::string bytes, SerializeModule(module));
   FlushUnregisters();
-  server::CompileAheadOfTimeRequest request;
-  request.set_session_id(session_id_);
-  if (!module.SerializeToString(request.mutable_hlo_module_proto())) {
-    return absl::InvalidArgumentError("HloModuleProto does not serialize (over 2 GiB?)");
-  }
-  request.set_device_ordinal(device_ordinal);
-  ASSIGN_OR_RETURN(server::CompileAheadOfTimeResponse response, transport_->CompileAheadOfTime(request));
+  ASSIGN_OR_RETURN(server::CompileAheadOfTimeResponse response,
+                   transport_->CompileAheadOfTime(ModuleRequest<server::CompileAheadOfTimeRequest>(
+                       session_id_, std::move(bytes), /*text=*/false, device_ordinal)));
   return std::move(*response.mutable_serialized_executable());
 }
 
