@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "backends/testing/hlo_test_util.h"
@@ -251,6 +252,45 @@ TEST(GpuBackendTest, KernelsForANewerGpuAreRefused) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_TRUE(absl::IsFailedPrecondition(loaded.status())) << loaded.status();
   EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("sm_100"));
+}
+
+// Bytes that pass the checksum but describe an impossible plan are refused by name (the
+// checksum catches accidents, not a plan written wrong).
+TEST(GpuBackendTest, InconsistentPlansAreRefused) {
+  auto fresh = [] {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(kAxpy);
+    EXPECT_TRUE(module.ok());
+    absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget{});
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return *std::move(plan);
+  };
+  ASSERT_TRUE(ValidateGpuPlan(fresh()).ok());
+  auto kernel_step = [](GpuPlan& plan) -> GpuPlanStep& {
+    for (GpuPlanStep& s : plan.steps) {
+      if (s.kind == GpuPlanStep::Kind::kKernel) return s;
+    }
+    return plan.steps.front();
+  };
+  struct Breakage {
+    const char* what;
+    std::function<void(GpuPlan&)> apply;
+  };
+  const std::vector<Breakage> breakages = {
+      {"operand", [&](GpuPlan& p) { kernel_step(p).operands[0] = static_cast<int>(p.steps.size()); }},
+      {"not a kernel of its shape", [&](GpuPlan& p) { kernel_step(p).elements += 1; }},
+      {"not a kernel of its shape", [&](GpuPlan& p) { kernel_step(p).rows = 5; }},
+      {"not a cuBLAS gemm", [&](GpuPlan& p) { kernel_step(p).gemm = true; }},
+      {"is not parameter", [](GpuPlan& p) { p.steps[0].index = 7; }},
+      {"the root has no step", [](GpuPlan& p) { p.root = 0; }},
+      {"has two steps", [](GpuPlan& p) { p.steps.push_back(p.steps.back()); }},
+  };
+  for (const Breakage& b : breakages) {
+    GpuPlan plan = fresh();
+    b.apply(plan);
+    absl::Status s = ValidateGpuPlan(plan);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << b.what << ": " << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(b.what)) << s;
+  }
 }
 
 TEST(GpuBackendTest, DotsCuBlasCanComputeAreMarkedAndKeepTheirKernel) {
