@@ -24,25 +24,11 @@ using ::xla::testing::LiteralEqual;
 using ::xla::testing::LiteralNear;
 using ::xla::testing::RunHlo;
 
-// Deterministic values: floats in [-range, range), integers in [-100, 100).
+// Seeded values (gpu_test_modules.h): floats in [-range, range), integers in [-100, 100).
 Literal Random(PrimitiveType type, std::vector<int64_t> dims, uint32_t seed, float range = 2.0f) {
   Literal literal = *Literal::Create(ShapeUtil::MakeShape(type, dims));
-  uint32_t state = seed * 2654435761u + 1;
-  auto next = [&state] {
-    state = state * 1664525u + 1013904223u;
-    return state >> 8;  // 24 bits
-  };
-  const int64_t n = ShapeUtil::ElementsIn(literal.shape());
-  if (type == F32) {
-    auto* p = static_cast<float*>(literal.untyped_data());
-    for (int64_t i = 0; i < n; ++i) p[i] = (static_cast<float>(next()) / float(1 << 24) * 2 - 1) * range;
-  } else if (type == BF16) {
-    auto* p = static_cast<uint16_t*>(literal.untyped_data());
-    for (int64_t i = 0; i < n; ++i) p[i] = FloatToBfloat16((static_cast<float>(next()) / float(1 << 24) * 2 - 1) * range);
-  } else if (type == S32) {
-    auto* p = static_cast<int32_t*>(literal.untyped_data());
-    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(next() % 200) - 100;
-  }
+  uint64_t state = seed;
+  modules::FillRandom(&literal, literal.shape(), &state, range);
   return literal;
 }
 

@@ -3,10 +3,16 @@
 
 // HLO modules the gpu backend's tests share: ptx_emitter_test assembles their kernels,
 // gpu_device_test runs them on a GPU against the interpreter, and tests/gpu/gpu_bundle
-// compiles them for the device check (with the issue's benchmark sizes).
+// compiles them for the device check (with the issue's benchmark sizes); and the seeded
+// arguments gpu_device_test and gpu_check_runner give them.
 
 #include <cstdint>
 #include <string>
+
+#include "hlo/float_types.h"
+#include "hlo/literal.h"
+#include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
 
 namespace xla {
 namespace gpu {
@@ -169,6 +175,41 @@ ENTRY main {
   c = s8[4096] convert(mx)
   ROOT t = (s32[4096], s8[4096], s32[4096]) tuple(d, c, mx)
 })";
+
+// Seeded arguments (the device check and gpu_device_test): floats in [-range, range), integers
+// in [-100, 100) (unsigned: [0, 100)), random pred; other types keep the literal's zeros.
+inline void FillRandom(Literal* literal, const Shape& shape, uint64_t* state, double range = 2.0) {
+  auto next = [state] {
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(*state >> 40);  // 24 bits
+  };
+  if (shape.IsTuple()) {
+    for (int64_t i = 0; i < ShapeUtil::TupleElementCount(shape); ++i) {
+      FillRandom(&literal->tuple_element(i), shape.tuple_shapes(i), state, range);
+    }
+    return;
+  }
+  if (!shape.IsArray()) return;
+  const int64_t n = ShapeUtil::ElementsIn(shape);
+  const PrimitiveType t = shape.element_type();
+  auto* bytes = static_cast<uint8_t*>(literal->untyped_data());
+  for (int64_t i = 0; i < n; ++i) {
+    const double f = (static_cast<double>(next()) / (1 << 24) * 2 - 1) * range;
+    const int64_t k = primitive_util::IsUnsignedIntegralType(t) ? next() % 100 : static_cast<int64_t>(next() % 200) - 100;
+    switch (t) {
+      case PRED: bytes[i] = next() & 1; break;
+      case F32: reinterpret_cast<float*>(bytes)[i] = static_cast<float>(f); break;
+      case F64: reinterpret_cast<double*>(bytes)[i] = f; break;
+      case BF16: reinterpret_cast<uint16_t*>(bytes)[i] = FloatToBfloat16(static_cast<float>(f)); break;
+      case F16: reinterpret_cast<uint16_t*>(bytes)[i] = FloatToHalf(static_cast<float>(f)); break;
+      case S8: case U8: bytes[i] = static_cast<uint8_t>(k); break;
+      case S16: case U16: reinterpret_cast<int16_t*>(bytes)[i] = static_cast<int16_t>(k); break;
+      case S32: case U32: reinterpret_cast<int32_t*>(bytes)[i] = static_cast<int32_t>(k); break;
+      case S64: case U64: reinterpret_cast<int64_t*>(bytes)[i] = k; break;
+      default: break;  // other types keep the literal's zeros
+    }
+  }
+}
 
 }  // namespace testing
 }  // namespace gpu
