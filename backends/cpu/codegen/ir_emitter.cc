@@ -1,15 +1,19 @@
 // The entry function: instructions in schedule order, each array-producing op as a kernel
 // (its own function over a range of the outermost output dimension, run through the
-// runtime's parallel_for when large), dots as GEMM calls, while/conditional/call as
-// control flow in the entry function, and copies where values must move between slots.
+// runtime's parallel_for when large), dots and large convolutions as GEMM calls (gemm_plan.h),
+// while/conditional/call as control flow in the entry function, and copies where values must
+// move between slots.
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/buffer_plan.h"
+#include "backends/cpu/codegen/gemm_plan.h"
 #include "backends/cpu/codegen/emit_runtime_call.h"
 #include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -70,7 +74,8 @@ class ModuleEmitter {
         return EmitWhile(cp, hlo);
       case HloOpcode::kConditional:
         return EmitConditional(cp, hlo);
-      case HloOpcode::kDot: {
+      case HloOpcode::kDot:
+      case HloOpcode::kConvolution: {
         ASSIGN_OR_RETURN(bool done, MaybeEmitGemm(cp, hlo));
         if (done) return absl::OkStatus();
         break;
@@ -548,42 +553,58 @@ class ModuleEmitter {
     return absl::OkStatus();
   }
 
-  // f32/f64 matrix products without batch dimensions go to the GEMM; false = not handled.
+  // XLA_CPU_GEMM_PATHS=0 in the environment of a compile: the dots and convolutions that
+  // issue 6's GEMM paths took over stay on the generators (what bench/cpu_bench compares
+  // them with). Read at every compile, so one process can build both.
+  static bool GeneratorOnly() {
+    const char* v = std::getenv("XLA_CPU_GEMM_PATHS");
+    return v != nullptr && std::string(v) == "0";
+  }
+
+  // Dots and convolutions that runtime/gemm.h computes as GEMMs over whole arrays (which
+  // ones: gemm_plan.h); false = not handled (the generator computes it).
   absl::StatusOr<bool> MaybeEmitGemm(const ComputationPlan& cp, const HloInstruction* hlo) {
-    const DotDimensionNumbers& d = hlo->attrs().dot_dimension_numbers();
-    const PrimitiveType t = hlo->shape().element_type();
-    if ((t != F32 && t != F64) || d.lhs_batch_dimensions_size() != 0 || d.lhs_contracting_dimensions_size() != 1 ||
-        d.rhs_contracting_dimensions_size() != 1) {
+    if (hlo->operand_count() != 2 || cp.slots(hlo).size() != 1 || cp.slots(hlo->operand(0)).size() != 1 ||
+        cp.slots(hlo->operand(1)).size() != 1) {
       return false;
     }
     const HloInstruction* lhs = hlo->operand(0);
     const HloInstruction* rhs = hlo->operand(1);
-    if (lhs->shape().element_type() != t || rhs->shape().element_type() != t || lhs->shape().rank() > 2 ||
-        rhs->shape().rank() > 2 || lhs->shape().rank() < 1 || rhs->shape().rank() < 1) {
-      return false;
-    }
-    const int ls = cp.slots(lhs).at(0), rs = cp.slots(rhs).at(0), os = cp.slots(hlo).at(0);
+    const int ls = cp.slots(lhs)[0], rs = cp.slots(rhs)[0], os = cp.slots(hlo)[0];
     const Shape lshape = ReadShape(lhs, ls), rshape = ReadShape(rhs, rs);
     const Shape& oshape = plan_.slots[os].shape;
-    if (!ShapeUtil::HasDescendingLayout(oshape)) return false;
-    const int64_t lk = d.lhs_contracting_dimensions(0), rk = d.rhs_contracting_dimensions(0);
-    const int64_t k = lshape.dimensions(static_cast<int>(lk));
-    const int64_t m = lshape.rank() == 2 ? lshape.dimensions(static_cast<int>(1 - lk)) : 1;
-    const int64_t n = rshape.rank() == 2 ? rshape.dimensions(static_cast<int>(1 - rk)) : 1;
-    // op(A) is m x k: stored [m][k] (no transpose) when k is the minor dimension.
-    const bool lhs_k_minor = lshape.rank() == 1 || lshape.layout().minor_to_major(0) == lk;
-    const int64_t trans_a = lhs_k_minor ? 0 : 1, lda = lhs_k_minor ? k : m;
-    // op(B) is k x n: stored [k][n] when n is the minor dimension.
-    const bool rhs_n_minor = rshape.rank() == 1 || rshape.layout().minor_to_major(0) != rk;
-    const int64_t trans_b = rhs_n_minor ? 0 : 1, ldb = rhs_n_minor ? n : k;
-    llvm::Type* i64 = b_.getInt64Ty();
-    llvm::FunctionCallee gemm = module_->getOrInsertFunction(
-        t == F32 ? "__xla_cpu_gemm_f32" : "__xla_cpu_gemm_f64",
-        llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, i64, ptr_, i64, i64, ptr_, i64, i64, ptr_}, false));
-    b_.CreateCall(gemm, {b_.getInt64(m), b_.getInt64(n), b_.getInt64(k), MainSlotPointer(ls), b_.getInt64(trans_a),
-                         b_.getInt64(lda), MainSlotPointer(rs), b_.getInt64(trans_b), b_.getInt64(ldb),
-                         MainSlotPointer(os)});
+    if (hlo->opcode() == HloOpcode::kConvolution) {
+      if (GeneratorOnly()) return false;
+      std::optional<std::vector<int64_t>> conv = PlanConvolutionCall(*hlo, lshape, rshape, oshape);
+      if (!conv) return false;
+      EmitDescriptorCall("__xla_cpu_conv", *conv, MainSlotPointer(ls), MainSlotPointer(rs), MainSlotPointer(os));
+      return true;
+    }
+    std::optional<DotCall> dot = PlanDotCall(*hlo, lshape, rshape, oshape);
+    if (!dot) return false;
+    if (GeneratorOnly()) {
+      // Only what went to sgemm/dgemm before: unbatched f32/f64 dots of one type.
+      const std::vector<int64_t>& d = dot->descriptor;
+      const int64_t t = d[kDotOutType];
+      if (d[kDotBatch] != 1 || (t != F32 && t != F64) || d[kDotLhsType] != t || d[kDotRhsType] != t) return false;
+    }
+    llvm::Value* a = MainSlotPointer(ls);
+    llvm::Value* b = MainSlotPointer(rs);
+    if (dot->swap_operands) std::swap(a, b);
+    EmitDescriptorCall("__xla_cpu_dot", dot->descriptor, a, b, MainSlotPointer(os));
     return true;
+  }
+
+  // `routine`(descriptor as a private constant, x, y, out) in the entry function.
+  void EmitDescriptorCall(const char* routine, const std::vector<int64_t>& descriptor, llvm::Value* x, llvm::Value* y,
+                          llvm::Value* out) {
+    std::vector<uint64_t> words(descriptor.begin(), descriptor.end());
+    llvm::Constant* data = llvm::ConstantDataArray::get(module_->getContext(), words);
+    auto* global = new llvm::GlobalVariable(*module_, data->getType(), /*isConstant=*/true,
+                                            llvm::GlobalValue::PrivateLinkage, data, "descriptor");
+    llvm::FunctionCallee callee =
+        module_->getOrInsertFunction(routine, llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, ptr_, ptr_}, false));
+    b_.CreateCall(callee, {global, x, y, out});
   }
 
   const BufferPlan& plan_;

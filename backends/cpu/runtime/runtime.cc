@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+#include "backends/cpu/runtime/gemm.h"
+
 namespace xla {
 namespace cpu {
 namespace {
@@ -81,6 +83,8 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_cancelled", reinterpret_cast<void*>(&__xla_cpu_cancelled)},
       {"__xla_cpu_gemm_f32", reinterpret_cast<void*>(&__xla_cpu_gemm_f32)},
       {"__xla_cpu_gemm_f64", reinterpret_cast<void*>(&__xla_cpu_gemm_f64)},
+      {"__xla_cpu_dot", reinterpret_cast<void*>(&__xla_cpu_dot)},
+      {"__xla_cpu_conv", reinterpret_cast<void*>(&__xla_cpu_conv)},
       {"__xla_cpu_sort", reinterpret_cast<void*>(&__xla_cpu_sort)},
       {"__xla_cpu_cholesky", reinterpret_cast<void*>(&__xla_cpu_cholesky)},
       {"__xla_cpu_triangular_solve", reinterpret_cast<void*>(&__xla_cpu_triangular_solve)},

@@ -1,0 +1,308 @@
+// The GEMM paths of dot and convolution (codegen/gemm_plan.cc, runtime/gemm.cc,
+// runtime/conv_gemm.cc) against the interpreter: batched, transposed and multi-dimension
+// dots, bf16/f16 through sgemm, integer dots bit-exact with wrap-around, and convolutions
+// through im2col (padding, strides, dilations, reversal, feature groups, NHWC and NCHW).
+// Whole modules go through the backend (whose pipeline canonicalizes dots and layouts), and
+// the routines are also called directly on arrays in layouts the pipeline never hands them,
+// so the trans flags, swapped results and strided im2col reads are checked too.
+#include <array>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/gemm_plan.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/passes/pipeline.h"
+#include "backends/cpu/runtime/gemm.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using testing::RandomLiteral;
+using testing::SameOnBothBackends;
+
+// f32 sums of up to a few hundred products of values in [-1, 1): the dot tolerance of the
+// cpu tests (cpu_backend_test's DotThroughGemmAndLoops).
+constexpr double kRtol = 1e-4, kAtol = 1e-4;
+
+// Values uniform in [-1, 1) (rounded to the element type), in `shape`'s layout.
+Literal Uniform(const Shape& shape, uint64_t seed) {
+  Literal literal = *Literal::Create(shape);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int64_t i = 0; i < literal.element_count(); ++i) literal.SetFromDouble(i, u(rng));
+  return literal;
+}
+
+Literal Ints(const Shape& shape, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return RandomLiteral(shape, &rng);
+}
+
+std::vector<Literal> Arguments(const HloModule& module, bool integers) {
+  std::vector<Literal> args;
+  uint64_t seed = 1;
+  for (const HloInstruction* p : module.entry_computation()->parameter_instructions()) {
+    Shape shape = p->shape();
+    ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
+    args.push_back(integers ? Ints(shape, seed++) : Uniform(shape, seed++));
+  }
+  return args;
+}
+
+std::string Module(const std::string& body) { return absl::StrCat("HloModule m\nENTRY e {\n", body, "\n}\n"); }
+
+// The whole module on both backends, and whether every dot and convolution left by the cpu
+// pipeline goes to a GEMM routine (`gemm`) or not.
+void Check(const std::string& hlo, bool gemm, double rtol = kRtol, double atol = kAtol) {
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status().message() << "\n" << hlo;
+  bool integers = false;
+  for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+    integers = integers || primitive_util::IsIntegralType(p->shape().element_type());
+  }
+  const std::vector<Literal> args = Arguments(**module, integers);
+  EXPECT_TRUE(SameOnBothBackends(hlo, args, integers ? -1 : rtol, atol));
+  ASSERT_TRUE(RunCpuPipeline(module->get()).ok());
+  int seen = 0;
+  for (const auto& instruction : (*module)->entry_computation()->instructions()) {
+    const HloInstruction* h = instruction.get();
+    if (h->opcode() != HloOpcode::kDot && h->opcode() != HloOpcode::kConvolution) continue;
+    ++seen;
+    const bool planned = h->opcode() == HloOpcode::kDot
+                             ? PlanDotCall(*h, h->operand(0)->shape(), h->operand(1)->shape(), h->shape()).has_value()
+                             : PlanConvolutionCall(*h, h->operand(0)->shape(), h->operand(1)->shape(), h->shape())
+                                   .has_value();
+    EXPECT_EQ(planned, gemm) << h->name() << "\n" << hlo;
+  }
+  EXPECT_GT(seen, 0) << hlo;
+}
+
+std::string Dot(const std::string& type, const std::string& a, const std::string& b, const std::string& out,
+                const std::string& dims, const std::string& out_type = "") {
+  const std::string ot = out_type.empty() ? type : out_type;
+  return Module(absl::StrCat("  a = ", type, a, " parameter(0)\n  b = ", type, b, " parameter(1)\n  ROOT d = ", ot, out,
+                             " dot(a, b), ", dims));
+}
+
+const char* kBatched = "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}";
+
+TEST(CpuGemm, BatchedDotsOfOddSizes) {
+  for (const char* type : {"f32", "f64"}) {
+    for (auto [b, m, k, n] : std::vector<std::array<int, 4>>{{2, 3, 17, 5}, {1, 17, 1, 3}, {3, 1, 3, 17},
+                                                             {4, 17, 17, 17}, {5, 1, 1, 1}, {2, 33, 70, 9}}) {
+      Check(Dot(type, absl::StrCat("[", b, ",", m, ",", k, "]"), absl::StrCat("[", b, ",", k, ",", n, "]"),
+                absl::StrCat("[", b, ",", m, ",", n, "]"), kBatched),
+            true);
+    }
+  }
+}
+
+TEST(CpuGemm, TransposedAndMultiDimensionalDots) {
+  // Contracting dimensions major (the pipeline transposes them into place).
+  Check(Dot("f32", "[3,17,5]", "[3,4,17]", "[3,5,4]",
+            "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={2}"),
+        true);
+  // Batch dimensions in the middle and at the end.
+  Check(Dot("f32", "[3,4,5]", "[5,4,2]", "[4,3,2]",
+            "lhs_batch_dims={1}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={0}"),
+        true);
+  Check(Dot("f32", "[3,5,4]", "[5,2,4]", "[4,3,2]",
+            "lhs_batch_dims={2}, rhs_batch_dims={2}, lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+        true);
+  // Two batch, two contracting and two free dimensions.
+  Check(Dot("f32", "[2,3,4,5,6]", "[2,3,5,6,7]", "[2,3,4,7]",
+            "lhs_batch_dims={0,1}, rhs_batch_dims={0,1}, lhs_contracting_dims={3,4}, rhs_contracting_dims={2,3}"),
+        true);
+  Check(Dot("f32", "[4,3,6]", "[6,2,5]", "[4,3,2,5]", "lhs_contracting_dims={2}, rhs_contracting_dims={0}"), true);
+  // Contracting dimensions paired in the opposite order.
+  Check(Dot("f64", "[3,4,5]", "[5,4,6]", "[3,6]", "lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}"), true);
+  // Operands and result in non-default layouts.
+  Check(Module("  a = f32[4,3,5]{1,2,0} parameter(0)\n  b = f32[4,5,6]{0,1,2} parameter(1)\n"
+               "  ROOT d = f32[4,3,6]{1,2,0} dot(a, b), " + std::string(kBatched)),
+        true);
+  // Matrix-vector and vector-vector.
+  Check(Dot("f32", "[17,9]", "[9]", "[17]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), true);
+  Check(Dot("f64", "[9]", "[9]", "[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"), true);
+}
+
+TEST(CpuGemm, NarrowFloatDotsThroughSgemm) {
+  // bf16 keeps 8 significant bits: the rounding of the result dominates.
+  for (const char* type : {"bf16", "f16"}) {
+    Check(Dot(type, "[3,17,33]", "[3,33,5]", "[3,17,5]", kBatched), true, 1e-2, 1e-2);
+    Check(Dot(type, "[17,33]", "[5,33]", "[17,5]", "lhs_contracting_dims={1}, rhs_contracting_dims={1}"), true, 1e-2,
+          1e-2);
+    Check(Dot(type, "[17,33]", "[33,5]", "[17,5]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "f32"), true,
+          1e-4, 1e-4);
+  }
+}
+
+TEST(CpuGemm, IntegerDotsWrapLikeTheInterpreter) {
+  // Random values over the whole range: the sums overflow and must wrap exactly.
+  for (const char* type : {"s8", "s16", "s32", "s64", "u8", "u32", "u64"}) {
+    Check(Dot(type, "[2,3,17]", "[2,17,5]", "[2,3,5]", kBatched), true);
+    Check(Dot(type, "[17,3]", "[5,17]", "[3,5]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"), true);
+  }
+  // Narrow operands into wider results, and a mixed pair.
+  Check(Dot("s8", "[9,300]", "[300,7]", "[9,7]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "s32"), true);
+  Check(Dot("u8", "[9,300]", "[300,7]", "[9,7]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "s32"), true);
+  Check(Module("  a = u16[6,40] parameter(0)\n  b = s8[40,3] parameter(1)\n"
+               "  ROOT d = s32[6,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+        true);
+  // Past the row and depth blocks of the kernel.
+  Check(Dot("s32", "[5,131]", "[131,1030]", "[5,1030]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), true);
+  // pred and sub-byte dots stay on the generator.
+  Check(Dot("s4", "[3,5]", "[5,4]", "[3,4]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), false);
+}
+
+// Calls __xla_cpu_dot directly on the module's root dot with its operands in the layouts the
+// text gives (the pipeline would normalize them first) and compares with the interpreter.
+void CheckDotRoutine(const std::string& hlo, bool expect_planned) {
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  const HloInstruction* dot = (*module)->entry_computation()->root_instruction();
+  const bool integers = primitive_util::IsIntegralType(dot->shape().element_type());
+  std::vector<Literal> args = Arguments(**module, integers);
+  std::optional<DotCall> call = PlanDotCall(*dot, args[0].shape(), args[1].shape(), dot->shape());
+  ASSERT_EQ(call.has_value(), expect_planned) << hlo;
+  if (!call) return;
+  Literal out = *Literal::Create(dot->shape());
+  const void* a = args[0].untyped_data();
+  const void* b = args[1].untyped_data();
+  if (call->swap_operands) std::swap(a, b);
+  __xla_cpu_dot(call->descriptor.data(), a, b, out.untyped_data());
+  testing::RegisterBackendsOnce();
+  auto expected = xla::testing::RunHlo(hlo, args, "interpreter");
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  if (integers) {
+    EXPECT_TRUE(xla::testing::LiteralEqual(*expected, std::move(out))) << hlo;
+  } else {
+    EXPECT_TRUE(xla::testing::LiteralNear(*expected, std::move(out), kRtol, kAtol)) << hlo;
+  }
+}
+
+TEST(CpuGemm, DotRoutineOnEveryLayout) {
+  const std::string mk = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+  for (const char* t : {"f32", "f64", "s32", "bf16"}) {
+    const std::string ty = t;
+    for (const char* la : {"{1,0}", "{0,1}"}) {
+      for (const char* lb : {"{1,0}", "{0,1}"}) {
+        for (const char* lc : {"{1,0}", "{0,1}"}) {
+          CheckDotRoutine(Module(absl::StrCat("  a = ", ty, "[3,17]", la, " parameter(0)\n  b = ", ty, "[17,5]", lb,
+                                              " parameter(1)\n  ROOT d = ", ty, "[3,5]", lc, " dot(a, b), ", mk)),
+                          true);
+        }
+      }
+    }
+    // Batch majormost, matrices transposed inside each batch.
+    CheckDotRoutine(Module(absl::StrCat("  a = ", ty, "[2,3,5]{1,2,0} parameter(0)\n  b = ", ty,
+                                        "[2,5,4]{1,2,0} parameter(1)\n  ROOT d = ", ty, "[2,3,4]{1,2,0} dot(a, b), ",
+                                        kBatched)),
+                    true);
+    // Size-1 dimensions anywhere do not matter.
+    CheckDotRoutine(Module(absl::StrCat("  a = ", ty, "[2,1,5]{1,2,0} parameter(0)\n  b = ", ty,
+                                        "[2,5,4]{2,1,0} parameter(1)\n  ROOT d = ", ty, "[2,1,4]{2,1,0} dot(a, b), ",
+                                        kBatched)),
+                    true);
+    // A batch dimension that is not majormost is no strided batch of matrices.
+    CheckDotRoutine(Module(absl::StrCat("  a = ", ty, "[2,3,5]{2,0,1} parameter(0)\n  b = ", ty,
+                                        "[2,5,4]{2,1,0} parameter(1)\n  ROOT d = ", ty, "[2,3,4]{2,1,0} dot(a, b), ",
+                                        kBatched)),
+                    false);
+    // Two contracting dimensions paired in different storage orders do not collapse.
+    CheckDotRoutine(Module(absl::StrCat("  a = ", ty, "[3,4,5] parameter(0)\n  b = ", ty,
+                                        "[5,4,6] parameter(1)\n  ROOT d = ", ty,
+                                        "[3,6] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}")),
+                    false);
+    CheckDotRoutine(Module(absl::StrCat("  a = ", ty, "[3,4,5] parameter(0)\n  b = ", ty,
+                                        "[4,5,6] parameter(1)\n  ROOT d = ", ty,
+                                        "[3,6] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}")),
+                    true);
+  }
+}
+
+std::string Conv(const std::string& type, const std::string& in, const std::string& kernel, const std::string& out,
+                 const std::string& attrs) {
+  return Module(absl::StrCat("  x = ", type, in, " parameter(0)\n  w = ", type, kernel, " parameter(1)\n  ROOT c = ",
+                             type, out, " convolution(x, w), ", attrs));
+}
+
+TEST(CpuGemm, ConvolutionsThroughIm2col) {
+  for (const char* t : {"f32", "f64"}) {
+    // 3x3 SAME in NHWC and NCHW.
+    Check(Conv(t, "[2,9,9,8]", "[3,3,8,16]", "[2,9,9,16]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+          true);
+    Check(Conv(t, "[2,8,9,9]", "[16,8,3,3]", "[2,16,9,9]", "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"),
+          true);
+    // Strides and uneven padding, odd sizes.
+    Check(Conv(t, "[3,17,17,3]", "[3,3,3,17]", "[3,9,8,17]",
+               "window={size=3x3 stride=2x2 pad=1_1x0_0}, dim_labels=b01f_01io->b01f"),
+          true);
+    // Base (lhs) and window (rhs) dilation, reversal, negative padding.
+    Check(Conv(t, "[2,9,9,8]", "[3,3,8,16]", "[2,19,14,16]",
+               "window={size=3x3 pad=2_2x0_-1 lhs_dilate=2x2 rhs_dilate=1x1}, dim_labels=b01f_01io->b01f"),
+          true);
+    Check(Conv(t, "[2,13,13,8]", "[3,3,8,16]", "[2,9,9,16]",
+               "window={size=3x3 rhs_dilate=2x2 rhs_reversal=1x0}, dim_labels=b01f_01io->b01f"),
+          true);
+    // Feature groups, depthwise included.
+    Check(Conv(t, "[2,9,9,8]", "[3,3,4,16]", "[2,9,9,16]",
+               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2"),
+          true);
+    Check(Conv(t, "[4,17,17,16]", "[3,3,1,16]", "[4,17,17,16]",
+               "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=16"),
+          true);
+    // 1x1 with unit strides reads the input in place.
+    Check(Conv(t, "[4,17,17,16]", "[1,1,16,32]", "[4,17,17,32]", "window={size=1x1}, dim_labels=b01f_01io->b01f"), true);
+    Check(Conv(t, "[4,16,17,17]", "[32,16,1,1]", "[4,32,17,17]", "window={size=1x1}, dim_labels=bf01_oi01->bf01"),
+          true);
+    // 1-D and 3-D.
+    Check(Conv(t, "[3,40,17]", "[5,17,33]", "[3,36,33]", "window={size=5}, dim_labels=b0f_0io->b0f"), true);
+    Check(Conv(t, "[2,5,6,7,8]", "[3,3,3,8,16]", "[2,5,6,7,16]",
+               "window={size=3x3x3 pad=1_1x1_1x1_1}, dim_labels=b012f_012io->b012f"),
+          true);
+  }
+  // batch_group_count, small convolutions and other types stay on the generator.
+  Check(Conv("f32", "[4,9,9,8]", "[3,3,8,16]", "[2,9,9,16]",
+             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
+        false);
+  Check(Conv("f32", "[1,5,5,2]", "[3,3,2,3]", "[1,5,5,3]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+        false);
+  Check(Conv("s32", "[2,9,9,8]", "[3,3,8,16]", "[2,9,9,16]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+        false);
+}
+
+// __xla_cpu_conv directly on arrays in the layouts the text gives (strided features, an
+// output scattered through its buffer).
+TEST(CpuGemm, ConvolutionRoutineOnOtherLayouts) {
+  for (const std::string hlo : {
+           Module("  x = f32[2,9,9,8]{2,1,3,0} parameter(0)\n  w = f32[3,3,8,16]{0,1,3,2} parameter(1)\n"
+                  "  ROOT c = f32[2,5,9,16]{0,3,2,1} convolution(x, w), window={size=3x3 stride=2x1 pad=1_1x1_1},"
+                  " dim_labels=b01f_01io->b01f"),
+           Module("  x = f64[8,9,9,2]{3,0,2,1} parameter(0)\n  w = f64[3,3,4,16]{3,2,1,0} parameter(1)\n"
+                  "  ROOT c = f64[16,9,9,2]{0,1,2,3} convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+                  "dim_labels=f01b_01io->f01b, feature_group_count=2"),
+       }) {
+    auto module = ParseAndReturnUnverifiedModule(hlo);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const HloInstruction* conv = (*module)->entry_computation()->root_instruction();
+    std::vector<Literal> args = Arguments(**module, false);
+    std::optional<std::vector<int64_t>> call = PlanConvolutionCall(*conv, args[0].shape(), args[1].shape(), conv->shape());
+    ASSERT_TRUE(call.has_value()) << hlo;
+    Literal out = *Literal::Create(conv->shape());
+    __xla_cpu_conv(call->data(), args[0].untyped_data(), args[1].untyped_data(), out.untyped_data());
+    testing::RegisterBackendsOnce();
+    auto expected = xla::testing::RunHlo(hlo, args, "interpreter");
+    ASSERT_TRUE(expected.ok()) << expected.status().message();
+    EXPECT_TRUE(xla::testing::LiteralNear(*expected, std::move(out), kRtol, kAtol)) << hlo;
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

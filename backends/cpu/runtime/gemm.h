@@ -1,0 +1,92 @@
+#ifndef XLA_BACKENDS_CPU_RUNTIME_GEMM_H_
+#define XLA_BACKENDS_CPU_RUNTIME_GEMM_H_
+
+// The descriptors generated code hands __xla_cpu_dot and __xla_cpu_conv (runtime/gemm.cc,
+// runtime/conv_gemm.cc): constant i64 arrays the code generator (codegen/gemm_plan.cc) fills,
+// indexed by these fields. Types are xla::PrimitiveType values.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace xla {
+namespace cpu {
+
+// A batch of row-major products C_i[m,n] = op(A_i) op(B_i), i < batch, where A_i starts
+// stride_a elements after A_{i-1} (likewise B, C) and C_i's rows are n apart. op(A) is m x k:
+// stored [m][k] with rows lda apart when trans_a is 0, else stored [k][m]; op(B) is k x n:
+// [k][n] (ldb) when trans_b is 0, else [n][k].
+enum DotField : int {
+  kDotLhsType,
+  kDotRhsType,
+  kDotOutType,
+  kDotBatch,
+  kDotM,
+  kDotN,
+  kDotK,
+  kDotTransA,
+  kDotLda,
+  kDotStrideA,
+  kDotTransB,
+  kDotLdb,
+  kDotStrideB,
+  kDotStrideC,
+  kDotFields,
+};
+
+// A convolution with batch_group_count 1 (feature groups allowed) over f32 or f64 arrays
+// of one type, computed as a GEMM per feature group over an im2col matrix: the header, then
+// kConvSpatialFields words per spatial dimension. Strides are in elements, per logical
+// dimension, under each array's layout.
+enum ConvField : int {
+  kConvType,
+  kConvSpatialRank,
+  kConvBatch,
+  kConvInputFeatures,   // all groups
+  kConvOutputFeatures,  // all groups
+  kConvFeatureGroups,
+  kConvInputBatchStride,
+  kConvInputFeatureStride,
+  kConvKernelInputStride,
+  kConvKernelOutputStride,
+  kConvOutputBatchStride,
+  kConvOutputFeatureStride,
+  kConvHeaderFields,
+};
+enum ConvSpatialField : int {
+  kConvInputSize,
+  kConvInputStride,
+  kConvKernelSize,
+  kConvKernelStride,
+  kConvOutputSize,
+  kConvOutputStride,
+  kConvWindowStride,
+  kConvPadLow,
+  kConvBaseDilation,
+  kConvWindowDilation,
+  kConvReversal,
+  kConvSpatialFields,
+};
+
+// Runs body(begin, end) over a partition of [0, n) on the runtime's thread pool
+// (__xla_cpu_parallel_for's rules); returns when all of it has run.
+void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& body);
+
+// A buffer of at least `bytes` (64-byte aligned) owned by the calling thread, slot `which` of
+// a few: kept and reused by later calls on the thread (fresh pages cost far more to write
+// than reused ones), valid until the thread's next request for the same slot.
+void* ThreadScratch(int which, size_t bytes);
+
+}  // namespace cpu
+}  // namespace xla
+
+extern "C" {
+// Computes the products `descriptor` (DotField) describes: f32/f64 through OpenBLAS
+// (bf16/f16 operands or results converted to and from f32 around sgemm, as XLA's CPU backend
+// does); integers with wrap-around products and sums in the result type (blocked loops here).
+void __xla_cpu_dot(const int64_t* descriptor, const void* a, const void* b, void* c);
+// The convolution `descriptor` (ConvField) describes, through im2col and OpenBLAS.
+void __xla_cpu_conv(const int64_t* descriptor, const void* input, const void* kernel, void* output);
+}
+
+#endif  // XLA_BACKENDS_CPU_RUNTIME_GEMM_H_
