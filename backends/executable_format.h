@@ -34,7 +34,8 @@ namespace backend {
 // The xla-server release written into every serialized executable (and reported by
 // GetVersion); a different one refuses to load them.
 inline constexpr char kXlaServerVersion[] = "0.1";
-inline constexpr uint32_t kExecutableFormatVersion = 1;
+// 2: cpu buffer plans carry output aliases (input_output_alias).
+inline constexpr uint32_t kExecutableFormatVersion = 2;
 inline constexpr size_t kExecutableHeaderBytes = 32;
 
 class ExecutableFields {

@@ -1,5 +1,6 @@
 #include "hlo/hlo_verifier.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -222,6 +223,7 @@ absl::Status VerifyEntryLayout(const HloModule& module) {
 absl::Status VerifyAliasing(const HloModule& module) {
   const HloComputation* entry = module.entry_computation();
   const Shape& result = entry->root_instruction()->shape();
+  std::set<std::string> outputs, parameters;
   for (const auto& alias : module.input_output_alias().entries()) {
     ShapeIndex output_index(alias.output_shape_index().begin(), alias.output_shape_index().end());
     if (!ShapeUtil::IndexIsValid(result, output_index)) {
@@ -238,6 +240,23 @@ absl::Status VerifyAliasing(const HloModule& module) {
     if (!ShapeUtil::IndexIsValid(entry->parameter_instruction(param)->shape(), param_index)) {
       return absl::InvalidArgumentError(absl::StrCat("input_output_alias: parameter ", param,
                                                      " has no index ", ShapeIndexToString(param_index)));
+    }
+    // One buffer per output and per parameter leaf: two results cannot both live in one
+    // argument's memory, and an output cannot live in two arguments'.
+    if (!outputs.insert(ShapeIndexToString(output_index)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("input_output_alias: output ", ShapeIndexToString(output_index),
+                                                     " is aliased more than once"));
+    }
+    if (!parameters.insert(absl::StrCat(param, ShapeIndexToString(param_index))).second) {
+      return absl::InvalidArgumentError(absl::StrCat("input_output_alias: parameter ", param, " index ",
+                                                     ShapeIndexToString(param_index), " is aliased more than once"));
+    }
+    const Shape& out = ShapeUtil::GetSubshape(result, output_index);
+    const Shape& in = ShapeUtil::GetSubshape(entry->parameter_instruction(param)->shape(), param_index);
+    if (out.IsArray() && in.IsArray() && ShapeUtil::ByteSizeOf(out) != ShapeUtil::ByteSizeOf(in)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input_output_alias: output ", ShapeIndexToString(output_index), " (", out.ToString(), ") and parameter ",
+          param, " index ", ShapeIndexToString(param_index), " (", in.ToString(), ") differ in size"));
     }
   }
   for (const auto& donor : module.buffer_donor().entries()) {

@@ -64,12 +64,6 @@ ENTRY e {
   return *modules;
 }
 
-bool HaveCpu() {
-  backend::RegisterBuiltinBackends();
-  const auto platforms = backend::RegisteredPlatforms();
-  return std::find(platforms.begin(), platforms.end(), "cpu") != platforms.end();
-}
-
 ServiceOptions Options(bool allow_load = true) {
   ServiceOptions options;
   options.platforms = HaveCpu() ? std::vector<std::string>{"cpu", "interpreter"}

@@ -167,6 +167,12 @@ absl::StatusOr<std::shared_ptr<backend::Buffer>> ServiceCore::Impl::RunPrepared(
     }
     buffers.push_back(std::move(buffer).value());
   }
+  // A donated argument's entry left the handle table in PrepareExecution; letting go of it
+  // here leaves `buffers` the only holder, so the backend may reuse the memory for results
+  // (backend.h). An entry someone still holds (a transfer in flight) keeps its data intact.
+  for (int64_t i : prepared.options.donated_arguments) {
+    if (prepared.arguments[i].use_count() == 1) prepared.arguments[i].reset();
+  }
   const CompiledProgram& program = *prepared.executable.program;
   std::shared_ptr<backend::Buffer> result;
   const Clock::time_point start = Clock::now();
@@ -224,6 +230,7 @@ absl::StatusOr<ExecuteResponse> ServiceCore::Impl::ExecuteOne(const ExecuteReque
     absl::StatusOr<std::shared_ptr<backend::Buffer>> result = RunPrepared(prepared, &profile);
     prepared.arguments.clear();
     pending->Finish(std::move(result), std::move(profile));
+    pending.reset();  // the handle's entry is then the value's only holder (donation reuses it)
   };
   device_queues[device]->Schedule(
       [task = std::make_shared<decltype(task)>(std::move(task))] { (*task)(); });

@@ -393,6 +393,42 @@ TEST_F(CoreTest, DonationInvalidatesTheHandle) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// A cache updated step after step, each step donating the last result, in synchronous and
+// asynchronous executions (on cpu the update then happens in the donated memory).
+TEST_F(CoreTest, DonatedResultsChainThroughAliasedUpdates) {
+  ServiceOptions options;
+  options.platforms = {HaveCpu() ? "cpu" : "interpreter"};
+  Start(options);
+  auto compiled = Compile(R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  cache = s32[6] parameter(0)
+  u = s32[1] parameter(1)
+  i = s32[] parameter(2)
+  ROOT d = s32[6] dynamic-update-slice(cache, u, i)
+})");
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  auto cache = Upload(L("s32[6] {0, 0, 0, 0, 0, 0}"));
+  ASSERT_TRUE(cache.ok());
+  const int64_t first = *cache;
+  int64_t current = first;
+  for (int32_t step = 0; step < 6; ++step) {
+    auto u = Upload(L(absl::StrCat("s32[1] {", step + 10, "}")));
+    auto i = Upload(Literal::CreateR0<int32_t>(step));
+    ASSERT_TRUE(u.ok() && i.ok());
+    ExecuteRequest request;
+    request.set_session_id(session_);
+    request.set_execution_handle(compiled->execution_handle());
+    for (int64_t a : {current, *u, *i}) request.add_arguments(a);
+    request.add_donated_arguments(0);
+    request.set_run_async(step % 2 == 1);
+    auto result = core_->Execute(request);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    current = result->result_handle();
+  }
+  EXPECT_EQ(*Download(current), L("s32[6] {10, 11, 12, 13, 14, 15}"));
+  EXPECT_EQ(Download(first).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_F(CoreTest, ExecuteParallel) {
   auto compiled = Compile(kAddModule);
   auto x = Upload(L("f32[2] {1, 2}"));

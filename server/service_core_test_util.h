@@ -4,16 +4,25 @@
 // Helpers for the service core tests: a core with one open session, uploads and downloads
 // through the chunk codec.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "backends/backend.h"
 #include "hlo/literal.h"
 #include "server/service_core.h"
 
 namespace xla {
 namespace server {
+
+// Whether this build has the cpu backend (LLVM 16 found).
+inline bool HaveCpu() {
+  backend::RegisterBuiltinBackends();
+  const auto platforms = backend::RegisteredPlatforms();
+  return std::find(platforms.begin(), platforms.end(), "cpu") != platforms.end();
+}
 
 inline Literal L(const std::string& text) {
   auto literal = Literal::Parse(text);

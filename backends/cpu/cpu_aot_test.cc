@@ -207,8 +207,9 @@ TEST(CpuAot, RefusesOtherTargetsVersionsAndPlatforms) {
                 "platform 'interpreter'");
   // The format version in the header (bytes 8-11).
   std::string newer = bytes;
-  newer[8] = 2;
-  ExpectRefused(newer, absl::StatusCode::kFailedPrecondition, "format version 2");
+  newer[8] = static_cast<char>(backend::kExecutableFormatVersion + 1);
+  ExpectRefused(newer, absl::StatusCode::kFailedPrecondition,
+                absl::StrCat("format version ", backend::kExecutableFormatVersion + 1));
   // An interpreter executable is not a cpu one.
   auto interpreter = backend::CreateBackend("interpreter");
   ASSERT_TRUE(interpreter.ok());

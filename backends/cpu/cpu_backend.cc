@@ -48,6 +48,7 @@ class CpuBuffer : public Buffer {
   std::vector<std::shared_ptr<Buffer>> tuple_elements() const override { return elements_; }
   void* data() const { return memory_.get(); }
   void* host_data() const override { return shape_.IsArray() ? memory_.get() : nullptr; }
+  const std::shared_ptr<void>& memory() const { return memory_; }
 
  private:
   const Shape shape_;
@@ -76,6 +77,22 @@ absl::Status FlattenLeaves(const std::shared_ptr<Buffer>& buffer, std::vector<co
   if (cpu == nullptr) return absl::InvalidArgumentError("not a cpu buffer");
   out->push_back(cpu);
   return absl::OkStatus();
+}
+
+// Marks the array leaves of `buffer` (depth-first) whose memory nobody else can reach: every
+// buffer from the argument down is held only by its parent (`refs`: the references the
+// caller and this walk hold) and no other buffer shares the memory. Only such memory of a
+// donated argument may become a result.
+void MarkSoleLeaves(const std::shared_ptr<Buffer>& buffer, bool sole, long refs, std::vector<bool>* out) {
+  sole = sole && buffer.use_count() == refs;
+  if (buffer->shape().IsTuple()) {
+    // The element vector is a copy: each element is held by the tuple and by it.
+    for (const auto& element : buffer->tuple_elements()) MarkSoleLeaves(element, sole, 2, out);
+    return;
+  }
+  if (!buffer->shape().IsArray()) return;
+  const auto* cpu = dynamic_cast<const CpuBuffer*>(buffer.get());
+  out->push_back(sole && cpu != nullptr && cpu->memory().use_count() == 1);
 }
 
 class CpuExecutable : public backend::Executable {
@@ -112,6 +129,8 @@ class CpuExecutable : public backend::Executable {
     // Arguments: array leaves, relaid out when their layout is not the compiled one.
     std::vector<const CpuBuffer*> leaves;
     std::vector<std::shared_ptr<CpuBuffer>> relaid;
+    std::vector<bool> donated(arguments.size(), false), leaf_given;  // leaf_given: donated, sole
+    for (int64_t d : options.donated_arguments) donated[d] = true;
     for (size_t i = 0; i < arguments.size(); ++i) {
       if (arguments[i] == nullptr) return absl::InvalidArgumentError(absl::StrCat("argument ", i, " is null"));
       if (!ShapeUtil::Compatible(arguments[i]->shape(), plan_->parameter_shapes[i])) {
@@ -121,12 +140,15 @@ class CpuExecutable : public backend::Executable {
       std::vector<const CpuBuffer*> own;
       RETURN_IF_ERROR(FlattenLeaves(arguments[i], &own));
       leaves.insert(leaves.end(), own.begin(), own.end());
+      MarkSoleLeaves(arguments[i], donated[i], 1, &leaf_given);
     }
     if (static_cast<int64_t>(leaves.size()) != plan_->parameter_leaf_count) {
       return absl::InternalError("argument leaves do not match the parameters");
     }
     std::vector<void*> table(plan_->slots.size(), nullptr);
     std::vector<std::shared_ptr<CpuBuffer>> outputs(plan_->output_slots.size());
+    std::vector<const OutputAlias*> alias_of(plan_->slots.size(), nullptr);
+    for (const OutputAlias& a : plan_->output_aliases) alias_of[a.parameter_slot] = &a;
     std::shared_ptr<void> arena = pool_->Allocate(plan_->arena_bytes);
     if (arena == nullptr) return absl::ResourceExhaustedError("out of host memory for temporaries");
     for (size_t s = 0; s < plan_->slots.size(); ++s) {
@@ -135,9 +157,15 @@ class CpuExecutable : public backend::Executable {
         case SlotKind::kParameter: {
           const CpuBuffer* leaf = leaves[slot.index];
           const Shape& have = leaf->shape();
+          std::shared_ptr<CpuBuffer> copy;
           if (have.has_layout() && have.layout().minor_to_major() != slot.shape.layout().minor_to_major() &&
               ShapeUtil::ElementsIn(have) > 1) {
-            ASSIGN_OR_RETURN(auto copy, Relayout(*leaf, slot.shape));
+            ASSIGN_OR_RETURN(copy, Relayout(*leaf, slot.shape));
+          }
+          if (alias_of[s] != nullptr) {
+            RETURN_IF_ERROR(BindAliasedParameter(*alias_of[s], *leaf, std::move(copy), leaf_given[slot.index], &table,
+                                                 &outputs));
+          } else if (copy != nullptr) {
             table[s] = copy->data();
             relaid.push_back(std::move(copy));
           } else {
@@ -156,7 +184,12 @@ class CpuExecutable : public backend::Executable {
           table[s] = outputs[slot.index]->data();
           break;
         }
+        case SlotKind::kShared:
+          break;  // bound with its parameter below
       }
+    }
+    for (const OutputAlias& a : plan_->output_aliases) {
+      if (!a.in_place) table[a.result_slot] = outputs[a.output_leaf]->data();
     }
     RunContext run_context;
     run_context.should_cancel = options.should_cancel ? &options.should_cancel : nullptr;
@@ -171,6 +204,30 @@ class CpuExecutable : public backend::Executable {
   }
 
  private:
+  // Binds an aliased parameter slot and makes its result leaf's buffer. The result takes the
+  // argument's memory when the caller gave it up (or when it is already a private relaid
+  // copy); otherwise the argument is left untouched: an in-place result starts as a copy
+  // of it, a result computed into a shared slot just gets its own memory.
+  absl::Status BindAliasedParameter(const OutputAlias& alias, const CpuBuffer& leaf, std::shared_ptr<CpuBuffer> copy,
+                                    bool given, std::vector<void*>* table, std::vector<std::shared_ptr<CpuBuffer>>* outputs) {
+    const Shape& shape = plan_->slots[alias.parameter_slot].shape;
+    std::shared_ptr<CpuBuffer>& out = (*outputs)[alias.output_leaf];
+    if (copy != nullptr) {
+      out = std::move(copy);
+    } else if (given) {
+      out = std::make_shared<CpuBuffer>(shape, leaf.memory(), leaf.size_bytes());
+    } else if (alias.in_place) {
+      ASSIGN_OR_RETURN(out, AllocateArray(pool_.get(), shape));
+      std::memcpy(out->data(), leaf.data(), static_cast<size_t>(out->size_bytes()));
+    } else {
+      ASSIGN_OR_RETURN(out, AllocateArray(pool_.get(), shape));
+      (*table)[alias.parameter_slot] = leaf.data();
+      return absl::OkStatus();
+    }
+    (*table)[alias.parameter_slot] = out->data();
+    return absl::OkStatus();
+  }
+
   absl::StatusOr<std::shared_ptr<CpuBuffer>> Relayout(const CpuBuffer& buffer, const Shape& target) {
     ASSIGN_OR_RETURN(Literal literal, Literal::CreateFromBuffer(buffer.shape(), buffer.data(), buffer.size_bytes()));
     ASSIGN_OR_RETURN(Literal relaid, literal.Relayout(target.layout()));

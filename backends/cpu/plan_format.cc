@@ -102,6 +102,13 @@ std::string EncodeRuntimePlan(const BufferPlan& plan) {
                                static_cast<size_t>(slot.constant->size_bytes())));
     }
   }
+  w.U64(plan.output_aliases.size());
+  for (const OutputAlias& a : plan.output_aliases) {
+    w.I64(a.output_leaf);
+    w.I64(a.parameter_slot);
+    w.U64(a.in_place ? 1 : 0);
+    w.I64(a.result_slot);
+  }
   w.U64(plan.output_slots.size());
   for (int s : plan.output_slots) w.I64(s);
   return w.Take();
@@ -130,7 +137,7 @@ absl::StatusOr<DecodedPlan> DecodeRuntimePlan(std::string_view bytes) {
   for (int64_t s = 0; s < slot_count; ++s) {
     Slot slot;
     ASSIGN_OR_RETURN(uint64_t kind, r.U64());
-    if (kind > static_cast<uint64_t>(SlotKind::kOutput)) return Inconsistent(absl::StrCat("slot ", s, " has kind ", kind));
+    if (kind > static_cast<uint64_t>(SlotKind::kShared)) return Inconsistent(absl::StrCat("slot ", s, " has kind ", kind));
     slot.kind = static_cast<SlotKind>(kind);
     ASSIGN_OR_RETURN(slot.shape, r.ShapeField());
     RETURN_IF_ERROR(CheckArray(slot.shape, "a slot's shape"));
@@ -157,6 +164,13 @@ absl::StatusOr<DecodedPlan> DecodeRuntimePlan(std::string_view bytes) {
           return Inconsistent(absl::StrCat("output slot ", s, " names no result leaf of its shape"));
         }
         break;
+      case SlotKind::kShared:
+        // Shares an earlier parameter slot's memory (parameter slots come first).
+        if (slot.index >= s || plan.slots[slot.index].kind != SlotKind::kParameter ||
+            plan.slots[slot.index].shape != slot.shape) {
+          return Inconsistent(absl::StrCat("shared slot ", s, " names no parameter slot of its shape"));
+        }
+        break;
       case SlotKind::kConstant: {
         ASSIGN_OR_RETURN(std::string_view data, r.Bytes());
         if (static_cast<int64_t>(data.size()) != slot.bytes) {
@@ -170,16 +184,44 @@ absl::StatusOr<DecodedPlan> DecodeRuntimePlan(std::string_view bytes) {
     }
     plan.slots.push_back(std::move(slot));
   }
+  // Output aliases: each result leaf and parameter slot at most once, shapes equal, and the
+  // result slot the parameter's own (in place) or a shared slot naming it.
+  ASSIGN_OR_RETURN(int64_t alias_count, r.Count("output alias count", r.left() / 32));
+  std::vector<const OutputAlias*> alias_of_leaf(result_leaves.size(), nullptr);
+  std::vector<bool> parameter_aliased(plan.slots.size(), false), leaf_aliased(result_leaves.size(), false);
+  for (int64_t i = 0; i < alias_count; ++i) {
+    OutputAlias a;
+    ASSIGN_OR_RETURN(a.output_leaf, r.Count("aliased result leaf", result_leaves.size()));
+    ASSIGN_OR_RETURN(int64_t p, r.Count("aliased parameter slot", plan.slots.size()));
+    ASSIGN_OR_RETURN(uint64_t in_place, r.U64());
+    ASSIGN_OR_RETURN(int64_t result_slot, r.Count("aliased result slot", plan.slots.size()));
+    a.parameter_slot = static_cast<int>(p);
+    a.in_place = in_place == 1;
+    a.result_slot = static_cast<int>(result_slot);
+    const bool valid =
+        a.output_leaf < static_cast<int64_t>(result_leaves.size()) && p < static_cast<int64_t>(plan.slots.size()) &&
+        result_slot < static_cast<int64_t>(plan.slots.size()) && in_place <= 1 &&
+        !leaf_aliased[a.output_leaf] && !parameter_aliased[p] &&
+        plan.slots[p].kind == SlotKind::kParameter && plan.slots[p].shape == result_leaves[a.output_leaf] &&
+        (a.in_place ? result_slot == p
+                    : plan.slots[result_slot].kind == SlotKind::kShared && plan.slots[result_slot].index == p);
+    if (!valid) return Inconsistent(absl::StrCat("output alias ", i, " is malformed"));
+    parameter_aliased[p] = true;
+    leaf_aliased[a.output_leaf] = true;
+    plan.output_aliases.push_back(a);
+  }
+  for (const OutputAlias& a : plan.output_aliases) alias_of_leaf[a.output_leaf] = &a;
   ASSIGN_OR_RETURN(int64_t outputs, r.Count("output count", r.left() / 8));
   if (outputs != static_cast<int64_t>(result_leaves.size())) {
     return Inconsistent("the output slots do not match the result's leaves");
   }
   for (int64_t k = 0; k < outputs; ++k) {
     ASSIGN_OR_RETURN(int64_t s, r.Count("output slot", plan.slots.size()));
-    if (s >= static_cast<int64_t>(plan.slots.size()) || plan.slots[s].kind != SlotKind::kOutput ||
-        plan.slots[s].index != k) {
-      return Inconsistent(absl::StrCat("result leaf ", k, " has no output slot"));
-    }
+    const bool valid = alias_of_leaf[k] != nullptr
+                           ? s == alias_of_leaf[k]->result_slot
+                           : s < static_cast<int64_t>(plan.slots.size()) &&
+                                 plan.slots[s].kind == SlotKind::kOutput && plan.slots[s].index == k;
+    if (!valid) return Inconsistent(absl::StrCat("result leaf ", k, " has no output slot"));
     plan.output_slots.push_back(static_cast<int>(s));
   }
   if (r.left() != 0) return Inconsistent("trailing bytes");

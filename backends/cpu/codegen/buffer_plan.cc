@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -27,9 +28,24 @@ void CollectLeaves(const Shape& shape, std::vector<Shape>* out) {
   }
 }
 
+// The flattened leaf number of `index` in `shape`; -1 unless it names an array leaf.
+int64_t LeafNumber(const Shape& shape, const ShapeIndex& index) {
+  const Shape* at = &shape;
+  int64_t leaf = 0;
+  for (int64_t i : index) {
+    if (!at->IsTuple() || i < 0 || i >= at->tuple_shapes_size()) return -1;
+    for (int64_t j = 0; j < i; ++j) leaf += ArrayLeafCount(at->tuple_shapes(static_cast<int>(j)));
+    at = &at->tuple_shapes(static_cast<int>(i));
+  }
+  return at->IsArray() ? leaf : -1;
+}
+
 class Planner {
  public:
-  explicit Planner(BufferPlan* plan) : plan_(plan) {}
+  // `in_place_on_parameter`: dynamic-update-slices allowed to write their (aliased, unread
+  // afterwards) parameter operand's slot; found by InPlaceCandidates on an earlier plan.
+  explicit Planner(BufferPlan* plan, absl::flat_hash_set<const HloInstruction*> in_place_on_parameter = {})
+      : plan_(plan), in_place_on_parameter_(std::move(in_place_on_parameter)) {}
 
   // Plans `computation` with its parameters bound to `parameter_slots` (entry: null).
   absl::StatusOr<std::unique_ptr<ComputationPlan>> Plan(const HloComputation& computation,
@@ -40,6 +56,7 @@ class Planner {
     for (HloInstruction* hlo : computation.MakeInstructionPostOrder()) cp->schedule.push_back(hlo);
     for (const HloInstruction* hlo : cp->schedule) {
       const int64_t position = depth == 0 ? next_position_++ : kPinned;
+      if (depth == 0) position_[hlo] = position;
       std::vector<int> slots;
       switch (hlo->opcode()) {
         case HloOpcode::kParameter: {
@@ -138,6 +155,9 @@ class Planner {
             slots = cp->slots(hlo->operand(0));
           } else if (CanUpdateInPlace(*cp, *hlo)) {
             slots = cp->slots(hlo->operand(0));
+            // The slot now holds this value: a dynamic-update-slice of it may go in place too.
+            owner_[slots[0]] = hlo;
+            if (plan_->slots[slots[0]].kind == SlotKind::kParameter) written_parameters_.insert(slots[0]);
           } else {
             slots = NewSlots(hlo->shape(), position);
             for (int s : slots) owner_[s] = hlo;
@@ -162,9 +182,11 @@ class Planner {
 
   // A dynamic-update-slice may write into its operand's buffer when nothing else reads that
   // value: the operand's only user is this instruction, it is not the computation's result,
-  // and it owns its temporary (not a parameter, constant, while state or alias).
+  // and it owns its temporary (not a constant, while state or alias; a parameter only when
+  // InPlaceCandidates chose this instruction, or an earlier in-place update of it).
   bool CanUpdateInPlace(const ComputationPlan& cp, const HloInstruction& hlo) const {
     if (hlo.opcode() != HloOpcode::kDynamicUpdateSlice) return false;
+    if (in_place_on_parameter_.contains(&hlo)) return true;
     const HloInstruction* operand = hlo.operand(0);
     if (operand->users().size() != 1 || operand == operand->parent()->root_instruction()) return false;
     const std::vector<int>& slots = cp.slots(operand);
@@ -174,7 +196,44 @@ class Planner {
     const Slot& slot = plan_->slots[slots[0]];
     Shape shape = hlo.shape();
     ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
-    return slot.kind == SlotKind::kTemp && slot.shape == shape;
+    return (slot.kind == SlotKind::kTemp || written_parameters_.contains(slots[0])) && slot.shape == shape;
+  }
+
+  // After a plan made without them: the dynamic-update-slices that may write an aliased
+  // parameter leaf in place. Each heads a chain of updates (each the only user of the one
+  // before) that ends as the aliased result leaf, starting from the parameter leaf's value,
+  // which nothing reads at or after the chain's first update.
+  absl::flat_hash_set<const HloInstruction*> InPlaceCandidates(const HloModule& module) const {
+    absl::flat_hash_set<const HloInstruction*> chosen;
+    const HloComputation& entry = *module.entry_computation();
+    const HloInstruction* root = entry.root_instruction();
+    for (const auto& [k, aliased] : AliasedLeaves(module)) {
+      const int p = aliased.slot;
+      const HloInstruction* value = root;
+      for (int64_t i : module.input_output_alias().entries(aliased.entry).output_shape_index()) {
+        if (value->opcode() != HloOpcode::kTuple || i >= value->operand_count()) {
+          value = nullptr;
+          break;
+        }
+        value = value->operand(static_cast<int>(i));
+      }
+      if (value == nullptr || value->opcode() != HloOpcode::kDynamicUpdateSlice) continue;
+      std::vector<const HloInstruction*> chain = {value};
+      while (chain.back()->operand(0)->opcode() == HloOpcode::kDynamicUpdateSlice) {
+        chain.push_back(chain.back()->operand(0));
+      }
+      const HloInstruction* first = chain.back();
+      const HloInstruction* base = first->operand(0);
+      bool ok = ArrayLeaves(plan_->result_shape)[k] == plan_->slots[p].shape &&
+                plan_->entry->slots(base) == std::vector<int>{p} && base->users().size() == 1 &&
+                base != root && last_use_[p] != kPinned && last_use_[p] == position_.at(first);
+      for (size_t i = 1; ok && i < chain.size(); ++i) ok = chain[i]->users().size() == 1 && chain[i] != root;
+      for (int64_t i = 1; ok && i < first->operand_count(); ++i) {
+        for (int s : plan_->entry->slots(first->operand(i))) ok = ok && s != p;
+      }
+      if (ok) chosen.insert(first);
+    }
+    return chosen;
   }
 
   std::vector<int> NewSlots(const Shape& shape, int64_t position) {
@@ -230,8 +289,15 @@ class Planner {
     const std::vector<int>& root_slots = plan_->entry->slots(root);
     const std::vector<Shape> root_leaves = ArrayLeaves(root->shape());
     std::vector<bool> taken(plan_->slots.size(), false);
+    const absl::flat_hash_map<int64_t, AliasedLeaf> aliased = AliasedLeaves(module);
     for (size_t k = 0; k < root_slots.size(); ++k) {
       const int s = root_slots[k];
+      auto alias = aliased.find(static_cast<int64_t>(k));
+      if (alias != aliased.end() && result_leaves[k] == plan_->slots[alias->second.slot].shape &&
+          RealizeAlias(static_cast<int64_t>(k), alias->second.slot, root_slots)) {
+        taken[plan_->output_slots.back()] = true;
+        continue;
+      }
       Slot& slot = plan_->slots[s];
       if (slot.kind == SlotKind::kTemp && !taken[s] && slot.shape == result_leaves[k]) {
         slot.kind = SlotKind::kOutput;
@@ -251,8 +317,64 @@ class Planner {
       plan_->output_copies.emplace_back(s, o);
       plan_->output_copy_shapes.push_back(root_leaves[k]);
     }
+    // Never write an argument the caller may still own.
+    for (int p : written_parameters_) {
+      bool realized = false;
+      for (const OutputAlias& a : plan_->output_aliases) realized = realized || (a.in_place && a.parameter_slot == p);
+      if (!realized) return absl::InternalError(absl::StrCat("parameter slot ", p, " is updated in place but unaliased"));
+    }
     AssignArena();
     return absl::OkStatus();
+  }
+
+  struct AliasedLeaf {
+    int slot;   // the parameter leaf's
+    int entry;  // in input_output_alias
+  };
+  // Result leaf -> the parameter leaf it may alias (array leaves only).
+  absl::flat_hash_map<int64_t, AliasedLeaf> AliasedLeaves(const HloModule& module) const {
+    absl::flat_hash_map<int64_t, AliasedLeaf> out;
+    const HloComputation& entry = *module.entry_computation();
+    const auto& entries = module.input_output_alias().entries();
+    for (int e = 0; e < entries.size(); ++e) {
+      const auto& a = entries[e];
+      const int64_t param = a.parameter_number();
+      if (param < 0 || param >= static_cast<int64_t>(entry_parameter_slots_.size())) continue;
+      const int64_t k = LeafNumber(entry.root_instruction()->shape(),
+                                   ShapeIndex(a.output_shape_index().begin(), a.output_shape_index().end()));
+      const int64_t leaf = LeafNumber(entry.parameter_instruction(param)->shape(),
+                                      ShapeIndex(a.parameter_shape_index().begin(), a.parameter_shape_index().end()));
+      if (k < 0 || leaf < 0 || out.contains(k)) continue;
+      out[k] = AliasedLeaf{entry_parameter_slots_[param][leaf], e};
+    }
+    return out;
+  }
+
+  // Lets result leaf k live in parameter slot p where that saves work (buffer_plan.h).
+  bool RealizeAlias(int64_t k, int p, const std::vector<int>& root_slots) {
+    const int s = root_slots[k];
+    const int64_t uses_of_p = std::count(root_slots.begin(), root_slots.end(), p);
+    OutputAlias alias;
+    alias.output_leaf = k;
+    alias.parameter_slot = p;
+    if (s == p && uses_of_p == 1) {
+      alias.in_place = true;
+      alias.result_slot = p;
+    } else {
+      Slot& slot = plan_->slots[s];
+      auto owner = owner_.find(s);
+      if (uses_of_p != 0 || std::count(root_slots.begin(), root_slots.end(), s) != 1 || slot.kind != SlotKind::kTemp ||
+          owner == owner_.end() || def_[s] == kPinned || last_use_[p] == kPinned || last_use_[p] >= def_[s] ||
+          slot.shape != plan_->slots[p].shape) {
+        return false;
+      }
+      slot.kind = SlotKind::kShared;
+      slot.index = p;
+      alias.result_slot = s;
+    }
+    plan_->output_slots.push_back(alias.result_slot);
+    plan_->output_aliases.push_back(alias);
+    return true;
   }
 
   // Greedy first fit over live ranges, in order of definition.
@@ -292,6 +414,9 @@ class Planner {
   std::vector<int64_t> last_use_;
   std::vector<std::vector<int>> entry_parameter_slots_;
   absl::flat_hash_map<int, const HloInstruction*> owner_;  // temporaries and their defining op
+  absl::flat_hash_map<const HloInstruction*, int64_t> position_;  // entry instructions
+  const absl::flat_hash_set<const HloInstruction*> in_place_on_parameter_;
+  absl::flat_hash_set<int> written_parameters_;  // parameter slots updated in place
 };
 
 }  // namespace
@@ -333,7 +458,14 @@ absl::StatusOr<std::unique_ptr<BufferPlan>> PlanBuffers(const HloModule& module)
   auto plan = std::make_unique<BufferPlan>();
   Planner planner(plan.get());
   RETURN_IF_ERROR(planner.PlanEntry(module));
-  return plan;
+  if (module.input_output_alias().entries().empty()) return plan;
+  // Updates of aliased parameters in place need the first plan's live ranges; plan again.
+  absl::flat_hash_set<const HloInstruction*> in_place = planner.InPlaceCandidates(module);
+  if (in_place.empty()) return plan;
+  auto second = std::make_unique<BufferPlan>();
+  Planner replanner(second.get(), std::move(in_place));
+  RETURN_IF_ERROR(replanner.PlanEntry(module));
+  return second;
 }
 
 }  // namespace cpu

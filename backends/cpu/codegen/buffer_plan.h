@@ -11,6 +11,12 @@
 // The entry computation runs in a sequential schedule (post order); temporaries whose live
 // ranges do not overlap share arena bytes. Values inside while/conditional/call bodies are
 // live for the whole execution (no reuse across the body boundary yet).
+//
+// input_output_alias: a result leaf may live in its aliased parameter's memory (OutputAlias)
+// when that saves work: dynamic-update-slices of the parameter then update it in place (a
+// KV-cache or optimizer-state update touches only the slice), a parameter returned as is
+// costs no copy, and a result computed after the parameter's last read needs no new
+// buffer. Elsewhere the alias is left unused: it permits sharing, it never requires it.
 
 #include <cstdint>
 #include <memory>
@@ -25,13 +31,15 @@
 namespace xla {
 namespace cpu {
 
-enum class SlotKind { kParameter, kConstant, kTemp, kOutput };
+// kShared: no memory of its own; at run time it takes the memory of the parameter slot
+// `index` names (a result computed after the last read of the parameter it aliases).
+enum class SlotKind { kParameter, kConstant, kTemp, kOutput, kShared };
 
 struct Slot {
   SlotKind kind = SlotKind::kTemp;
   Shape shape;          // array shape with layout
   int64_t bytes = 0;
-  int64_t index = 0;    // kParameter: flattened argument leaf; kOutput: result leaf
+  int64_t index = 0;    // kParameter: flattened argument leaf; kOutput: result leaf; kShared: slot
   int64_t offset = 0;   // kTemp: arena offset
   const Literal* constant = nullptr;  // kConstant
 };
@@ -54,6 +62,21 @@ struct ComputationPlan {
   const std::vector<int>& slots(const HloInstruction* hlo) const { return values.at(hlo); }
 };
 
+// A result leaf that the module's input_output_alias lets live in a parameter leaf's memory,
+// where that saves work. With the argument donated (and held by nobody else) the result
+// takes its memory; otherwise the result gets its own and the argument is untouched.
+struct OutputAlias {
+  int64_t output_leaf = 0;
+  int parameter_slot = 0;
+  // true: the code writes the parameter slot itself (in-place dynamic-update-slices, or the
+  //   parameter returned unchanged), so without donation the argument is first copied into
+  //   the result's memory, which then stands in for the parameter;
+  // false: the result is computed into `result_slot` (kShared) after the last read of the
+  //   parameter, so without donation it just gets fresh memory.
+  bool in_place = false;
+  int result_slot = 0;
+};
+
 struct BufferPlan {
   std::vector<Slot> slots;
   int64_t arena_bytes = 0;
@@ -65,7 +88,8 @@ struct BufferPlan {
   std::vector<std::pair<int, int>> output_copies;
   // Per output copy: the value's own shape (a bitcast/reshape sees the slot's bytes under it).
   std::vector<Shape> output_copy_shapes;
-  std::vector<int> output_slots;  // per result leaf
+  std::vector<int> output_slots;  // per result leaf (an aliased leaf: its parameter or kShared slot)
+  std::vector<OutputAlias> output_aliases;
   int64_t parameter_leaf_count = 0;
 };
 

@@ -1,0 +1,336 @@
+// input_output_alias and donation on cpu: a result lives in its aliased argument's memory
+// only when the caller gave that argument up and nobody else holds it; otherwise arguments
+// stay untouched. Values are always compared with the interpreter.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/codegen/buffer_plan.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_verifier.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using xla::testing::L;
+
+Literal R(PrimitiveType t, std::vector<int64_t> dims, uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  return testing::RandomLiteral(ShapeUtil::MakeShape(t, dims), &rng, /*specials=*/false);
+}
+
+// A KV-cache style update: two slices written into the aliased cache.
+constexpr char kCacheUpdate[] = R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  cache = f32[64,32] parameter(0)
+  u = f32[1,32] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  d = f32[64,32] dynamic-update-slice(cache, u, i, z)
+  n = f32[1,32] negate(u)
+  j = s32[] add(i, i)
+  ROOT d2 = f32[64,32] dynamic-update-slice(d, n, j, z)
+})";
+
+// A result computed after the aliased parameter's last read (a reduce, then a broadcast).
+constexpr char kAfterLastRead[] = R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[256] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[] reduce(p, zero), dimensions={0}, to_apply=add
+  ROOT b = f32[256] broadcast(s), dimensions={}
+})";
+
+struct Loaded {
+  std::unique_ptr<backend::Backend> backend = CreateCpuBackend();
+  std::unique_ptr<backend::Executable> executable;
+  std::vector<std::shared_ptr<backend::Buffer>> arguments;
+};
+
+Loaded Prepare(const std::string& hlo, const std::vector<Literal>& args) {
+  Loaded run;
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status().message();
+  auto executable = run.backend->Compile(*std::move(module), backend::CompileOptions());
+  EXPECT_TRUE(executable.ok()) << executable.status().message();
+  run.executable = *std::move(executable);
+  for (const Literal& arg : args) run.arguments.push_back(*run.backend->TransferToDevice(arg, 0));
+  return run;
+}
+
+std::shared_ptr<backend::Buffer> Execute(Loaded& run, std::vector<int64_t> donated) {
+  backend::ExecuteOptions options;
+  options.donated_arguments = std::move(donated);
+  auto result = run.executable->Execute(run.arguments, options);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  return result.ok() ? *result : nullptr;
+}
+
+Literal Expected(const std::string& hlo, const std::vector<Literal>& args) {
+  testing::RegisterBackendsOnce();
+  auto expected = xla::testing::RunHlo(hlo, args, "interpreter");
+  EXPECT_TRUE(expected.ok()) << expected.status().message();
+  return *std::move(expected);
+}
+
+std::vector<Literal> CacheArgs(int32_t i) {
+  std::vector<Literal> args;
+  args.push_back(R(F32, {64, 32}));
+  args.push_back(R(F32, {1, 32}, 2));
+  args.push_back(Literal::CreateR0<int32_t>(i));
+  return args;
+}
+
+TEST(CpuDonation, PlanUpdatesTheAliasedParameterInPlace) {
+  auto module = ParseAndReturnUnverifiedModule(kCacheUpdate);
+  ASSERT_TRUE(module.ok());
+  auto plan = PlanBuffers(**module);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const HloComputation* entry = (*module)->entry_computation();
+  const ComputationPlan& cp = *(*plan)->entry;
+  const int cache = cp.slots(entry->parameter_instruction(0)).at(0);
+  EXPECT_EQ(cp.slots(entry->GetInstructionWithName("d")).at(0), cache);
+  EXPECT_EQ(cp.slots(entry->GetInstructionWithName("d2")).at(0), cache);
+  ASSERT_EQ((*plan)->output_aliases.size(), 1u);
+  EXPECT_TRUE((*plan)->output_aliases[0].in_place);
+  EXPECT_EQ((*plan)->output_slots, std::vector<int>{cache});
+}
+
+TEST(CpuDonation, WithoutTheAliasTheParameterIsNeverWritten) {
+  std::string hlo = kCacheUpdate;
+  hlo.replace(hlo.find(", input_output_alias"), hlo.find('\n') - hlo.find(", input_output_alias"), "");
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  ASSERT_TRUE(module.ok());
+  auto plan = PlanBuffers(**module);
+  ASSERT_TRUE(plan.ok());
+  const HloComputation* entry = (*module)->entry_computation();
+  EXPECT_NE((*plan)->entry->slots(entry->GetInstructionWithName("d")),
+            (*plan)->entry->slots(entry->parameter_instruction(0)));
+  EXPECT_TRUE((*plan)->output_aliases.empty());
+}
+
+TEST(CpuDonation, DonatedCacheIsUpdatedInItsOwnMemory) {
+  for (int32_t i : {0, 5, 31, 63, 100, -3}) {
+    const std::vector<Literal> args = CacheArgs(i);
+    Loaded run = Prepare(kCacheUpdate, args);
+    const void* memory = run.arguments[0]->host_data();
+    auto result = Execute(run, {0});
+    ASSERT_NE(result, nullptr);
+    EXPECT_EQ(result->host_data(), memory) << "the donated cache was copied";
+    run.arguments.clear();  // the caller lets go of the donated buffer: the result lives on
+    EXPECT_EQ(*run.backend->TransferFromDevice(*result), Expected(kCacheUpdate, args)) << i;
+  }
+}
+
+TEST(CpuDonation, UndonatedArgumentIsLeftUntouched) {
+  const std::vector<Literal> args = CacheArgs(7);
+  Loaded run = Prepare(kCacheUpdate, args);
+  auto result = Execute(run, {});
+  ASSERT_NE(result, nullptr);
+  EXPECT_NE(result->host_data(), run.arguments[0]->host_data());
+  EXPECT_EQ(*run.backend->TransferFromDevice(*result), Expected(kCacheUpdate, args));
+  EXPECT_EQ(*run.backend->TransferFromDevice(*run.arguments[0]), args[0]);
+}
+
+TEST(CpuDonation, DonatedArgumentSomeoneStillHoldsIsLeftUntouched) {
+  const std::vector<Literal> args = CacheArgs(9);
+  Loaded run = Prepare(kCacheUpdate, args);
+  std::shared_ptr<backend::Buffer> reader = run.arguments[0];  // e.g. a download in flight
+  auto result = Execute(run, {0});
+  ASSERT_NE(result, nullptr);
+  EXPECT_NE(result->host_data(), reader->host_data());
+  EXPECT_EQ(*run.backend->TransferFromDevice(*result), Expected(kCacheUpdate, args));
+  EXPECT_EQ(*run.backend->TransferFromDevice(*reader), args[0]);
+}
+
+TEST(CpuDonation, ResultAfterTheLastReadTakesTheDonatedMemory) {
+  auto module = ParseAndReturnUnverifiedModule(kAfterLastRead);
+  ASSERT_TRUE(module.ok());
+  auto plan = PlanBuffers(**module);
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ((*plan)->output_aliases.size(), 1u);
+  EXPECT_FALSE((*plan)->output_aliases[0].in_place);
+  EXPECT_EQ((*plan)->slots[(*plan)->output_aliases[0].result_slot].kind, SlotKind::kShared);
+
+  std::vector<Literal> args;
+  args.push_back(R(F32, {256}));
+  const Literal expected = Expected(kAfterLastRead, args);
+  Loaded donated = Prepare(kAfterLastRead, args);
+  const void* memory = donated.arguments[0]->host_data();
+  auto result = Execute(donated, {0});
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ(result->host_data(), memory);
+  EXPECT_TRUE(xla::testing::LiteralNear(expected, *donated.backend->TransferFromDevice(*result), 1e-5, 1e-5));
+  Loaded kept = Prepare(kAfterLastRead, args);
+  result = Execute(kept, {});
+  ASSERT_NE(result, nullptr);
+  EXPECT_NE(result->host_data(), kept.arguments[0]->host_data());
+  EXPECT_TRUE(xla::testing::LiteralNear(expected, *kept.backend->TransferFromDevice(*result), 1e-5, 1e-5));
+  EXPECT_EQ(*kept.backend->TransferFromDevice(*kept.arguments[0]), args[0]);
+}
+
+TEST(CpuDonation, ParameterReturnedAsIsCostsNoCopy) {
+  constexpr char kPassThrough[] = R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
+ENTRY e {
+  p = f32[128] parameter(0)
+  q = f32[128] parameter(1)
+  n = f32[128] negate(q)
+  ROOT t = (f32[128], f32[128]) tuple(p, n)
+})";
+  std::vector<Literal> args;
+  args.push_back(R(F32, {128}));
+  args.push_back(R(F32, {128}, 2));
+  Loaded run = Prepare(kPassThrough, args);
+  const void* memory = run.arguments[0]->host_data();
+  auto result = Execute(run, {0});
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ(result->tuple_elements()[0]->host_data(), memory);
+  EXPECT_EQ(*run.backend->TransferFromDevice(*result), Expected(kPassThrough, args));
+}
+
+// Aliases the planner must not use (or only partly), checked for values and for arguments
+// left intact when not donated.
+TEST(CpuDonation, UnusableAliasesStillGiveTheRightValues) {
+  const std::vector<std::pair<std::string, std::vector<Literal>>> cases = [] {
+    std::vector<std::pair<std::string, std::vector<Literal>>> out;
+    std::vector<Literal> two;
+    two.push_back(R(F32, {16}));
+    two.push_back(R(F32, {16}, 2));
+    // Swapped results, each aliasing the other's argument.
+    out.emplace_back(R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {}, may-alias) }
+ENTRY e {
+  a = f32[16] parameter(0)
+  b = f32[16] parameter(1)
+  ROOT t = (f32[16], f32[16]) tuple(b, a)
+})", std::move(two));
+    // The parameter read and written by one elementwise op, and also returned.
+    std::vector<Literal> one;
+    one.push_back(R(F32, {16}));
+    out.emplace_back(R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
+ENTRY e {
+  a = f32[16] parameter(0)
+  s = f32[16] add(a, a)
+  ROOT t = (f32[16], f32[16]) tuple(s, a)
+})", std::move(one));
+    // A tuple parameter: its second leaf updated in place, the first passed through.
+    std::vector<Literal> tuple;
+    std::vector<Literal> leaves;
+    leaves.push_back(R(S32, {4}));
+    leaves.push_back(R(F32, {8, 4}, 3));
+    tuple.push_back(Literal::MakeTuple(std::move(leaves)));
+    tuple.push_back(R(F32, {1, 4}, 4));
+    out.emplace_back(R"(HloModule m, input_output_alias={ {0}: (0, {0}, may-alias), {1}: (0, {1}, must-alias) }
+ENTRY e {
+  p = (s32[4], f32[8,4]) parameter(0)
+  u = f32[1,4] parameter(1)
+  a = s32[4] get-tuple-element(p), index=0
+  c = f32[8,4] get-tuple-element(p), index=1
+  i = s32[] constant(6)
+  z = s32[] constant(0)
+  d = f32[8,4] dynamic-update-slice(c, u, i, z)
+  ROOT t = (s32[4], f32[8,4]) tuple(a, d)
+})", std::move(tuple));
+    // The cache read again after the update: the update cannot go in place.
+    std::vector<Literal> reread = CacheArgs(3);
+    out.emplace_back(R"(HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }
+ENTRY e {
+  cache = f32[64,32] parameter(0)
+  u = f32[1,32] parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  d = f32[64,32] dynamic-update-slice(cache, u, i, z)
+  n = f32[64,32] negate(cache)
+  ROOT t = (f32[64,32], f32[64,32]) tuple(d, n)
+})", std::move(reread));
+    return out;
+  }();
+  for (const auto& [hlo, args] : cases) {
+    const Literal expected = Expected(hlo, args);
+    for (bool donate : {false, true}) {
+      Loaded run = Prepare(hlo, args);
+      std::vector<int64_t> donated;
+      if (donate) {
+        for (size_t i = 0; i < args.size(); ++i) donated.push_back(static_cast<int64_t>(i));
+      }
+      auto result = Execute(run, donated);
+      ASSERT_NE(result, nullptr) << hlo;
+      if (!donate) {
+        for (size_t i = 0; i < args.size(); ++i) {
+          EXPECT_EQ(*run.backend->TransferFromDevice(*run.arguments[i]), args[i]) << hlo;
+        }
+      }
+      run.arguments.clear();
+      EXPECT_EQ(*run.backend->TransferFromDevice(*result), expected) << hlo << " donated: " << donate;
+    }
+  }
+}
+
+TEST(CpuDonation, RelaidOutDonatedArgumentIsStillRight) {
+  constexpr char kColumnMajor[] = R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY e {
+  c = f32[8,4]{1,0} parameter(0)
+  u = f32[1,4] parameter(1)
+  i = s32[] constant(2)
+  z = s32[] constant(0)
+  ROOT d = f32[8,4]{1,0} dynamic-update-slice(c, u, i, z)
+})";
+  std::vector<Literal> args;
+  args.push_back(*R(F32, {8, 4}).Relayout(Layout({0, 1})));
+  args.push_back(R(F32, {1, 4}, 2));
+  Loaded run = Prepare(kColumnMajor, args);
+  auto result = Execute(run, {0});
+  ASSERT_NE(result, nullptr);
+  run.arguments.clear();
+  EXPECT_TRUE(xla::testing::LiteralEqual(Expected(kColumnMajor, args), *run.backend->TransferFromDevice(*result)));
+}
+
+TEST(CpuDonation, SerializedPlanKeepsItsAliases) {
+  const std::vector<Literal> args = CacheArgs(4);
+  Loaded run = Prepare(kCacheUpdate, args);
+  auto bytes = run.backend->SerializeExecutable(*run.executable);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  auto loaded = run.backend->DeserializeExecutable(*bytes, 0);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  run.executable = *std::move(loaded);
+  const void* memory = run.arguments[0]->host_data();
+  auto result = Execute(run, {0});
+  ASSERT_NE(result, nullptr);
+  EXPECT_EQ(result->host_data(), memory);
+  run.arguments.clear();
+  EXPECT_EQ(*run.backend->TransferFromDevice(*result), Expected(kCacheUpdate, args));
+}
+
+TEST(CpuDonation, VerifierRefusesConflictingAliases) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{0}: (0, {}, may-alias), {1}: (0, {}, may-alias)", "parameter 0 index {} is aliased more than once"},
+      {"{0}: (0, {}, may-alias), {0}: (1, {}, may-alias)", "output {0} is aliased more than once"},
+      {"{1}: (2, {}, may-alias)", "differ in size"},
+  };
+  for (const auto& [aliases, message] : cases) {
+    const std::string hlo = absl::StrCat("HloModule m, input_output_alias={ ", aliases, R"( }
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  c = f32[5] parameter(2)
+  ROOT t = (f32[4], f32[4]) tuple(a, b)
+})");
+    auto module = ParseAndReturnUnverifiedModule(hlo);
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    absl::Status status = VerifyHloModule(**module);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << aliases;
+    EXPECT_NE(std::string(status.message()).find(message), std::string::npos) << status.message();
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla
