@@ -13,8 +13,12 @@
 // server), a second Compile of the same module (the backend keeps no cache), and, when the
 // server core is linked in, ServiceCore::Compile's miss and its cache hit.
 //
+// The GEMM paths of issue 6 (conv, bmm) are also timed as the generators compiled them before
+// (XLA_CPU_GEMM_PATHS=0), and --sweep times both ways on small convolutions and integer and
+// bf16 dots instead (where emit_gemm's thresholds come from).
+//
 // Usage: cpu_bench [--runs=N] [--only=gelu,sum,...] [--no_numpy] [--python=/usr/bin/python3]
-//                  [--numpy_script=PATH]
+//                  [--numpy_script=PATH] [--sweep]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -85,6 +89,7 @@ struct CpuResult {
   Stats execute;
   Stats numpy;    // the same work in NumPy, alternating with the backend's runs
   Stats ceiling;  // the workload's ceiling run alongside: triad ms or sgemm-alone ms
+  Stats generator;  // Workload::compare_generator: compiled with XLA_CPU_GEMM_PATHS=0 ("before")
   // Process CPU time per execution (all threads): less disturbed by other users' load than
   // the wall time, so it tells what an optimization changed on a busy machine.
   double cpu_ms_per_run = NAN;
@@ -173,9 +178,20 @@ absl::StatusOr<CpuResult> RunCpu(backend::Backend& backend, const Workload& w, i
     ASSIGN_OR_RETURN(Literal literal, backend.TransferFromDevice(*out));
     result.check = CheckResult(w, inputs, literal);
   }
+  std::unique_ptr<backend::Executable> generator;
+  if (w.compare_generator) {
+    setenv("XLA_CPU_GEMM_PATHS", "0", 1);
+    absl::StatusOr<double> compiled = TimeCompile(backend, w.hlo, &generator);
+    unsetenv("XLA_CPU_GEMM_PATHS");
+    RETURN_IF_ERROR(compiled.status());
+    ASSIGN_OR_RETURN(auto out, generator->Execute(arguments, backend::ExecuteOptions()));
+    ASSIGN_OR_RETURN(Literal literal, backend.TransferFromDevice(*out));
+    if (std::string check = CheckResult(w, inputs, literal); !check.empty()) result.check += " generator: " + check;
+  }
+  if (!w.numpy) numpy = nullptr;
   if (numpy != nullptr) RETURN_IF_ERROR(numpy->Setup(w.name));
   ceiling->RunOnce();  // warm-up
-  std::vector<double> cpu_ms, numpy_ms, ceiling_ms;
+  std::vector<double> cpu_ms, numpy_ms, ceiling_ms, generator_ms;
   double cpu_time = 0;
   // After an sgemm, OpenBLAS's threads spin for a while (up to about 2^28 cycles) before they
   // sleep, and would take cores from whatever runs next, in this process or NumPy's: with
@@ -198,12 +214,110 @@ absl::StatusOr<CpuResult> RunCpu(backend::Backend& backend, const Workload& w, i
     }
     settle();
     ceiling_ms.push_back(ceiling->RunOnce());
+    if (generator != nullptr) {
+      settle();
+      const auto generator_start = Clock::now();
+      ASSIGN_OR_RETURN(auto generated, generator->Execute(arguments, backend::ExecuteOptions()));
+      generator_ms.push_back(MsSince(generator_start));
+    }
   }
+  result.generator = Summarize(generator_ms);
   result.cpu_ms_per_run = cpu_time / runs;
   result.execute = Summarize(cpu_ms);
   result.numpy = Summarize(numpy_ms);
   result.ceiling = Summarize(ceiling_ms);
   return result;
+}
+
+// --- --sweep: the GEMM paths against the generators on small problems ---
+
+// Median ms of one execution of `hlo` compiled with the GEMM paths (first) and with
+// XLA_CPU_GEMM_PATHS=0 (second), runs alternating, inputs uniform in [-1, 1) (integers: 0).
+absl::StatusOr<std::pair<double, double>> TimeBothWays(backend::Backend& backend, const std::string& hlo,
+                                                       const std::vector<Shape>& parameters) {
+  std::unique_ptr<backend::Executable> gemm, generator;
+  RETURN_IF_ERROR(TimeCompile(backend, hlo, &gemm).status());
+  setenv("XLA_CPU_GEMM_PATHS", "0", 1);
+  absl::StatusOr<double> compiled = TimeCompile(backend, hlo, &generator);
+  unsetenv("XLA_CPU_GEMM_PATHS");
+  RETURN_IF_ERROR(compiled.status());
+  std::vector<std::shared_ptr<backend::Buffer>> arguments;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    Literal literal = *Literal::Create(parameters[i]);
+    if (parameters[i].element_type() == F32) literal = Uniform(parameters[i], 7u + static_cast<uint32_t>(i));
+    ASSIGN_OR_RETURN(auto buffer, backend.TransferToDevice(literal, 0));
+    arguments.push_back(std::move(buffer));
+  }
+  std::vector<double> a, b;
+  const auto start = Clock::now();
+  for (int r = 0; r < 200 && (r < 7 || MsSince(start) < 400); ++r) {
+    for (int which = 0; which < 2; ++which) {
+      backend::Executable* e = which == 0 ? gemm.get() : generator.get();
+      const auto t = Clock::now();
+      ASSIGN_OR_RETURN(auto out, e->Execute(arguments, backend::ExecuteOptions()));
+      (which == 0 ? a : b).push_back(MsSince(t));
+    }
+  }
+  return std::make_pair(Summarize(a).median, Summarize(b).median);
+}
+
+void Sweep(backend::Backend& backend) {
+  struct Case {
+    std::string label;
+    std::string hlo;
+    std::vector<Shape> parameters;
+    int64_t macs;
+  };
+  std::vector<Case> cases;
+  auto conv = [&](int64_t n, int64_t s, int64_t c, int64_t o, int64_t k) {
+    const std::string pad = k == 3 ? " pad=1_1x1_1" : "";
+    const std::string size = absl::StrCat(k, "x", k);
+    cases.push_back({absl::StrCat("conv f32[", n, ",", s, ",", s, ",", c, "] ", size, "x", c, "x", o),
+                     absl::StrCat("HloModule c\nENTRY e {\n  x = f32[", n, ",", s, ",", s, ",", c,
+                                  "] parameter(0)\n  w = f32[", k, ",", k, ",", c, ",", o, "] parameter(1)\n  ROOT c = f32[",
+                                  n, ",", s, ",", s, ",", o, "] convolution(x, w), window={size=", size, pad,
+                                  "}, dim_labels=b01f_01io->b01f\n}\n"),
+                     {Shape(F32, {n, s, s, c}), Shape(F32, {k, k, c, o})},
+                     n * s * s * c * o * k * k});
+  };
+  conv(1, 4, 2, 2, 3);
+  conv(1, 8, 4, 4, 3);
+  conv(1, 8, 8, 8, 3);
+  conv(1, 12, 8, 8, 3);
+  conv(1, 16, 8, 8, 3);
+  conv(1, 16, 16, 16, 3);
+  conv(2, 16, 16, 16, 3);
+  conv(2, 32, 32, 16, 3);
+  conv(4, 32, 32, 32, 3);
+  conv(8, 32, 32, 64, 3);
+  conv(1, 8, 8, 8, 1);
+  conv(1, 8, 16, 16, 1);
+  conv(1, 16, 16, 16, 1);
+  conv(4, 16, 32, 32, 1);
+  conv(8, 32, 64, 64, 1);
+  auto dot = [&](const std::string& lt, const std::string& ot, PrimitiveType lp, int64_t m, int64_t k, int64_t n) {
+    cases.push_back({absl::StrCat("dot ", lt, "[", m, ",", k, "] x [", k, ",", n, "] -> ", ot),
+                     absl::StrCat("HloModule d\nENTRY e {\n  a = ", lt, "[", m, ",", k, "] parameter(0)\n  b = ", lt,
+                                  "[", k, ",", n, "] parameter(1)\n  ROOT d = ", ot, "[", m, ",", n,
+                                  "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"),
+                     {Shape(lp, {m, k}), Shape(lp, {k, n})},
+                     m * n * k});
+  };
+  for (int64_t s : {4, 16, 24, 32, 40, 64, 128, 256, 512}) dot("s32", "s32", S32, s, s, s);
+  for (int64_t s : {4, 64, 256}) dot("s8", "s32", S8, s, s, s);
+  for (int64_t s : {4, 8, 12, 16, 64, 256}) dot("bf16", "bf16", BF16, s, s, s);
+  std::printf("\n| problem | multiply-adds | GEMM path median ms | generator median ms | generator / GEMM |\n");
+  std::printf("| --- | --- | --- | --- | --- |\n");
+  for (const Case& c : cases) {
+    auto both = TimeBothWays(backend, c.hlo, c.parameters);
+    if (!both.ok()) {
+      std::printf("| %s | failed: %s |\n", c.label.c_str(), std::string(both.status().message()).c_str());
+      continue;
+    }
+    std::printf("| %s | %lld | %.4f | %.4f | %.2fx |\n", c.label.c_str(), static_cast<long long>(c.macs), both->first,
+                both->second, both->second / both->first);
+    std::fflush(stdout);
+  }
 }
 
 // --- NumPy ---
@@ -214,6 +328,7 @@ struct Flags {
   bool numpy = true;
   std::string python = "/usr/bin/python3";
   std::string numpy_script = XLA_BENCH_NUMPY_SCRIPT;
+  bool sweep = false;
 };
 
 std::string Ms(double ms) { return std::isnan(ms) ? "-" : absl::StrFormat("%.2f", ms); }
@@ -230,6 +345,8 @@ Flags ParseFlags(int argc, char** argv) {
       flags.runs = std::max(10, std::atoi(v));  // the issue asks for medians of >= 10 runs
     } else if (const char* v = value("--only=")) {
       flags.only = absl::StrSplit(v, ',', absl::SkipEmpty());
+    } else if (arg == "--sweep") {
+      flags.sweep = true;
     } else if (arg == "--no_numpy") {
       flags.numpy = false;
     } else if (const char* v = value("--python=")) {
@@ -259,6 +376,10 @@ int Main(int argc, char** argv) {
     // LLVM's one-time initialisation is not part of any workload's compile time.
     std::unique_ptr<backend::Executable> warm;
     (void)TimeCompile(**backend, "HloModule warm\nENTRY e {\n  ROOT p = f32[4] parameter(0)\n}", &warm);
+  }
+  if (flags.sweep) {
+    Sweep(**backend);
+    return 0;
   }
   std::unique_ptr<NumpyPeer> numpy;
   if (flags.numpy) {
@@ -301,6 +422,7 @@ int Main(int argc, char** argv) {
       std::printf(", cblas_sgemm alone %s ms (%.0f GFLOP/s)", Spread(row.cpu.ceiling).c_str(),
                   row.flops / (row.cpu.ceiling.median * 1e6));
     }
+    if (w.compare_generator) std::printf(", generator (before) %s ms", Spread(row.cpu.generator).c_str());
     std::printf("%s\n", row.cpu.check.empty() ? "" : (" CHECK FAILED: " + row.cpu.check).c_str());
     std::fflush(stdout);
     rows.push_back(std::move(row));
@@ -344,6 +466,17 @@ int Main(int argc, char** argv) {
     all_met = all_met && met;
     std::printf("| %s | %s | %s | %.2fx | %s | %s | %s |\n", row.w.name.c_str(), Spread(row.cpu.execute).c_str(),
                 Spread(row.cpu.numpy).c_str(), speedup, ceiling.c_str(), aim.c_str(), met ? "yes" : "no");
+  }
+  std::printf("\n| workload (GEMM paths, issue 6) | before: generator median ms (min-max) | after: cpu median ms | "
+              "speedup | sgemm alone ms (GFLOP/s) | cpu GFLOP/s | NumPy median ms |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const Row& row : rows) {
+    if (!row.w.compare_generator) continue;
+    const double cpu_ms = row.cpu.execute.median;
+    std::printf("| %s | %s | %s | %.1fx | %.2f (%.0f) | %.0f | %s |\n", row.w.name.c_str(),
+                Spread(row.cpu.generator).c_str(), Spread(row.cpu.execute).c_str(), row.cpu.generator.median / cpu_ms,
+                row.cpu.ceiling.median, row.flops / (row.cpu.ceiling.median * 1e6), row.flops / (cpu_ms * 1e6),
+                Ms(row.cpu.numpy.median).c_str());
   }
   std::printf("\n| workload | backend Compile cold ms | backend Compile again ms | server Compile miss ms | server cache hit ms |\n");
   std::printf("| --- | --- | --- | --- | --- |\n");

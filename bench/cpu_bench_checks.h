@@ -119,6 +119,49 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return CheckRowsSumToOne(out, cols);
   }
+  if (w.name == "bmm") {
+    const absl::Span<const float> y = inputs[1].data<float>();
+    const int64_t batch = w.parameters[0].dimensions(0), n = w.parameters[0].dimensions(1);
+    for (int64_t b = 0; b < batch; b += 7) {
+      for (int64_t i = 0; i < n; i += 37) {
+        for (int64_t j = 0; j < n; j += 41) {
+          double want = 0;
+          for (int64_t k = 0; k < n; ++k) want += static_cast<double>(x[(b * n + i) * n + k]) * y[(b * n + k) * n + j];
+          const float got = out[(b * n + i) * n + j];
+          if (!Near(got, want, 1e-4)) return absl::StrFormat("d[%d,%d,%d] = %g, want %g", b, i, j, got, want);
+        }
+      }
+    }
+    return "";
+  }
+  if (w.name == "conv") {
+    // NHWC input, HWIO filters, 3x3 SAME.
+    const absl::Span<const float> f = inputs[1].data<float>();
+    const Shape& xs = w.parameters[0];
+    const int64_t batch = xs.dimensions(0), size = xs.dimensions(1), in = xs.dimensions(3);
+    const int64_t outs = w.parameters[1].dimensions(3);
+    for (int64_t b = 0; b < batch; b += 3) {
+      for (int64_t h : {int64_t{0}, size / 2, size - 1}) {
+        for (int64_t v : {int64_t{0}, size / 3, size - 1}) {
+          for (int64_t o = 0; o < outs; o += 13) {
+            double want = 0;
+            for (int64_t dh = 0; dh < 3; ++dh) {
+              for (int64_t dv = 0; dv < 3; ++dv) {
+                const int64_t ih = h + dh - 1, iv = v + dv - 1;
+                if (ih < 0 || ih >= size || iv < 0 || iv >= size) continue;
+                for (int64_t c = 0; c < in; ++c) {
+                  want += static_cast<double>(x[((b * size + ih) * size + iv) * in + c]) * f[((dh * 3 + dv) * in + c) * outs + o];
+                }
+              }
+            }
+            const float got = out[((b * size + h) * size + v) * outs + o];
+            if (!Near(got, want, 1e-4)) return absl::StrFormat("c[%d,%d,%d,%d] = %g, want %g", b, h, v, o, got, want);
+          }
+        }
+      }
+    }
+    return "";
+  }
   return "no check for this workload";
 }
 

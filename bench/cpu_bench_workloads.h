@@ -37,6 +37,10 @@ struct Workload {
   // The matrix products inside: cblas_sgemm alone on them is the floor of the workload's
   // time (the kFractionOfSgemm ceiling; for others, the best any backend calling it can do).
   std::vector<GemmShape> gemms;
+  bool numpy = true;  // NumPy runs it too (bench/cpu_bench_numpy.py knows `name`)
+  // Also timed as compiled with XLA_CPU_GEMM_PATHS=0: the generator the GEMM paths of issue 6
+  // replaced (the "before" figure).
+  bool compare_generator = false;
 };
 
 inline std::string Substitute(std::string text, const std::vector<std::pair<std::string, std::string>>& subs) {
@@ -170,10 +174,46 @@ inline Workload MlpWorkload(int64_t batch, const std::vector<int64_t>& widths) {
   return w;
 }
 
+// 3x3 SAME convolution, NHWC input and HWIO filters, as a JAX CNN layer sends it. Its
+// reference is sgemm alone on the im2col product it amounts to ([N*H*W, 9*C] x [9*C, O]):
+// NumPy has no convolution to compare with.
+inline Workload ConvWorkload(int64_t batch, int64_t size, int64_t in, int64_t out) {
+  std::string hlo = Substitute(R"(HloModule conv_nhwc
+ENTRY main {
+  x = f32[$B,$S,$S,$C] parameter(0)
+  w = f32[3,3,$C,$O] parameter(1)
+  ROOT c = f32[$B,$S,$S,$O] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})",
+                               {{"$B", absl::StrCat(batch)}, {"$S", absl::StrCat(size)}, {"$C", absl::StrCat(in)},
+                                {"$O", absl::StrCat(out)}});
+  Workload w{"conv", hlo, {Shape(F32, {batch, size, size, in}), Shape(F32, {3, 3, in, out})}, Aim::kFractionOfSgemm,
+             0.7};
+  w.gemms = {{batch * size * size, out, 9 * in}};
+  w.numpy = false;
+  w.compare_generator = true;
+  return w;
+}
+
+// Batched matmul, as jnp.matmul on stacks of matrices lowers it.
+inline Workload BatchedMatmulWorkload(int64_t batch, int64_t n) {
+  std::string hlo = Substitute(R"(HloModule batched_matmul
+ENTRY main {
+  a = f32[$B,$N,$N] parameter(0)
+  b = f32[$B,$N,$N] parameter(1)
+  ROOT d = f32[$B,$N,$N] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+})",
+                               {{"$B", absl::StrCat(batch)}, {"$N", absl::StrCat(n)}});
+  Workload w{"bmm", hlo, {Shape(F32, {batch, n, n}), Shape(F32, {batch, n, n})}, Aim::kSpeedupOverNumpy, 1.0};
+  w.gemms.assign(batch, GemmShape{n, n, n});
+  w.compare_generator = true;
+  return w;
+}
+
 // The issue's sizes.
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
-          MatmulWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10})};
+          MatmulWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}), ConvWorkload(8, 64, 64, 64),
+          BatchedMatmulWorkload(32, 256)};
 }
 
 }  // namespace bench

@@ -74,10 +74,14 @@ void Check(const std::string& hlo, bool gemm, double rtol = kRtol, double atol =
     const HloInstruction* h = instruction.get();
     if (h->opcode() != HloOpcode::kDot && h->opcode() != HloOpcode::kConvolution) continue;
     ++seen;
-    const bool planned = h->opcode() == HloOpcode::kDot
-                             ? PlanDotCall(*h, h->operand(0)->shape(), h->operand(1)->shape(), h->shape()).has_value()
-                             : PlanConvolutionCall(*h, h->operand(0)->shape(), h->operand(1)->shape(), h->shape())
-                                   .has_value();
+    bool planned;
+    if (h->opcode() == HloOpcode::kDot) {
+      auto call = PlanDotCall(*h, h->operand(0)->shape(), h->operand(1)->shape(), h->shape());
+      planned = call && PreferDotCall(*call);
+    } else {
+      auto call = PlanConvolutionCall(*h, h->operand(0)->shape(), h->operand(1)->shape(), h->shape());
+      planned = call && PreferConvolutionCall(*call);
+    }
     EXPECT_EQ(planned, gemm) << h->name() << "\n" << hlo;
   }
   EXPECT_GT(seen, 0) << hlo;
@@ -139,25 +143,28 @@ TEST(CpuGemm, NarrowFloatDotsThroughSgemm) {
           1e-2);
     Check(Dot(type, "[17,33]", "[33,5]", "[17,5]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "f32"), true,
           1e-4, 1e-4);
+    Check(Dot(type, "[3,7]", "[7,5]", "[3,5]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), false, 1e-2, 1e-2);
   }
 }
 
 TEST(CpuGemm, IntegerDotsWrapLikeTheInterpreter) {
   // Random values over the whole range: the sums overflow and must wrap exactly.
   for (const char* type : {"s8", "s16", "s32", "s64", "u8", "u32", "u64"}) {
-    Check(Dot(type, "[2,3,17]", "[2,17,5]", "[2,3,5]", kBatched), true);
-    Check(Dot(type, "[17,3]", "[5,17]", "[3,5]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"), true);
+    Check(Dot(type, "[3,33,17]", "[3,17,65]", "[3,33,65]", kBatched), true);
+    Check(Dot(type, "[17,67]", "[65,17]", "[67,65]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}"), true);
+    // Small ones stay on the generator.
+    Check(Dot(type, "[2,3,17]", "[2,17,5]", "[2,3,5]", kBatched), false);
   }
   // Narrow operands into wider results, and a mixed pair.
-  Check(Dot("s8", "[9,300]", "[300,7]", "[9,7]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "s32"), true);
-  Check(Dot("u8", "[9,300]", "[300,7]", "[9,7]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "s32"), true);
-  Check(Module("  a = u16[6,40] parameter(0)\n  b = s8[40,3] parameter(1)\n"
-               "  ROOT d = s32[6,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
+  Check(Dot("s8", "[9,300]", "[300,27]", "[9,27]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "s32"), true);
+  Check(Dot("u8", "[9,300]", "[300,27]", "[9,27]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}", "s32"), true);
+  Check(Module("  a = u16[60,40] parameter(0)\n  b = s8[40,31] parameter(1)\n"
+               "  ROOT d = s32[60,31] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}"),
         true);
   // Past the row and depth blocks of the kernel.
   Check(Dot("s32", "[5,131]", "[131,1030]", "[5,1030]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), true);
   // pred and sub-byte dots stay on the generator.
-  Check(Dot("s4", "[3,5]", "[5,4]", "[3,4]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), false);
+  Check(Dot("s4", "[30,50]", "[50,40]", "[30,40]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), false);
 }
 
 // Calls __xla_cpu_dot directly on the module's root dot with its operands in the layouts the

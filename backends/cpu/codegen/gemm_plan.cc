@@ -215,7 +215,6 @@ std::optional<std::vector<int64_t>> PlanConvolutionCall(const HloInstruction& hl
   desc[kConvKernelOutputStride] = ks[dn.kernel_output_feature_dimension()];
   desc[kConvOutputBatchStride] = os[dn.output_batch_dimension()];
   desc[kConvOutputFeatureStride] = os[dn.output_feature_dimension()];
-  int64_t macs = desc[kConvBatch] * out_features * kernel_in;
   for (int64_t r = 0; r < rank; ++r) {
     const int i = static_cast<int>(r);
     const WindowDimension& w = attrs.window().dimensions(i);
@@ -234,11 +233,29 @@ std::optional<std::vector<int64_t>> PlanConvolutionCall(const HloInstruction& hl
     s[kConvWindowDilation] = std::max<int64_t>(1, w.window_dilation());
     s[kConvReversal] = w.window_reversal() ? 1 : 0;
     if (w.size() != 0 && w.size() != s[kConvKernelSize]) return std::nullopt;
-    macs *= s[kConvOutputSize] * s[kConvKernelSize];
     desc.insert(desc.end(), s.begin(), s.end());
   }
-  if (macs < kConvGemmMinMacs) return std::nullopt;
   return desc;
+}
+
+bool PreferDotCall(const DotCall& call) {
+  const std::vector<int64_t>& d = call.descriptor;
+  const int64_t macs = d[kDotBatch] * d[kDotM] * d[kDotN] * d[kDotK];
+  const auto narrow = [](int64_t t) { return t == BF16 || t == F16; };
+  if (primitive_util::IsIntegralType(static_cast<PrimitiveType>(d[kDotOutType]))) return macs >= kIntDotGemmMinMacs;
+  if (narrow(d[kDotLhsType]) || narrow(d[kDotRhsType]) || narrow(d[kDotOutType])) {
+    return macs >= kNarrowFloatDotGemmMinMacs;
+  }
+  return true;
+}
+
+bool PreferConvolutionCall(const std::vector<int64_t>& d) {
+  int64_t macs = d[kConvBatch] * d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);
+  for (int64_t r = 0; r < d[kConvSpatialRank]; ++r) {
+    const int64_t* s = d.data() + kConvHeaderFields + r * kConvSpatialFields;
+    macs *= s[kConvOutputSize] * s[kConvKernelSize];
+  }
+  return macs >= kConvGemmMinMacs;
 }
 
 }  // namespace cpu

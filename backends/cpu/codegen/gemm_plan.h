@@ -11,10 +11,9 @@
 // operand each collapsing into one contiguous run (in either order: a transposed operand or
 // result is a trans flag), size-1 dimensions ignored. Everything else stays on the generator.
 //
-// Convolutions: f32/f64 with batch_group_count 1 and enough work (kConvGemmMinMacs, measured
-// against the generator: bench/RESULTS.md "CPU GEMM paths (issue 6)"). Smaller ones stay on
-// the generator, which is bit-exact with the interpreter (f64 sums); the GEMM sums in the
-// element type, as XLA's CPU backend does.
+// Convolutions: f32/f64 with batch_group_count 1 (feature groups allowed). The GEMM sums in
+// the element type, as XLA's CPU backend does; the generator sums in f64 as the interpreter.
+// Only problems with enough work (below) leave the generator.
 
 #include <cstdint>
 #include <optional>
@@ -26,7 +25,15 @@
 namespace xla {
 namespace cpu {
 
-// Below this many multiply-adds a convolution stays on the generator.
+// Below these many multiply-adds the generator computes the op (bench/cpu_bench --sweep,
+// bench/RESULTS.md "CPU GEMM paths (issue 6)"). Integer dots: the routine's packing and call
+// cost more than the generator's loops below about 2^15-2^16 (0.8-0.96x there, 1.4x at 2^18).
+// bf16/f16 dots: sgemm wins from about 12^3. Convolutions: im2col + sgemm wins from about
+// 2^13 already, but below 2^16 the gain is under 0.05 ms per convolution, and there the
+// generator stays bit-exact with the interpreter (f64 sums), which small modules are tested
+// against. f32/f64 dots always call the GEMM, as before.
+inline constexpr int64_t kIntDotGemmMinMacs = int64_t{1} << 16;
+inline constexpr int64_t kNarrowFloatDotGemmMinMacs = int64_t{1} << 10;
 inline constexpr int64_t kConvGemmMinMacs = int64_t{1} << 16;
 
 // The __xla_cpu_dot call of dot `hlo` whose operands and result are stored with these
@@ -37,9 +44,13 @@ struct DotCall {
 };
 std::optional<DotCall> PlanDotCall(const HloInstruction& hlo, const Shape& lhs, const Shape& rhs, const Shape& out);
 
+// Whether a planned call beats the generator (the thresholds above).
+bool PreferDotCall(const DotCall& call);
+
 // The __xla_cpu_conv descriptor (ConvField) of convolution `hlo`, or nullopt.
 std::optional<std::vector<int64_t>> PlanConvolutionCall(const HloInstruction& hlo, const Shape& lhs, const Shape& rhs,
                                                         const Shape& out);
+bool PreferConvolutionCall(const std::vector<int64_t>& descriptor);
 
 }  // namespace cpu
 }  // namespace xla

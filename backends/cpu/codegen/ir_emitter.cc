@@ -576,12 +576,12 @@ class ModuleEmitter {
     if (hlo->opcode() == HloOpcode::kConvolution) {
       if (GeneratorOnly()) return false;
       std::optional<std::vector<int64_t>> conv = PlanConvolutionCall(*hlo, lshape, rshape, oshape);
-      if (!conv) return false;
+      if (!conv || !PreferConvolutionCall(*conv)) return false;
       EmitDescriptorCall("__xla_cpu_conv", *conv, MainSlotPointer(ls), MainSlotPointer(rs), MainSlotPointer(os));
       return true;
     }
     std::optional<DotCall> dot = PlanDotCall(*hlo, lshape, rshape, oshape);
-    if (!dot) return false;
+    if (!dot || !PreferDotCall(*dot)) return false;
     if (GeneratorOnly()) {
       // Only what went to sgemm/dgemm before: unbatched f32/f64 dots of one type.
       const std::vector<int64_t>& d = dot->descriptor;

@@ -137,9 +137,10 @@ void NarrowFloatDot(const int64_t* d, const void* a, const void* b, void* c) {
 
 // C[i0..i1) rows of C[m][n] = A[m][k] B[k][n], all row-major, wrapping. Blocked so that a
 // block of B stays in cache while the rows pass over it, four rows of B per pass over a row
-// of C; the inner loop is contiguous and vectorizes (one clone per ISA).
+// of C; the inner loop is contiguous and vectorizes (one clone per ISA; at -O3, since GCC's
+// -O2 only vectorizes loops that need no remainder).
 #define XLA_INT_KERNEL(NAME, U)                                                                               \
-  __attribute__((target_clones("arch=skylake-avx512", "avx2", "default"))) void NAME(                        \
+  __attribute__((target_clones("arch=skylake-avx512", "avx2", "default"), optimize("O3"))) void NAME(                        \
       const U* __restrict a, const U* __restrict b, U* __restrict c, int64_t i0, int64_t i1, int64_t n,          \
       int64_t k) {                                                                                             \
     constexpr int64_t kRowBlock = 1024, kDepthBlock = 128;                                                     \
@@ -222,6 +223,9 @@ void PackInt(int64_t type, const void* x, int64_t offset, bool trans, int64_t ld
   }
 }
 
+// Integer products smaller than this run on the calling thread: waking the pool costs more.
+constexpr int64_t kIntParallelMacs = int64_t{1} << 21;
+
 template <typename U>
 void IntDot(const int64_t* d, const void* a, const void* b, void* c) {
   const int64_t m = d[kDotM], n = d[kDotN], k = d[kDotK];
@@ -234,10 +238,15 @@ void IntDot(const int64_t* d, const void* a, const void* b, void* c) {
     PackInt<U>(d[kDotLhsType], a, batch * d[kDotStrideA], d[kDotTransA] != 0, d[kDotLda], m, k, pa);
     PackInt<U>(d[kDotRhsType], b, batch * d[kDotStrideB], d[kDotTransB] != 0, d[kDotLdb], k, n, pb);
     const int64_t out_offset = batch * d[kDotStrideC];
-    ParallelRanges(m, n * std::max<int64_t>(k, 1), [&](int64_t i0, int64_t i1) {
+    auto rows = [&](int64_t i0, int64_t i1) {
       IntKernel(pa, pb, pc, i0, i1, n, k);
       for (int64_t i = i0 * n; i < i1 * n; ++i) StoreInt<U>(out_type, c, out_offset + i, pc[i]);
-    });
+    };
+    if (m * n * k < kIntParallelMacs) {
+      rows(0, m);
+    } else {
+      ParallelRanges(m, n * std::max<int64_t>(k, 1), rows);
+    }
   }
 }
 
