@@ -287,21 +287,6 @@ absl::Status CheckTarget(const backend::ExecutableFields& fields, const HostTarg
   return absl::OkStatus();
 }
 
-// Infeed and outfeed code holds the address of the module's shape (emit_runtime_call.cc),
-// which is only valid in the process that compiled it.
-absl::Status CheckRelocatable(const HloModule& module) {
-  for (const auto& computation : module.computations()) {
-    for (const auto& instruction : computation->instructions()) {
-      if (instruction->opcode() == HloOpcode::kInfeed || instruction->opcode() == HloOpcode::kOutfeed) {
-        return absl::UnimplementedError(absl::StrCat("the cpu backend cannot serialize an executable with ",
-                                                     std::string(HloOpcodeString(instruction->opcode())), " (",
-                                                     instruction->name(), ")"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 class CpuBackend : public backend::Backend {
  public:
   CpuBackend() : pool_(std::make_shared<HostMemoryPool>()), device_(0) {}
@@ -342,7 +327,6 @@ class CpuBackend : public backend::Backend {
   absl::StatusOr<std::string> SerializeExecutable(const backend::Executable& executable) override {
     const auto* cpu = dynamic_cast<const CpuExecutable*>(&executable);
     if (cpu == nullptr) return absl::InvalidArgumentError("not a cpu executable");
-    RETURN_IF_ERROR(CheckRelocatable(cpu->module()));
     ASSIGN_OR_RETURN(HostTarget target, DetectHostTarget());
     backend::ExecutableFields fields = backend::NewExecutableFields(platform());
     fields.Set("target_triple", target.triple);

@@ -343,8 +343,17 @@ absl::Status EmitFeed(llvm::IRBuilder<>* b, const HloInstruction* hlo, const std
   }
   llvm::FunctionCallee routine = module->getOrInsertFunction(
       infeed ? "__xla_cpu_infeed" : "__xla_cpu_outfeed", llvm::FunctionType::get(b->getInt32Ty(), {ptr, ptr, ptr}, false));
-  // The shape belongs to the module, which the executable keeps as long as this code.
-  llvm::Value* shape = b->CreateIntToPtr(b->getInt64(static_cast<int64_t>(reinterpret_cast<uintptr_t>(data))), ptr);
+  // The data shape travels with the code as a constant (its length, then its ShapeProto),
+  // so a serialized executable with feeds loads in another process.
+  const std::string proto = data->ToProto().SerializeAsString();
+  std::string blob(8, '\0');
+  for (int i = 0; i < 8; ++i) blob[i] = static_cast<char>((uint64_t{proto.size()} >> (8 * i)) & 0xff);
+  blob += proto;
+  auto* shape = new llvm::GlobalVariable(*module, llvm::ArrayType::get(b->getInt8Ty(), blob.size()), /*isConstant=*/true,
+                                         llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantDataArray::getString(c, blob, /*AddNull=*/false),
+                                         absl::StrCat(hlo->name(), ".shape"));
+  shape->setAlignment(llvm::Align(8));
   llvm::Value* rc = b->CreateCall(routine, {run_context, shape, table});
   llvm::BasicBlock* failed = llvm::BasicBlock::Create(c, "feed.failed", f);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(c, "feed.done", f);

@@ -1,7 +1,8 @@
 // __xla_cpu_infeed and __xla_cpu_outfeed: infeed pops the device's next value (waiting up to
 // kInfeedTimeoutMs, then DEADLINE_EXCEEDED, as the interpreter) into the instruction's
 // output slots, relaid out to their layouts; outfeed pushes a literal built from its
-// operand's slots. `shape` is the instruction's data shape (its module outlives the code).
+// operand's slots. `shape` is the instruction's data shape as the code carries it: an
+// 8-byte little-endian length, then that many bytes of ShapeProto (emit_runtime_call.cc).
 #include <cstring>
 #include <vector>
 
@@ -57,13 +58,26 @@ int32_t Fail(RunContext* context, absl::Status status) {
   return 1;
 }
 
+absl::StatusOr<Shape> CarriedShape(const void* blob) {
+  const auto* bytes = static_cast<const unsigned char*>(blob);
+  uint64_t size = 0;
+  for (int i = 0; i < 8; ++i) size |= uint64_t{bytes[i]} << (8 * i);
+  ShapeProto proto;
+  if (size > (uint64_t{1} << 30) || !proto.ParseFromArray(bytes + 8, static_cast<int>(size))) {
+    return absl::InternalError("the feed's shape in the executable does not parse");
+  }
+  return Shape::FromProto(proto);
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace xla
 
 extern "C" int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* const* leaves) {
   auto* context = static_cast<xla::cpu::RunContext*>(run_context);
-  const auto& expected = *static_cast<const xla::Shape*>(shape);
+  absl::StatusOr<xla::Shape> carried = xla::cpu::CarriedShape(shape);
+  if (!carried.ok()) return xla::cpu::Fail(context, carried.status());
+  const xla::Shape& expected = *carried;
   absl::StatusOr<xla::Literal> value = context->device->PopInfeed(xla::cpu::kInfeedTimeoutMs);
   if (!value.ok()) return xla::cpu::Fail(context, value.status());
   if (!xla::ShapeUtil::Compatible(value->shape(), expected)) {
@@ -78,8 +92,10 @@ extern "C" int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* 
 
 extern "C" int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void* const* leaves) {
   auto* context = static_cast<xla::cpu::RunContext*>(run_context);
+  absl::StatusOr<xla::Shape> carried = xla::cpu::CarriedShape(shape);
+  if (!carried.ok()) return xla::cpu::Fail(context, carried.status());
   size_t next = 0;
-  absl::StatusOr<xla::Literal> value = xla::cpu::Gather(*static_cast<const xla::Shape*>(shape), leaves, &next);
+  absl::StatusOr<xla::Literal> value = xla::cpu::Gather(*carried, leaves, &next);
   if (!value.ok()) return xla::cpu::Fail(context, value.status());
   context->device->PushOutfeed(*std::move(value));
   return 0;
