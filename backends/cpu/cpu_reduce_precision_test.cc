@@ -34,6 +34,23 @@ TEST(CpuReducePrecision, EveryFloatTypeAndWidth) {
   }
 }
 
+// 8- and 4-bit floats: every encoding, each format's NaNs and infinities included.
+TEST(CpuReducePrecision, NarrowFloatsEveryEncoding) {
+  const int widths[][2] = {{1, 0}, {2, 1}, {3, 2}, {4, 3}, {5, 2}, {2, 0}, {8, 23}};
+  for (PrimitiveType t : {F8E5M2, F8E4M3FN, F8E4M3B11FNUZ, F8E5M2FNUZ, F8E4M3FNUZ, F8E4M3, F8E3M4, F4E2M1FN}) {
+    const std::string type(primitive_util::LowercasePrimitiveTypeName(t));
+    const int count = 1 << primitive_util::BitWidth(t);
+    Literal x = *Literal::Create(ShapeUtil::MakeShape(t, {count}));
+    for (int i = 0; i < count; ++i) static_cast<uint8_t*>(x.untyped_data())[i] = static_cast<uint8_t>(i);
+    for (const auto& w : widths) {
+      const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  x = ", type, "[", count, "] parameter(0)\n  ROOT r = ",
+                                           type, "[", count, "] reduce-precision(x), exponent_bits=", w[0],
+                                           ", mantissa_bits=", w[1], "\n}\n");
+      EXPECT_TRUE(SameOnBothBackends(hlo, {x.Clone()})) << hlo;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace xla

@@ -544,8 +544,15 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitElementwise(const HloInstruct
       }
       return Unimplemented(hlo, t);
     }
-    case HloOpcode::kReducePrecision:
-      return EmitReducePrecision(b_, hlo, operands[0]);
+    case HloOpcode::kReducePrecision: {
+      llvm::Value* narrow_is_nan = nullptr;
+      const PrimitiveType type = hlo.shape().element_type();
+      if (primitive_util::IsNarrowFloatType(type)) {
+        llvm::Value* wide = WidenToF32(operands[0], type);
+        narrow_is_nan = b_->CreateFCmpUNO(wide, wide);
+      }
+      return EmitReducePrecision(b_, hlo, operands[0], narrow_is_nan);
+    }
     default:
       break;
   }

@@ -10,9 +10,15 @@
 namespace xla {
 namespace cpu {
 
-absl::StatusOr<llvm::Value*> EmitReducePrecision(llvm::IRBuilder<>* b, const HloInstruction& hlo, llvm::Value* x) {
+absl::StatusOr<llvm::Value*> EmitReducePrecision(llvm::IRBuilder<>* b, const HloInstruction& hlo, llvm::Value* x,
+                                                 llvm::Value* narrow_is_nan) {
   const PrimitiveType type = hlo.shape().element_type();
-  if (type != F16 && type != BF16 && type != F32 && type != F64) {
+  const bool narrow = primitive_util::IsNarrowFloatType(type);
+  // Formats laid out as sign, exponent, mantissa (f8e8m0fnu has no sign bit: refused, as the
+  // interpreter refuses it).
+  if ((type != F16 && type != BF16 && type != F32 && type != F64 && !narrow) ||
+      primitive_util::BitWidth(type) != 1 + primitive_util::ExponentWidth(type) + primitive_util::MantissaWidth(type) ||
+      (narrow && narrow_is_nan == nullptr)) {
     return absl::UnimplementedError(absl::StrCat("cpu backend: reduce-precision on ",
                                                  std::string(primitive_util::LowercasePrimitiveTypeName(type))));
   }
@@ -25,15 +31,19 @@ absl::StatusOr<llvm::Value*> EmitReducePrecision(llvm::IRBuilder<>* b, const Hlo
   const int nbits = primitive_util::BitWidth(type);
   const int src_e = primitive_util::ExponentWidth(type);
   const int src_m = primitive_util::MantissaWidth(type);
-  llvm::IntegerType* int_type = b->getIntNTy(nbits);
+  // 8- and 4-bit floats are i8 registers (4-bit ones in the low bits).
+  llvm::IntegerType* int_type = narrow ? b->getInt8Ty() : b->getIntNTy(nbits);
   auto constant = [&](uint64_t v) { return llvm::ConstantInt::get(int_type, v); };
   auto mask = [](int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; };
-  llvm::Value* original = type == BF16 ? x : b->CreateBitCast(x, int_type);
-  // NaN: all exponent bits set and a nonzero mantissa.
+  llvm::Value* original = type == BF16 || narrow ? x : b->CreateBitCast(x, int_type);
   const uint64_t exp_mask = mask(src_e) << src_m;
   const uint64_t sign_mask = uint64_t{1} << (nbits - 1);
-  llvm::Value* magnitude = b->CreateAnd(original, constant(~sign_mask & mask(nbits)));
-  llvm::Value* is_nan = b->CreateICmpUGT(magnitude, constant(exp_mask));
+  llvm::Value* is_nan = narrow_is_nan;
+  if (!narrow) {
+    // NaN: all exponent bits set and a nonzero mantissa.
+    llvm::Value* magnitude = b->CreateAnd(original, constant(~sign_mask & mask(nbits)));
+    is_nan = b->CreateICmpUGT(magnitude, constant(exp_mask));
+  }
   llvm::Value* bits = original;
   if (m < src_m) {
     const uint64_t last_bit = uint64_t{1} << (src_m - m);
@@ -52,8 +62,9 @@ absl::StatusOr<llvm::Value*> EmitReducePrecision(llvm::IRBuilder<>* b, const Hlo
                            b->CreateOr(signed_zero, constant(exp_mask)), bits);
     bits = b->CreateSelect(b->CreateICmpULE(exponent, constant(min_exponent << src_m)), signed_zero, bits);
   }
+  if (narrow) bits = b->CreateAnd(bits, constant(mask(nbits)));
   bits = b->CreateSelect(is_nan, m > 0 ? original : constant(exp_mask), bits);
-  return type == BF16 ? bits : b->CreateBitCast(bits, x->getType());
+  return type == BF16 || narrow ? bits : b->CreateBitCast(bits, x->getType());
 }
 
 }  // namespace cpu

@@ -11,7 +11,10 @@ namespace xla {
 namespace cpu {
 
 // `x` in its register type (f16 half, bf16 its i16 bits, f32 float, f64 double).
-absl::StatusOr<llvm::Value*> EmitReducePrecision(llvm::IRBuilder<>* b, const HloInstruction& hlo, llvm::Value* x);
+// `narrow_is_nan`: for 8- and 4-bit floats (held in i8), whether x is a NaN (their NaN
+// encodings differ by format; the caller decodes them).
+absl::StatusOr<llvm::Value*> EmitReducePrecision(llvm::IRBuilder<>* b, const HloInstruction& hlo, llvm::Value* x,
+                                                 llvm::Value* narrow_is_nan = nullptr);
 
 }  // namespace cpu
 }  // namespace xla
