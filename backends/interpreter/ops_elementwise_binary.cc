@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "backends/complex_math.h"
 #include "backends/interpreter/ops_elementwise_internal.h"
 #include "hlo/comparison_util.h"
 #include "hlo/shape_util.h"
@@ -157,11 +158,7 @@ struct PowerOp {
         }
         return IntegerPow(a, b);
       } else if constexpr (kIsComplex<T>) {
-        // inf^(r + 0i) is inf for r > 0 and 0 for r < 0.
-        const bool a_pos_inf = a.imag() == 0 && a.real() > 0 && std::isinf(a.real());
-        if (a_pos_inf && b.imag() == 0 && b.real() > 0) return a;
-        if (a_pos_inf && b.imag() == 0 && b.real() < 0) return T(0);
-        return std::pow(a, b);
+        return complex_math::Pow(a, b);
       } else {
         return std::pow(a, b);
       }
@@ -174,9 +171,7 @@ struct Atan2Op {
   template <typename T>
   static T Apply(T y, T x, int) {
     if constexpr (kIsComplex<T>) {
-      // atan2(y, x) = -i * log((x + i*y) / sqrt(x^2 + y^2))
-      const T i(0, 1);
-      return -i * std::log((x + i * y) / std::sqrt(x * x + y * y));
+      return complex_math::Atan2(y, x);
     } else {
       return std::atan2(y, x);
     }

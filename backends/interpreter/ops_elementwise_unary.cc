@@ -6,6 +6,7 @@
 #include <complex>
 #include <limits>
 
+#include "backends/complex_math.h"
 #include "backends/interpreter/ops_elementwise_internal.h"
 #include "hlo/status_macros.h"
 
@@ -66,10 +67,7 @@ struct Expm1Op {
   template <typename T>
   static T Apply(T x, int) {
     if constexpr (kIsComplex<T>) {
-      using R = typename T::value_type;
-      const R a = x.real(), b = x.imag();
-      const R half_sin = std::sin(b / 2);
-      return T(std::expm1(a) * std::cos(b) - 2 * half_sin * half_sin, std::exp(a) * std::sin(b));
+      return complex_math::Expm1(x);
     } else {
       return std::expm1(x);
     }
@@ -82,9 +80,7 @@ struct Log1pOp {
   template <typename T>
   static T Apply(T x, int) {
     if constexpr (kIsComplex<T>) {
-      using R = typename T::value_type;
-      const R a = x.real(), b = x.imag();
-      return T(R(0.5) * std::log1p(a * (2 + a) + b * b), std::atan2(b, 1 + a));
+      return complex_math::Log1p(x);
     } else {
       return std::log1p(x);
     }

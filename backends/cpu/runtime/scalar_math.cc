@@ -2,10 +2,11 @@
 // interpreter to the bit: complex math (computed with std::complex, as the interpreter's
 // elementwise ops are, so the library's special cases and rounding are the same) and the
 // rounding of a value to an 8- or 4-bit float (hlo/float_types.h, the one definition the
-// interpreter and literals use).
+// interpreter and literals use). Formulas beyond std::complex: backends/complex_math.h.
 #include <cmath>
 #include <complex>
 
+#include "backends/complex_math.h"
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/float_types.h"
 #include "hlo/hlo_opcode.h"
@@ -19,32 +20,12 @@ std::complex<T> ComplexOp(int32_t opcode, std::complex<T> x, std::complex<T> y) 
   switch (static_cast<HloOpcode>(opcode)) {
     case HloOpcode::kMultiply: return x * y;
     case HloOpcode::kDivide: return x / y;
-    case HloOpcode::kPower: {
-      // 1^y == 1 and x^0 == 1 for every operand, NaN included (Kahan).
-      if (x == C(1) || y == C(0)) return C(1);
-      // inf^(r + 0i) is inf for r > 0 and 0 for r < 0.
-      const bool x_pos_inf = x.imag() == 0 && x.real() > 0 && std::isinf(x.real());
-      if (x_pos_inf && y.imag() == 0 && y.real() > 0) return x;
-      if (x_pos_inf && y.imag() == 0 && y.real() < 0) return C(0);
-      return std::pow(x, y);
-    }
-    case HloOpcode::kAtan2: {
-      // atan2(x, y) = -i * log((y + i*x) / sqrt(y^2 + x^2)), x the first operand.
-      const C i(0, 1);
-      return -i * std::log((y + i * x) / std::sqrt(y * y + x * x));
-    }
+    case HloOpcode::kPower: return xla::complex_math::Pow(x, y);
+    case HloOpcode::kAtan2: return xla::complex_math::Atan2(x, y);
     case HloOpcode::kExponential: return std::exp(x);
-    case HloOpcode::kExponentialMinusOne: {
-      // Accurate near zero: expm1(a) cos(b) - 2 sin^2(b/2) + i e^a sin(b).
-      const T a = x.real(), b = x.imag();
-      const T half_sin = std::sin(b / 2);
-      return C(std::expm1(a) * std::cos(b) - 2 * half_sin * half_sin, std::exp(a) * std::sin(b));
-    }
+    case HloOpcode::kExponentialMinusOne: return xla::complex_math::Expm1(x);
     case HloOpcode::kLog: return std::log(x);
-    case HloOpcode::kLogPlusOne: {
-      const T a = x.real(), b = x.imag();
-      return C(T(0.5) * std::log1p(a * (2 + a) + b * b), std::atan2(b, 1 + a));
-    }
+    case HloOpcode::kLogPlusOne: return xla::complex_math::Log1p(x);
     case HloOpcode::kSqrt: return std::sqrt(x);
     case HloOpcode::kRsqrt: return C(1) / std::sqrt(x);
     case HloOpcode::kLogistic: return C(1) / (C(1) + std::exp(-x));
