@@ -229,6 +229,26 @@ def test_execute_donated_argument_is_consumed(client):
   assert not a.owned  # nothing left to unregister
 
 
+def test_donated_cache_updated_step_by_step(client):
+  # A KV-cache update whose result aliases the cache: each step donates the last result
+  # (on cpu the row is then written into the donated buffer itself).
+  b = xc.XlaBuilder("cache_update")
+  cache = ops.Parameter(b, 0, xc.Shape.array_shape(np.dtype(np.float32), (8, 4)))
+  row = ops.Parameter(b, 1, xc.Shape.array_shape(np.dtype(np.float32), (1, 4)))
+  i = ops.Parameter(b, 2, xc.Shape.array_shape(np.dtype(np.int32), ()))
+  ops.DynamicUpdateSlice(cache, row, [i, ops.Constant(b, np.int32(0))])
+  b.setup_alias([], 0, [])
+  exe = client.compile(b.build())
+  first = client.transfer_to_server(np.zeros((8, 4), np.float32))
+  current = first
+  for step in range(8):
+    new_row = np.full((1, 4), step + 1, np.float32)
+    current = client.execute(exe, [current, new_row, np.int32(step)], donated_arguments=[0])
+  expected = np.repeat(np.arange(1, 9, dtype=np.float32)[:, None], 4, axis=1)
+  np.testing.assert_array_equal(client.transfer(current), expected)
+  expect_error(grpc.StatusCode.FAILED_PRECONDITION, client.transfer, first, match="donated")
+
+
 def test_stale_handle_does_not_block_a_batch(fresh_client):
   c = fresh_client
   datas = [c.transfer_to_server(f32(4)) for _ in range(3)]
