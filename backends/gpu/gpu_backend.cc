@@ -139,19 +139,26 @@ class GpuExecutable : public backend::Executable {
   // Loads the PTX and uploads the constants (the caller holds device->mu).
   absl::Status Load() ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
     RETURN_IF_ERROR(UseContext(*device_));
-    functions_.assign(plan_.steps.size(), nullptr);
-    constants_.resize(plan_.steps.size());
-    for (size_t s = 0; s < plan_.steps.size(); ++s) {
-      if (plan_.steps[s].kind == GpuPlanStep::Kind::kConstant) {
-        ASSIGN_OR_RETURN(constants_[s], Upload(device_, plan_.steps[s].hlo->literal()));
+    functions_.resize(plan_.sequences.size());
+    constants_.resize(plan_.sequences.size());
+    for (size_t q = 0; q < plan_.sequences.size(); ++q) {
+      const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
+      functions_[q].assign(steps.size(), nullptr);
+      constants_[q].resize(steps.size());
+      for (size_t s = 0; s < steps.size(); ++s) {
+        if (steps[s].kind == GpuPlanStep::Kind::kConstant) {
+          ASSIGN_OR_RETURN(constants_[q][s], Upload(device_, steps[s].hlo->literal()));
+        }
       }
     }
     if (plan_.ptx.empty()) return absl::OkStatus();
     ASSIGN_OR_RETURN(cu_module_, LoadPtx());
-    for (size_t s = 0; s < plan_.steps.size(); ++s) {
-      if (plan_.steps[s].kind != GpuPlanStep::Kind::kKernel) continue;
-      CUDA_RETURN_IF_ERROR(device_->driver,
-                           cuModuleGetFunction(&functions_[s], cu_module_, plan_.steps[s].kernel.c_str()));
+    for (size_t q = 0; q < plan_.sequences.size(); ++q) {
+      const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
+      for (size_t s = 0; s < steps.size(); ++s) {
+        if (steps[s].kind != GpuPlanStep::Kind::kKernel) continue;
+        CUDA_RETURN_IF_ERROR(device_->driver, cuModuleGetFunction(&functions_[q][s], cu_module_, steps[s].kernel.c_str()));
+      }
     }
     return absl::OkStatus();
   }
@@ -172,18 +179,34 @@ class GpuExecutable : public backend::Executable {
       ASSIGN_OR_RETURN(args.emplace_back(), PrepareArgument(arguments[i], entry.parameter_instruction(i)->shape(), i));
     }
     RETURN_IF_ERROR(UseContext(*device_));
+    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, RunSequence(0, args, options));
+    CUDA_RETURN_IF_ERROR(device_->driver, cuStreamSynchronize(device_->stream));
+    return result;
+  }
+
+ private:
+  // Runs sequence `q` on `args` (its parameters' values); the result may still be being
+  // computed on the stream. Every value lives until the stream is done with it: freed blocks
+  // may be reused by later kernels of this stream only, which run after the readers.
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> RunSequence(int q, absl::Span<const std::shared_ptr<backend::Buffer>> args,
+                                                               const backend::ExecuteOptions& options)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
     const CudaDriver* d = device_->driver;
-    // Every value lives until the stream is done with it: freed blocks may be reused by
-    // later kernels of this stream only, which run after the readers.
-    std::vector<std::shared_ptr<backend::Buffer>> values(plan_.steps.size());
-    for (size_t s = 0; s < plan_.steps.size(); ++s) {
-      const GpuPlanStep& step = plan_.steps[s];
+    const GpuSequence& sequence = plan_.sequences[q];
+    std::vector<std::shared_ptr<backend::Buffer>> values(sequence.steps.size());
+    auto cancelled = [&]() -> absl::Status {
+      if (!options.should_cancel || !options.should_cancel()) return absl::OkStatus();
+      d->cuStreamSynchronize(device_->stream);
+      return absl::CancelledError(absl::StrCat("execution of ", plan_.module->name(), " cancelled"));
+    };
+    for (size_t s = 0; s < sequence.steps.size(); ++s) {
+      const GpuPlanStep& step = sequence.steps[s];
       switch (step.kind) {
         case GpuPlanStep::Kind::kParameter:
           values[s] = args[step.index];
           break;
         case GpuPlanStep::Kind::kConstant:
-          values[s] = constants_[s];
+          values[s] = constants_[q][s];
           break;
         case GpuPlanStep::Kind::kTuple: {
           std::vector<std::shared_ptr<backend::Buffer>> elements;
@@ -194,11 +217,42 @@ class GpuExecutable : public backend::Executable {
         case GpuPlanStep::Kind::kGetTupleElement:
           values[s] = values[step.operands[0]]->tuple_elements().at(step.index);
           break;
-        case GpuPlanStep::Kind::kKernel: {
-          if (options.should_cancel && options.should_cancel()) {
-            d->cuStreamSynchronize(device_->stream);
-            return absl::CancelledError(absl::StrCat("execution of ", plan_.module->name(), " cancelled"));
+        case GpuPlanStep::Kind::kCall: {
+          std::vector<std::shared_ptr<backend::Buffer>> operands;
+          for (int o : step.operands) operands.push_back(values[o]);
+          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[0], operands, options));
+          break;
+        }
+        // Control flow is decided on the host: the condition's pred or the branch index is
+        // computed on the device and read back (a few bytes, one copy per iteration or
+        // branch, which waits for the kernels before it). Everything else stays on the device.
+        case GpuPlanStep::Kind::kWhile: {
+          std::shared_ptr<backend::Buffer> state = values[step.operands[0]];
+          while (true) {
+            RETURN_IF_ERROR(cancelled());
+            ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], {state}, options));
+            ASSIGN_OR_RETURN(int64_t go, ReadScalar(*keep_going));
+            if (go == 0) break;
+            ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, options));
           }
+          values[s] = std::move(state);
+          break;
+        }
+        case GpuPlanStep::Kind::kConditional: {
+          const std::shared_ptr<backend::Buffer>& selector = values[step.operands[0]];
+          ASSIGN_OR_RETURN(int64_t index, ReadScalar(*selector));
+          const int64_t branches = static_cast<int64_t>(step.callees.size());
+          int64_t branch = index;
+          if (selector->shape().element_type() == PRED) {
+            branch = index != 0 ? 0 : 1;  // {true, false}
+          } else if (index < 0 || index >= branches) {
+            branch = branches - 1;  // out of range: the last branch, as XLA defines
+          }
+          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[branch], {values[step.operands[branch + 1]]}, options));
+          break;
+        }
+        case GpuPlanStep::Kind::kKernel: {
+          RETURN_IF_ERROR(cancelled());
           ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
           values[s] = out;
           if (step.elements == 0) break;
@@ -219,17 +273,32 @@ class GpuExecutable : public backend::Executable {
           const int64_t wanted = step.rows > 0 ? step.rows : (step.elements + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
           const int64_t most = device_->multiprocessors * (step.rows > 0 ? 8 : 32);
           const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
-          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(functions_[s], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0,
+          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(functions_[q][s], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0,
                                                  device_->stream, params.data(), nullptr));
           break;
         }
       }
     }
-    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device_->stream));
-    return values[plan_.root];
+    return values[sequence.root];
   }
 
- private:
+  // The value of a pred[] or s32[] buffer, read back to the host (waits for its kernel).
+  absl::StatusOr<int64_t> ReadScalar(const backend::Buffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    const auto* gpu = dynamic_cast<const GpuBuffer*>(&buffer);
+    const PrimitiveType type = buffer.shape().IsArray() ? buffer.shape().element_type() : PRIMITIVE_TYPE_INVALID;
+    if (gpu == nullptr || (type != PRED && type != S32) || gpu->size_bytes() != (type == PRED ? 1 : 4)) {
+      return absl::InternalError(absl::StrCat("gpu: control flow reads a ", buffer.shape().ToString(true),
+                                              " buffer, not a pred[] or s32[]"));
+    }
+    const CudaDriver* d = device_->driver;
+    uint8_t pred = 0;
+    int32_t index = 0;
+    void* host = type == PRED ? static_cast<void*>(&pred) : static_cast<void*>(&index);
+    CUDA_RETURN_IF_ERROR(d, cuMemcpyDtoHAsync(host, gpu->address(), static_cast<size_t>(gpu->size_bytes()), device_->stream));
+    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device_->stream));
+    return type == PRED ? int64_t{pred} : int64_t{index};
+  }
+
   // The argument as the parameter wants it: on this device, with the parameter's layout
   // (a differently laid out array is relaid out through the host: a known slow path).
   absl::StatusOr<std::shared_ptr<backend::Buffer>> PrepareArgument(const std::shared_ptr<backend::Buffer>& arg,
@@ -319,8 +388,8 @@ class GpuExecutable : public backend::Executable {
   Device* const device_;
   const GpuPlan plan_;
   CUmodule cu_module_ = nullptr;
-  std::vector<CUfunction> functions_;                       // per step (kernels)
-  std::vector<std::shared_ptr<backend::Buffer>> constants_;  // per step (constants)
+  std::vector<std::vector<CUfunction>> functions_;                       // per sequence and step (kernels)
+  std::vector<std::vector<std::shared_ptr<backend::Buffer>>> constants_;  // per sequence and step (constants)
 };
 
 class GpuBackend : public backend::Backend {

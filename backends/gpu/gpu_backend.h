@@ -5,16 +5,18 @@
 // the driver API loaded at run time (cuda_driver.h). Compile turns a module into a GpuPlan
 // (gpu_compiler.h: the cpu backend's pass pipeline, a PTX kernel per fusion or elementwise
 // or data-movement op) and loads it; parameters, constants, tuples and get-tuple-element are
-// buffer bookkeeping. Other ops fail at Compile with UNIMPLEMENTED naming the op: nothing
-// runs on the host behind the caller's back. Executables serialize as their plans and load
+// buffer bookkeeping. while, conditional and call run their computations' steps; the host
+// decides which to run next from the pred or branch index their kernels computed, read back
+// with a device-to-host copy of a few bytes per iteration or branch (gpu_plan.h), the one
+// genuine host involvement. Other ops fail at Compile with UNIMPLEMENTED naming the op:
+// nothing is computed on the host behind the caller's back. Executables serialize as their plans and load
 // without LLVM: this file and the plan are LLVM-free.
 //
 // Per device: the primary context, one stream that executions and transfers use in turn,
 // and a DeviceMemoryPool. Buffers are device memory; host_data() is null.
 //
-// Stage of the work (see README): dot/convolution (cuBLAS), reductions with warp/block
-// trees, transcendental functions beyond f32 exp/log/tanh/logistic, infeed/outfeed and
-// pinned staging for transfers are still to come.
+// Stage of the work (see README): GEMM convolution, sort/scatter, infeed/outfeed and pinned
+// staging for transfers are still to come.
 
 #include <functional>
 #include <memory>

@@ -266,23 +266,25 @@ TEST(GpuBackendTest, InconsistentPlansAreRefused) {
   };
   ASSERT_TRUE(ValidateGpuPlan(fresh()).ok());
   auto kernel_step = [](GpuPlan& plan) -> GpuPlanStep& {
-    for (GpuPlanStep& s : plan.steps) {
+    for (GpuPlanStep& s : plan.entry().steps) {
       if (s.kind == GpuPlanStep::Kind::kKernel) return s;
     }
-    return plan.steps.front();
+    return plan.entry().steps.front();
   };
   struct Breakage {
     const char* what;
     std::function<void(GpuPlan&)> apply;
   };
   const std::vector<Breakage> breakages = {
-      {"operand", [&](GpuPlan& p) { kernel_step(p).operands[0] = static_cast<int>(p.steps.size()); }},
+      {"operand", [&](GpuPlan& p) { kernel_step(p).operands[0] = static_cast<int>(p.entry().steps.size()); }},
       {"not a kernel of its shape", [&](GpuPlan& p) { kernel_step(p).elements += 1; }},
       {"not a kernel of its shape", [&](GpuPlan& p) { kernel_step(p).rows = 5; }},
       {"not a cuBLAS gemm", [&](GpuPlan& p) { kernel_step(p).gemm = true; }},
-      {"is not parameter", [](GpuPlan& p) { p.steps[0].index = 7; }},
-      {"the root has no step", [](GpuPlan& p) { p.root = 0; }},
-      {"has two steps", [](GpuPlan& p) { p.steps.push_back(p.steps.back()); }},
+      {"is not parameter", [](GpuPlan& p) { p.entry().steps[0].index = 7; }},
+      {"the root of sequence 0 has no step", [](GpuPlan& p) { p.entry().root = 0; }},
+      {"has two steps", [](GpuPlan& p) { p.entry().steps.push_back(p.entry().steps.back()); }},
+      {"calls sequences but is no control flow", [&](GpuPlan& p) { kernel_step(p).callees = {0}; }},
+      {"the first sequence is not the entry", [](GpuPlan& p) { p.sequences.clear(); }},
   };
   for (const Breakage& b : breakages) {
     GpuPlan plan = fresh();
@@ -312,7 +314,7 @@ ENTRY main {
   absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget{});
   ASSERT_TRUE(plan.ok()) << plan.status();
   int gemms = 0, integer_dots = 0;
-  for (const GpuPlanStep& step : plan->steps) {
+  for (const GpuPlanStep& step : plan->entry().steps) {
     if (step.hlo->opcode() != HloOpcode::kDot) continue;
     EXPECT_FALSE(step.kernel.empty()) << "every dot keeps its kernel, for machines without cuBLAS";
     if (step.hlo->shape().element_type() == S32) {
@@ -329,7 +331,9 @@ ENTRY main {
   ASSERT_TRUE(bytes.ok());
   absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
   ASSERT_TRUE(back.ok()) << back.status();
-  for (size_t i = 0; i < plan->steps.size(); ++i) EXPECT_EQ(back->steps[i].gemm, plan->steps[i].gemm) << i;
+  for (size_t i = 0; i < plan->entry().steps.size(); ++i) {
+    EXPECT_EQ(back->entry().steps[i].gemm, plan->entry().steps[i].gemm) << i;
+  }
 }
 
 }  // namespace

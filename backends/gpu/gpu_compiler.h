@@ -2,7 +2,8 @@
 #define XLA_BACKENDS_GPU_GPU_COMPILER_H_
 
 // HLO -> GpuPlan (needs LLVM): verification, the cpu backend's pass pipeline, then a step per
-// entry instruction and one PTX module for the kernels. No device is needed, so plans for a
+// instruction of the entry and of every computation a while, conditional or call runs, and
+// one PTX module for the kernels. No device is needed, so plans for a
 // GPU machine can be compiled anywhere (tests/gpu/device_check.sh does).
 
 #include <memory>

@@ -112,6 +112,34 @@ TEST_F(GpuDeviceTest, IntegerArithmeticIsExact) {
   EXPECT_TRUE(Agree(modules::kIntegersModule, Args(Random(S32, {4096}, 19), Random(S32, {4096}, 20)), 0, 0));
 }
 
+TEST_F(GpuDeviceTest, EveryFloatOpThroughLibdevice) {
+  // Transcendentals within a few ulps of libm (tests/gpu/gpu_bundle.cc has the same bounds).
+  struct Type {
+    PrimitiveType type;
+    const char* name;
+    double rtol, atol;
+  };
+  for (const Type& t : {Type{F32, "f32", 4e-6, 1e-7}, Type{F64, "f64", 1e-13, 1e-300}, Type{F16, "f16", 2e-3, 1e-4},
+                        Type{BF16, "bf16", 1.6e-2, 1e-3}}) {
+    EXPECT_TRUE(Agree(modules::FloatOpsModule(t.name, 4096), Args(Random(t.type, {4096}, 28), Random(t.type, {4096}, 29)),
+                      t.rtol, t.atol))
+        << t.name;
+  }
+}
+
+TEST_F(GpuDeviceTest, WhileAndConditional) {
+  EXPECT_TRUE(Agree(modules::kWhileModule, Args(Random(F32, {1000}, 30)), 1e-5, 1e-6));
+  EXPECT_TRUE(Agree(modules::kDataDependentWhileModule, Args(Random(F32, {1000}, 31)), 0, 0));
+  for (int k : {0, 1, 2, -1}) {
+    for (bool flag : {true, false}) {
+      EXPECT_TRUE(Agree(modules::kConditionalModule,
+                        Args(Literal::CreateR0<int32_t>(k), Random(F32, {1000}, 32), Literal::CreateR0<bool>(flag)),
+                        4e-6, 1e-7))
+          << k << " " << flag;
+    }
+  }
+}
+
 TEST_F(GpuDeviceTest, MlpForward) {
   EXPECT_TRUE(Agree(modules::MlpModule(64, /*highest=*/true),
                     Args(Random(F32, {64, 784}, 21), Random(F32, {784, 1024}, 22), Random(F32, {1024}, 23),

@@ -13,14 +13,24 @@ namespace xla {
 namespace gpu {
 namespace {
 
-// One line per step: kind instruction index elements rows gemm kernel operands ("-" when none).
+// One line per sequence: its computation's name.
+std::string SequencesText(const GpuPlan& plan) {
+  std::string text;
+  for (const GpuSequence& q : plan.sequences) absl::StrAppend(&text, q.computation->name(), "\n");
+  return text;
+}
+
+// One line per step: sequence kind instruction index elements rows gemm kernel operands
+// callees ("-" when none).
 std::string StepsText(const GpuPlan& plan) {
   std::string text;
-  for (const GpuPlanStep& s : plan.steps) {
-    absl::StrAppend(&text, static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ", s.rows, " ",
-                    s.gemm ? 1 : 0, " ",
-                    s.kernel.empty() ? "-" : s.kernel, " ",
-                    s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), "\n");
+  for (size_t q = 0; q < plan.sequences.size(); ++q) {
+    for (const GpuPlanStep& s : plan.sequences[q].steps) {
+      absl::StrAppend(&text, q, " ", static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ",
+                      s.rows, " ", s.gemm ? 1 : 0, " ", s.kernel.empty() ? "-" : s.kernel, " ",
+                      s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), " ",
+                      s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), "\n");
+    }
   }
   return text;
 }
@@ -30,32 +40,51 @@ absl::Status BadPlan(const std::string& what) {
 }
 
 // (absl::string_view here: Debian's absl has its own, not std::string_view.)
+absl::Status ParseSequences(absl::string_view text, GpuPlan* plan) {
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    GpuSequence q;
+    q.computation = plan->module->GetComputationWithName(std::string(line));
+    if (q.computation == nullptr) return BadPlan(absl::StrCat("no computation ", std::string(line)));
+    plan->sequences.push_back(std::move(q));
+  }
+  if (plan->sequences.empty()) return BadPlan("no sequences");
+  return absl::OkStatus();
+}
+
+absl::Status ParseIndices(absl::string_view field, absl::string_view line, std::vector<int>* out) {
+  if (field == "-") return absl::OkStatus();
+  for (absl::string_view o : absl::StrSplit(field, ',')) {
+    int v = 0;
+    if (!absl::SimpleAtoi(o, &v)) return BadPlan(absl::StrCat("malformed index in '", std::string(line), "'"));
+    out->push_back(v);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
-  const HloComputation& entry = *plan->module->entry_computation();
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
-    int kind = 0;
+    int sequence = 0, kind = 0, gemm = 0;
     GpuPlanStep step;
-    int gemm = 0;
-    if (f.size() != 8 || !absl::SimpleAtoi(f[0], &kind) || kind < 0 || kind > 4 ||
-        !absl::SimpleAtoi(f[2], &step.index) || !absl::SimpleAtoi(f[3], &step.elements) ||
-        !absl::SimpleAtoi(f[4], &step.rows) || !absl::SimpleAtoi(f[5], &gemm) || gemm < 0 || gemm > 1) {
+    if (f.size() != 10 || !absl::SimpleAtoi(f[0], &sequence) || sequence < 0 ||
+        sequence >= static_cast<int>(plan->sequences.size()) || !absl::SimpleAtoi(f[1], &kind) || kind < 0 ||
+        kind > static_cast<int>(GpuPlanStep::Kind::kCall) || !absl::SimpleAtoi(f[3], &step.index) ||
+        !absl::SimpleAtoi(f[4], &step.elements) || !absl::SimpleAtoi(f[5], &step.rows) ||
+        !absl::SimpleAtoi(f[6], &gemm) || gemm < 0 || gemm > 1) {
       return BadPlan(absl::StrCat("malformed step '", std::string(line), "'"));
     }
+    GpuSequence& q = plan->sequences[sequence];
     step.kind = static_cast<GpuPlanStep::Kind>(kind);
     step.gemm = gemm == 1;
-    step.hlo = entry.GetInstructionWithName(std::string(f[1]));
-    if (step.hlo == nullptr) return BadPlan(absl::StrCat("no instruction ", std::string(f[1])));
-    if (f[6] != "-") step.kernel = std::string(f[6]);
-    if (f[7] != "-") {
-      for (absl::string_view o : absl::StrSplit(f[7], ',')) {
-        int operand = 0;
-        if (!absl::SimpleAtoi(o, &operand)) return BadPlan(absl::StrCat("malformed operand in '", std::string(line), "'"));
-        step.operands.push_back(operand);
-      }
+    step.hlo = q.computation->GetInstructionWithName(std::string(f[2]));
+    if (step.hlo == nullptr) {
+      return BadPlan(absl::StrCat("no instruction ", std::string(f[2]), " in ", q.computation->name()));
     }
-    if (step.hlo == entry.root_instruction()) plan->root = static_cast<int>(plan->steps.size());
-    plan->steps.push_back(std::move(step));
+    if (f[7] != "-") step.kernel = std::string(f[7]);
+    RETURN_IF_ERROR(ParseIndices(f[8], line, &step.operands));
+    RETURN_IF_ERROR(ParseIndices(f[9], line, &step.callees));
+    if (step.hlo == q.computation->root_instruction()) q.root = static_cast<int>(q.steps.size());
+    q.steps.push_back(std::move(step));
   }
   return absl::OkStatus();
 }
@@ -118,6 +147,8 @@ absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan) {
   RETURN_IF_ERROR(backend::SetModuleField(*plan.module, &fields));
   fields.Set("ptx", plan.ptx);
   fields.Set("sm", std::to_string(plan.sm));
+  fields.Set("plan_version", std::to_string(kGpuPlanFormatVersion));
+  fields.Set("sequences", SequencesText(plan));
   fields.Set("steps", StepsText(plan));
   return backend::WriteExecutableContainer(fields);
 }
@@ -125,25 +156,83 @@ absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan) {
 absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes) {
   ASSIGN_OR_RETURN(backend::ExecutableFields fields, backend::ReadExecutableContainer(bytes));
   RETURN_IF_ERROR(backend::CheckExecutableOrigin(fields, "gpu"));
+  // The first plans (one sequence, no control flow) had no version field.
+  std::string version = "1";
+  if (fields.Has("plan_version")) version = std::string(*fields.Get("plan_version"));
+  if (version != std::to_string(kGpuPlanFormatVersion)) {
+    return absl::FailedPreconditionError(absl::StrCat("serialized gpu executable: its plan format is version ", version,
+                                                      ", this server reads version ", kGpuPlanFormatVersion,
+                                                      "; compile the module again"));
+  }
   GpuPlan plan;
   ASSIGN_OR_RETURN(plan.module, backend::GetModuleField(fields));
   ASSIGN_OR_RETURN(std::string_view ptx, fields.Get("ptx"));
   plan.ptx = std::string(ptx);
   ASSIGN_OR_RETURN(std::string_view sm, fields.Get("sm"));
   if (!absl::SimpleAtoi(absl::string_view(sm.data(), sm.size()), &plan.sm)) return BadPlan("malformed sm");
+  ASSIGN_OR_RETURN(std::string_view sequences, fields.Get("sequences"));
+  RETURN_IF_ERROR(ParseSequences(absl::string_view(sequences.data(), sequences.size()), &plan));
   ASSIGN_OR_RETURN(std::string_view steps, fields.Get("steps"));
   RETURN_IF_ERROR(ParseSteps(absl::string_view(steps.data(), steps.size()), &plan));
   RETURN_IF_ERROR(ValidateGpuPlan(plan));
   return plan;
 }
 
-absl::Status ValidateGpuPlan(const GpuPlan& plan) {
-  if (plan.module == nullptr) return BadPlan("no module");
-  const HloComputation& entry = *plan.module->entry_computation();
+namespace {
+
+bool IsScalarOf(const Shape& shape, PrimitiveType type) {
+  return shape.IsArray() && shape.rank() == 0 && shape.element_type() == type;
+}
+
+// The control-flow step `s` (in sequence `q`) calls later sequences of its computations.
+absl::Status ValidateCallees(const GpuPlan& plan, int q, size_t i, const GpuPlanStep& s) {
+  const HloInstruction& hlo = *s.hlo;
+  const std::vector<const HloComputation*> called = StepCallees(hlo);
+  bool matches = called.size() == s.callees.size();
+  for (size_t c = 0; matches && c < s.callees.size(); ++c) {
+    const int callee = s.callees[c];
+    if (callee <= q || callee >= static_cast<int>(plan.sequences.size())) {
+      return BadPlan(absl::StrCat("step ", i, " (", hlo.name(), ") of sequence ", q, " calls sequence ", callee,
+                                  ", which is not a later one"));
+    }
+    matches = plan.sequences[callee].computation == called[c];
+  }
+  if (!matches) return BadPlan(absl::StrCat("step ", i, " (", hlo.name(), ") does not call its computations"));
+  switch (s.kind) {
+    case GpuPlanStep::Kind::kWhile:
+      // The runtime reads one byte back per iteration.
+      if (hlo.opcode() != HloOpcode::kWhile || called.size() != 2 || called[0] == nullptr ||
+          hlo.operand_count() != 1 || !IsScalarOf(called[0]->root_instruction()->shape(), PRED)) {
+        return BadPlan(absl::StrCat("step ", i, " (", hlo.name(), ") is not a while with a pred[] condition"));
+      }
+      break;
+    case GpuPlanStep::Kind::kConditional: {
+      const Shape& selector = hlo.operand(0)->shape();
+      const bool by_pred = IsScalarOf(selector, PRED) && called.size() == 2;
+      if (hlo.opcode() != HloOpcode::kConditional || called.empty() ||
+          hlo.operand_count() != static_cast<int64_t>(called.size()) + 1 || !(by_pred || IsScalarOf(selector, S32))) {
+        return BadPlan(absl::StrCat("step ", i, " (", hlo.name(), ") is not a conditional on a pred[] or s32[]"));
+      }
+      break;
+    }
+    default:
+      if (hlo.opcode() != HloOpcode::kCall || called.size() != 1) {
+        return BadPlan(absl::StrCat("step ", i, " (", hlo.name(), ") is not a call"));
+      }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateSequence(const GpuPlan& plan, int q) {
+  const GpuSequence& sequence = plan.sequences[q];
+  const HloComputation* computation = sequence.computation;
+  if (computation == nullptr) return BadPlan(absl::StrCat("sequence ", q, " has no computation"));
   absl::flat_hash_map<const HloInstruction*, int> position;
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const GpuPlanStep& s = plan.steps[i];
-    if (s.hlo == nullptr || s.hlo->parent() != &entry) return BadPlan(absl::StrCat("step ", i, " is not in the entry"));
+  for (size_t i = 0; i < sequence.steps.size(); ++i) {
+    const GpuPlanStep& s = sequence.steps[i];
+    if (s.hlo == nullptr || s.hlo->parent() != computation) {
+      return BadPlan(absl::StrCat("step ", i, " of sequence ", q, " is not in ", computation->name()));
+    }
     if (s.operands.size() != static_cast<size_t>(s.hlo->operand_count())) {
       return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") has ", s.operands.size(), " operands"));
     }
@@ -152,6 +241,11 @@ absl::Status ValidateGpuPlan(const GpuPlan& plan) {
       if (it == position.end() || it->second != s.operands[k]) {
         return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), "): operand ", k, " is not step ", s.operands[k]));
       }
+    }
+    const bool control = s.kind == GpuPlanStep::Kind::kWhile || s.kind == GpuPlanStep::Kind::kConditional ||
+                         s.kind == GpuPlanStep::Kind::kCall;
+    if (!control && !s.callees.empty()) {
+      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") calls sequences but is no control flow"));
     }
     switch (s.kind) {
       case GpuPlanStep::Kind::kParameter:
@@ -184,17 +278,53 @@ absl::Status ValidateGpuPlan(const GpuPlan& plan) {
         }
         if (s.gemm && !IsCublasGemm(*s.hlo)) return BadPlan(absl::StrCat("step ", i, " is not a cuBLAS gemm"));
         break;
+      case GpuPlanStep::Kind::kWhile:
+      case GpuPlanStep::Kind::kConditional:
+      case GpuPlanStep::Kind::kCall:
+        RETURN_IF_ERROR(ValidateCallees(plan, q, i, s));
+        break;
     }
     if (!position.emplace(s.hlo, static_cast<int>(i)).second) {
       return BadPlan(absl::StrCat("instruction ", s.hlo->name(), " has two steps"));
     }
   }
-  auto root = position.find(entry.root_instruction());
-  if (root == position.end() || root->second != plan.root) return BadPlan("the root has no step");
-  if (entry.num_parameters() > 0) {
-    for (const HloInstruction* p : entry.parameter_instructions()) {
-      if (!position.contains(p)) return BadPlan(absl::StrCat("parameter ", p->name(), " has no step"));
+  auto root = position.find(computation->root_instruction());
+  if (root == position.end() || root->second != sequence.root) {
+    return BadPlan(absl::StrCat("the root of sequence ", q, " has no step"));
+  }
+  for (const HloInstruction* p : computation->parameter_instructions()) {
+    if (!position.contains(p)) return BadPlan(absl::StrCat("parameter ", p->name(), " has no step"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<const HloComputation*> StepCallees(const HloInstruction& hlo) {
+  if (hlo.opcode() == HloOpcode::kWhile) return {hlo.while_condition(), hlo.while_body()};
+  return {hlo.called_computations().begin(), hlo.called_computations().end()};
+}
+
+absl::Status ValidateGpuPlan(const GpuPlan& plan) {
+  if (plan.module == nullptr) return BadPlan("no module");
+  if (plan.sequences.empty() || plan.sequences[0].computation != plan.module->entry_computation()) {
+    return BadPlan("the first sequence is not the entry computation's");
+  }
+  for (size_t q = 1; q < plan.sequences.size(); ++q) {
+    if (plan.sequences[q].computation == plan.module->entry_computation()) {
+      return BadPlan(absl::StrCat("sequence ", q, " runs the entry computation"));
     }
+  }
+  for (size_t q = 0; q < plan.sequences.size(); ++q) RETURN_IF_ERROR(ValidateSequence(plan, static_cast<int>(q)));
+  // A sequence per call site: each but the entry's is called from exactly one step.
+  std::vector<int> calls(plan.sequences.size(), 0);
+  for (const GpuSequence& q : plan.sequences) {
+    for (const GpuPlanStep& s : q.steps) {
+      for (int callee : s.callees) ++calls[callee];
+    }
+  }
+  for (size_t q = 1; q < plan.sequences.size(); ++q) {
+    if (calls[q] != 1) return BadPlan(absl::StrCat("sequence ", q, " is called from ", calls[q], " steps, not one"));
   }
   return absl::OkStatus();
 }

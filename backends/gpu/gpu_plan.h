@@ -3,9 +3,16 @@
 
 // What a compiled gpu executable is, apart from a device: the optimized module, one PTX
 // module with a kernel per fusion or elementwise op, and the steps an execution takes in
-// order. Compiling a plan needs LLVM (gpu_compiler.h); loading and running one needs only the
-// driver, so a plan compiled here runs on a GPU machine that has no LLVM (the serialized form
-// is the executable's, backends/executable_format.h, platform "gpu").
+// order: one sequence of steps for the entry computation and one for each computation a
+// while, conditional or call runs. Compiling a plan needs LLVM (gpu_compiler.h); loading and
+// running one needs only the driver, so a plan compiled here runs on a GPU machine that has
+// no LLVM (the serialized form is the executable's, backends/executable_format.h, platform
+// "gpu", with the plan format's own version).
+//
+// Control flow runs on the host: kernels compute a while's condition and body and a
+// conditional's branch index on the device, and the runtime reads the predicate or index
+// back (one device-to-host copy of a few bytes per iteration or branch) to pick the next
+// sequence. That round trip is the one place where the host takes part in an execution.
 
 #include <cstdint>
 #include <memory>
@@ -27,11 +34,23 @@ struct GpuTarget {
   int ptx = 78;  // PTX ISA version (7.8: the newest LLVM 16 writes)
 };
 
+// The version of the steps' serialized form; executables of another are refused to load.
+inline constexpr int kGpuPlanFormatVersion = 2;
+
 struct GpuPlanStep {
-  enum class Kind { kParameter = 0, kConstant = 1, kTuple = 2, kGetTupleElement = 3, kKernel = 4 };
+  enum class Kind {
+    kParameter = 0,
+    kConstant = 1,
+    kTuple = 2,
+    kGetTupleElement = 3,
+    kKernel = 4,
+    kWhile = 5,        // runs callees {condition, body} until the condition is false
+    kConditional = 6,  // runs callees[branch] on operand branch + 1
+    kCall = 7,         // runs callees {computation} on the operands
+  };
   Kind kind = Kind::kKernel;
-  const HloInstruction* hlo = nullptr;  // in the plan's module's entry computation
-  std::vector<int> operands;            // earlier steps, in operand order
+  const HloInstruction* hlo = nullptr;  // in its sequence's computation
+  std::vector<int> operands;            // earlier steps of the same sequence, in operand order
   int64_t index = 0;                    // parameter number or tuple index
   std::string kernel;                   // the PTX entry (kKernel)
   int64_t elements = 0;                 // the kernel's output elements (kKernel)
@@ -41,14 +60,29 @@ struct GpuPlanStep {
   // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
   // cuBLAS loads on the GPU machine, through `kernel` otherwise.
   bool gemm = false;
+  // The sequences (indices into GpuPlan::sequences) a while, conditional or call runs, of the
+  // computations StepCallees names; each comes after the step's own sequence, so calls cannot
+  // cycle.
+  std::vector<int> callees;
+};
+
+// The steps of one computation, in execution order; `root` computes its result.
+struct GpuSequence {
+  const HloComputation* computation = nullptr;
+  std::vector<GpuPlanStep> steps;
+  int root = -1;
 };
 
 struct GpuPlan {
   std::unique_ptr<HloModule> module;  // after the pass pipeline
   std::string ptx;                    // empty when no step is a kernel
   int sm = 90;                        // the PTX's target: loads on devices of this or a newer one
-  std::vector<GpuPlanStep> steps;     // the entry's instructions in execution order
-  int root = -1;                      // the step computing the entry's result
+  // [0] is the entry computation's; a computation called from several places has a sequence
+  // per call site.
+  std::vector<GpuSequence> sequences;
+
+  GpuSequence& entry() { return sequences.at(0); }
+  const GpuSequence& entry() const { return sequences.at(0); }
 };
 
 // The plan as an executable container (FAILED_PRECONDITION or INVALID_ARGUMENT on reading
@@ -60,8 +94,14 @@ absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes);
 // all row-major) on f32, f64, or bf16/f16 inputs (with an output of their type or f32).
 bool IsCublasGemm(const HloInstruction& dot);
 
-// INVALID_ARGUMENT unless every step names an entry instruction, its operands are the steps
-// of that instruction's operands, and kinds, indices and kernels are consistent.
+// The computations a control-flow step runs, in its callees' order: a while's {condition,
+// body}, a conditional's branches, a call's computation.
+std::vector<const HloComputation*> StepCallees(const HloInstruction& hlo);
+
+// INVALID_ARGUMENT unless the first sequence is the entry's, every step names an instruction
+// of its sequence's computation, its operands are the steps of that instruction's operands,
+// kinds, indices and kernels are consistent, and control flow calls later sequences of the
+// computations the instruction calls.
 absl::Status ValidateGpuPlan(const GpuPlan& plan);
 
 }  // namespace gpu

@@ -8,6 +8,7 @@
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/codegen/jit.h"
 #include "backends/cpu/passes/pass_util.h"
+#include "backends/gpu/libdevice.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -311,8 +312,8 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
 }
 
 // LLVM intrinsics NVPTX instruction selection handles. Any other one (llvm.exp.*, llvm.pow.*,
-// llvm.sin.*, ...) would stop LLVM with a fatal error inside the server, so it is refused
-// before code generation.
+// llvm.sin.* of types libdevice has no function for, ...) would stop LLVM with a fatal error
+// inside the server, so it is refused before code generation.
 bool NvptxLowers(llvm::StringRef name) {
   static constexpr const char* kPrefixes[] = {
       "llvm.nvvm.", "llvm.fabs.", "llvm.sqrt.", "llvm.fma.", "llvm.fmuladd.", "llvm.floor.", "llvm.ceil.",
@@ -330,16 +331,20 @@ bool NvptxLowers(llvm::StringRef name) {
   return false;
 }
 
-// The kernel a function's first caller is in, as "opcode name" for error messages.
+// The op kernel function `kernel` computes, as "opcode name" for error messages.
+std::string KernelOp(const llvm::Function& kernel, const PtxModule& result) {
+  const std::string name = kernel.getName().str();
+  for (const PtxKernel& k : result.kernels) {
+    if (k.name == name) return absl::StrCat(std::string(HloOpcodeString(k.hlo->opcode())), " ", k.hlo->name());
+  }
+  return name;
+}
+
+// The op a function's first caller computes.
 std::string CallerOp(const llvm::Function& f, const PtxModule& result) {
   for (const llvm::User* user : f.users()) {
     const auto* call = llvm::dyn_cast<llvm::CallBase>(user);
-    if (call == nullptr) continue;
-    const std::string kernel = call->getFunction()->getName().str();
-    for (const PtxKernel& k : result.kernels) {
-      if (k.name == kernel) return absl::StrCat(std::string(HloOpcodeString(k.hlo->opcode())), " ", k.hlo->name());
-    }
-    return kernel;
+    if (call != nullptr) return KernelOp(*call->getFunction(), result);
   }
   return "a kernel";
 }
@@ -422,6 +427,10 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
   if (llvm::verifyModule(*module, &verify_stream)) {
     return absl::InternalError(absl::StrCat("gpu backend emitted invalid IR: ", verify_stream.str()));
   }
+  // libm calls and transcendental intrinsics become libdevice's device functions; what is
+  // left that NVPTX cannot lower is refused by name.
+  RETURN_IF_ERROR(LinkLibdevice(*module, target.sm,
+                                [&result](const llvm::Function& kernel) { return KernelOp(kernel, result); }));
   RETURN_IF_ERROR(CheckNoHostCalls(*module, result));
   cpu::OptimizeLlvmModule(*module, tm.get());
   // Optimization may turn loops into calls (library routines, intrinsics): checked again.

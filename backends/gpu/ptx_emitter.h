@@ -47,8 +47,10 @@ struct PtxModule {
 bool IsKernelCandidate(const HloInstruction& hlo);
 
 // One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.
+// Transcendental functions come from libdevice (libdevice.h), read when a kernel needs one.
 // UNIMPLEMENTED names the instruction when its code would need a host routine (the cpu
-// backend's runtime calls: complex math, ...), which a GPU kernel cannot call.
+// backend's runtime calls: complex math, ...), which a GPU kernel cannot call, or libdevice
+// and it cannot be read.
 absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernels, const std::string& module_name,
                                   const GpuTarget& target = {});
 

@@ -9,8 +9,11 @@
 #include <vector>
 
 #include "backends/cpu/passes/pass_test_util.h"
+#include "backends/testing/hlo_test_util.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_verifier.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -137,18 +140,92 @@ TEST(PtxEmitterTest, ContractionsWindowsAndIndexing) {
   ExpectAssembles(*m);
 }
 
-TEST(PtxEmitterTest, HostRoutinesAreAClearErrorNotAFatalOne) {
-  // f32 sine is a libm call on cpu; device code cannot call it (yet: libdevice would).
-  Lowered l = Lower(R"(HloModule sine
+// PTX that calls a function it does not define (ptxas accepts that; loading the module
+// on a GPU would fail), e.g. a libm routine that was not replaced.
+bool HasExternalCalls(const std::string& ptx) { return ptx.find(".extern .func") != std::string::npos; }
+
+TEST(PtxEmitterTest, EveryFloatElementwiseOpCompilesForEveryFloatType) {
+  // Transcendental functions come from libdevice; f16 and bf16 are computed in f32.
+  for (const char* type : {"f32", "f64", "f16", "bf16"}) {
+    SCOPED_TRACE(type);
+    Lowered l = Lower(modules::FloatOpsModule(type, 64));
+    ASSERT_FALSE(l.kernels.empty());
+    absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, std::string("float_ops_") + type);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_FALSE(HasExternalCalls(m->ptx)) << m->ptx;
+    EXPECT_THAT(m->ptx, ::testing::Not(HasSubstr("__nvvm_reflect")));
+    ExpectAssembles(*m);
+  }
+}
+
+TEST(PtxEmitterTest, EveryUnaryAndBinaryOpcodeOnFloatsCompiles) {
+  // A sweep over the opcode list, so that an op added to it is not silently left out: each
+  // elementwise unary or binary opcode the interpreter (the reference) computes as
+  // T[16] -> T[16] compiles.
+  backend::RegisterBuiltinBackends();
+  for (const char* type : {"f32", "f64"}) {
+    const std::string t = std::string(type) + "[16]";
+    int compiled = 0;
+    for (int i = 0; i < kHloOpcodeCount; ++i) {
+      const HloOpcode op = static_cast<HloOpcode>(i);
+      const bool unary = HloOpcodeIsElementwiseUnary(op), binary = HloOpcodeIsElementwiseBinary(op);
+      if (!unary && !binary) continue;
+      const std::string name(HloOpcodeString(op));
+      const std::string text = "HloModule m\nENTRY main {\n  x = " + t + " parameter(0)\n  y = " + t +
+                               " parameter(1)\n  ROOT r = " + t + " " + name + (unary ? "(x)" : "(x, y)") + "\n}\n";
+      absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseAndReturnUnverifiedModule(text);
+      if (!parsed.ok() || !VerifyHloModule(**parsed).ok()) continue;
+      std::vector<Literal> zeros;
+      for (int a = 0; a < 2; ++a) zeros.push_back(*Literal::Create((*parsed)->entry_computation()->parameter_instruction(a)->shape()));
+      if (!::xla::testing::RunHlo(text, zeros, "interpreter").ok()) continue;  // not an op on floats
+      SCOPED_TRACE(name + " on " + type);
+      Lowered l = Lower(text);
+      absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, "op");
+      ASSERT_TRUE(m.ok()) << m.status();
+      EXPECT_FALSE(HasExternalCalls(m->ptx));
+      ExpectAssembles(*m);
+      ++compiled;
+    }
+    EXPECT_GE(compiled, 36) << type;  // the sweep reached the float ops
+  }
+}
+
+constexpr char kSine[] = R"(HloModule sine
 ENTRY main {
   x = f32[32] parameter(0)
   ROOT y = f32[32] sine(x)
-})");
+})";
+
+TEST(PtxEmitterTest, WithoutLibdeviceTranscendentalsAreAClearRefusal) {
+  setenv("XLA_GPU_LIBDEVICE", "/nonexistent/libdevice.10.bc", 1);
+  Lowered l = Lower(kSine);
   ASSERT_EQ(l.kernels.size(), 1u);
   absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, "sine");
   ASSERT_FALSE(m.ok());
   EXPECT_TRUE(absl::IsUnimplemented(m.status())) << m.status();
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("sinf"));
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr(l.kernels[0]->name()));
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("libdevice was not found at /nonexistent/libdevice.10.bc"));
+  // Kernels that need no libdevice function do not read it.
+  Lowered gelu = Lower(modules::GeluModule("64"));
+  EXPECT_TRUE(EmitPtx(gelu.kernels, "gelu").ok());
+  unsetenv("XLA_GPU_LIBDEVICE");
+  absl::StatusOr<PtxModule> again = EmitPtx(Lower(kSine).kernels, "sine");
+  EXPECT_TRUE(again.ok()) << again.status();
+}
+
+TEST(PtxEmitterTest, HostRoutinesAreAClearErrorNotAFatalOne) {
+  // Complex math is a runtime routine of the cpu backend; device code cannot call it.
+  Lowered l = Lower(R"(HloModule complex_exp
+ENTRY main {
+  x = c64[32] parameter(0)
+  ROOT y = c64[32] exponential(x)
+})");
+  ASSERT_EQ(l.kernels.size(), 1u);
+  absl::StatusOr<PtxModule> m = EmitPtx(l.kernels, "complex_exp");
+  ASSERT_FALSE(m.ok());
+  EXPECT_TRUE(absl::IsUnimplemented(m.status())) << m.status();
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("host routine"));
   EXPECT_THAT(std::string(m.status().message()), HasSubstr(l.kernels[0]->name()));
 }
 

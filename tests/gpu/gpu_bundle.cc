@@ -4,6 +4,7 @@
 // module as given, for the interpreter on the GPU machine) and <name>.check ("rtol atol" or
 // "bench"), for the curated modules below and every conformance module the gpu backend
 // compiles. gpu_check_runner runs them there (tests/gpu/device_check.sh).
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -78,6 +79,8 @@ int main(int argc, char** argv) {
                     softmax_bench = modules::SoftmaxModule(16384, 16384);
   const std::string mlp_small = modules::MlpModule(64, /*highest=*/true), mlp_bench = modules::MlpModule(4096);
   const std::string gelu_small = modules::GeluModule("1024,1000"), gelu_bench = modules::GeluModule("16384,16384");
+  const std::string ops_f32 = modules::FloatOpsModule("f32", 65536), ops_f64 = modules::FloatOpsModule("f64", 65536),
+                    ops_f16 = modules::FloatOpsModule("f16", 65536), ops_bf16 = modules::FloatOpsModule("bf16", 65536);
   const std::vector<Case> cases = {
       {"gelu_small", gelu_small.c_str(), "1e-6 1e-6"},
       {"softmax_64x128", softmax.c_str(), "1e-5 1e-7"},
@@ -86,6 +89,17 @@ int main(int argc, char** argv) {
       {"mixed_int_bf16_movement", modules::kMixedModule, "0 0"},
       {"f32_math", modules::kMathModule, "2e-6 1e-30"},
       {"integers", modules::kIntegersModule, "0 0"},
+      // Every float elementwise op; the transcendental ones through libdevice (within a few
+      // ulps of libm: 2-4 for f32, 1-3 for f64); f16 and bf16 round f32 results once, so they
+      // may differ from the interpreter by one of their own ulps.
+      {"float_ops_f32", ops_f32.c_str(), "4e-6 1e-7"},
+      {"float_ops_f64", ops_f64.c_str(), "1e-13 1e-300"},
+      {"float_ops_f16", ops_f16.c_str(), "2e-3 1e-4"},
+      {"float_ops_bf16", ops_bf16.c_str(), "1.6e-2 1e-3"},
+      // Control flow: the host loops and branches on a pred or index read back per step.
+      {"while_counted_with_branches", modules::kWhileModule, "1e-5 1e-6"},
+      {"while_until_small", modules::kDataDependentWhileModule, "0 0"},
+      {"conditionals_index_and_pred", modules::kConditionalModule, "4e-6 1e-7"},
       {"contractions_windows_indexing", modules::kContractionsModule, "1e-5 1e-4"},
       {"mlp_forward_batch64", mlp_small.c_str(), "1e-3 1e-5"},
       // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
@@ -111,7 +125,9 @@ int main(int argc, char** argv) {
       std::stringstream text;
       text << in.rdbuf();
       const std::string name = "conformance_" + entry.path().stem().string();
-      if (AddCase(dir, name, text.str(), "2e-6 1e-6", /*quiet=*/true)) {
+      // $GPU_BUNDLE_VERBOSE=1: say why each skipped conformance module does not compile.
+      const bool verbose = std::getenv("GPU_BUNDLE_VERBOSE") != nullptr;
+      if (AddCase(dir, name, text.str(), "2e-6 1e-6", /*quiet=*/!verbose)) {
         ++conformance;
       } else {
         ++skipped;

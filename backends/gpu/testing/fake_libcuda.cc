@@ -1,7 +1,8 @@
 // A stand-in for libcuda.so.1 in tests of the driver loader and the gpu backend (no GPU
 // needed). It exports cuGetProcAddress_v2, as the real driver's loader entry, plus test hooks
 // (xla_fake_cuda_*). $XLA_FAKE_CUDA_MODE picks the behaviour: "ok" (two sm_90 devices of
-// 1 GiB whose memory is host memory; modules load, kernels never run), "zero_devices",
+// 1 GiB whose memory is host memory; modules load; kernels do not run unless a test installs
+// a launch handler that stands in for them), "zero_devices",
 // "no_device" (cuInit fails as on a machine without GPUs), "missing_entry" (cuLaunchKernel
 // cannot be resolved).
 #include <cuda.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 
 namespace {
@@ -33,6 +35,12 @@ std::mutex mu;
 std::map<CUdeviceptr, size_t> allocations;  // all devices together
 std::string last_image;
 std::atomic<int> launches{0};
+std::atomic<int> device_to_host_copies{0};
+std::set<std::string> function_names;  // a CUfunction is a pointer to its name here
+// Called for each launch with the kernel's name and parameters when set; 0 is success.
+using LaunchHandler = int (*)(const char* kernel, void** params, void* context);
+std::atomic<LaunchHandler> launch_handler{nullptr};
+std::atomic<void*> launch_context{nullptr};
 
 CUresult FakeDeviceGetCount(int* n) {
   *n = std::strcmp(Mode(), "zero_devices") == 0 ? 0 : 2;
@@ -88,6 +96,7 @@ CUresult FakeMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream) {
   return CUDA_SUCCESS;
 }
 CUresult FakeMemcpyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream) {
+  ++device_to_host_copies;
   std::memcpy(dst, reinterpret_cast<const void*>(src), n);
   return CUDA_SUCCESS;
 }
@@ -117,19 +126,24 @@ CUresult FakeModuleUnload(CUmodule m) {
 CUresult FakeModuleGetFunction(CUfunction* f, CUmodule, const char* name) {
   std::lock_guard<std::mutex> lock(mu);
   if (last_image.find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
-  *f = reinterpret_cast<CUfunction>(static_cast<uintptr_t>(0x2000));
+  const std::string& interned = *function_names.insert(name).first;
+  *f = reinterpret_cast<CUfunction>(const_cast<char*>(interned.c_str()));
   return CUDA_SUCCESS;
 }
-CUresult FakeLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
-                          void**, void**) {
+CUresult FakeLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                          void** params, void**) {
   ++launches;
-  return CUDA_ERROR_NOT_SUPPORTED;  // the fake runs no device code
+  LaunchHandler handler = launch_handler.load();
+  if (handler == nullptr) return CUDA_ERROR_NOT_SUPPORTED;  // the fake runs no device code
+  return handler(reinterpret_cast<const char*>(f), params, launch_context.load()) == 0 ? CUDA_SUCCESS
+                                                                                       : CUDA_ERROR_LAUNCH_FAILED;
 }
 CUresult FakeGetErrorName(CUresult r, const char** s) {
   switch (r) {
     case CUDA_ERROR_NO_DEVICE: *s = "CUDA_ERROR_NO_DEVICE"; return CUDA_SUCCESS;
     case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
     case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; return CUDA_SUCCESS;
+    case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
@@ -202,4 +216,14 @@ extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_launches() {
 extern "C" __attribute__((visibility("default"))) const char* xla_fake_cuda_last_image() {
   std::lock_guard<std::mutex> lock(mu);
   return last_image.c_str();
+}
+extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_device_to_host_copies() {
+  return device_to_host_copies.load();
+}
+// `handler` (null: none) runs each launched kernel in place of the device: the parameters
+// are pointers to the kernel's CUdeviceptr arguments, which are host addresses here.
+extern "C" __attribute__((visibility("default"))) void xla_fake_cuda_set_launch_handler(LaunchHandler handler,
+                                                                                      void* context) {
+  launch_context.store(context);
+  launch_handler.store(handler);
 }

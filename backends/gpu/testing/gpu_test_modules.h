@@ -176,6 +176,141 @@ ENTRY main {
   ROOT t = (s32[4096], s8[4096], s32[4096]) tuple(d, c, mx)
 })";
 
+// Every floating-point elementwise op the cpu emitter computes, over T[n] for T = f32, f64,
+// f16, bf16 (the last two are computed in f32 and rounded once): the transcendental ones go
+// through libdevice on the GPU. x and y are in [-2, 2) in the device check, so some ops see
+// arguments outside their domain (log of a negative, acosh below 1): NaN on both sides.
+inline constexpr const char* kFloatUnaryOps[] = {
+    "abs",   "negate", "sqrt",  "rsqrt",  "cbrt",  "floor",  "ceil", "round-nearest-afz", "round-nearest-even",
+    "sign",  "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "tanh", "sine",
+    "cosine", "tan", "sinh", "cosh", "asin", "acos", "asinh", "acosh", "atanh", "erf"};
+inline constexpr const char* kFloatBinaryOps[] = {"add",     "subtract", "multiply", "divide", "remainder",
+                                                  "maximum", "minimum",  "power",    "atan2"};
+
+inline std::string FloatOpsModule(const std::string& type, int64_t n) {
+  const std::string t = type + "[" + std::to_string(n) + "]";
+  std::string body = "  x = " + t + " parameter(0)\n  y = " + t + " parameter(1)\n";
+  std::string names, shapes;
+  int i = 0;
+  auto add = [&](const std::string& op, const std::string& shape, const std::string& args) {
+    const std::string name = "v" + std::to_string(i++);
+    body += "  " + name + " = " + shape + " " + op + "(" + args + ")\n";
+    names += (names.empty() ? "" : ", ") + name;
+    shapes += (shapes.empty() ? "" : ", ") + shape;
+  };
+  for (const char* op : kFloatUnaryOps) add(op, t, "x");
+  for (const char* op : kFloatBinaryOps) add(op, t, "x, y");
+  add("is-finite", "pred[" + std::to_string(n) + "]", "x");
+  return "HloModule float_ops_" + type + "\nENTRY main {\n" + body + "  ROOT t = (" + shapes + ") tuple(" + names +
+         ")\n}\n";
+}
+
+// Control flow (while, conditional; the host picks the next computation from a pred or an
+// index read back from the device). A counted loop whose body branches on the counter's
+// parity, a loop whose trip count depends on the data, and conditionals on an s32 index (out
+// of range: the last branch) and on a pred.
+inline constexpr char kWhileModule[] = R"(HloModule while_loop
+cond {
+  p = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+halve {
+  a = f32[1000] parameter(0)
+  h = f32[] constant(0.5)
+  bh = f32[1000] broadcast(h), dimensions={}
+  ROOT m = f32[1000] multiply(a, bh)
+}
+wave {
+  a = f32[1000] parameter(0)
+  s = f32[1000] sine(a)
+  ROOT r = f32[1000] add(s, a)
+}
+body {
+  p = (s32[], f32[1000]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[1000] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  two = s32[] constant(2)
+  parity = s32[] remainder(i, two)
+  y = f32[1000] conditional(parity, x, x), branch_computations={halve, wave}
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[1000]) tuple(i1, y)
+}
+ENTRY main {
+  x = f32[1000] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[1000]) tuple(zero, x)
+  w = (s32[], f32[1000]) while(init), condition=cond, body=body
+  ROOT r = f32[1000] get-tuple-element(w), index=1
+})";
+
+inline constexpr char kDataDependentWhileModule[] = R"(HloModule while_until_small
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+cond {
+  p = (f32[1000], s32[]) parameter(0)
+  x = f32[1000] get-tuple-element(p), index=0
+  ax = f32[1000] abs(x)
+  zero = f32[] constant(0)
+  m = f32[] reduce(ax, zero), dimensions={0}, to_apply=max_f32
+  eps = f32[] constant(0.01)
+  ROOT gt = pred[] compare(m, eps), direction=GT
+}
+body {
+  p = (f32[1000], s32[]) parameter(0)
+  x = f32[1000] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  h = f32[] constant(0.5)
+  bh = f32[1000] broadcast(h), dimensions={}
+  y = f32[1000] multiply(x, bh)
+  one = s32[] constant(1)
+  n1 = s32[] add(n, one)
+  ROOT t = (f32[1000], s32[]) tuple(y, n1)
+}
+ENTRY main {
+  x = f32[1000] parameter(0)
+  zero = s32[] constant(0)
+  init = (f32[1000], s32[]) tuple(x, zero)
+  ROOT w = (f32[1000], s32[]) while(init), condition=cond, body=body
+})";
+
+inline constexpr char kConditionalModule[] = R"(HloModule conditionals
+b0 {
+  p = f32[1000] parameter(0)
+  ROOT e = f32[1000] exponential(p)
+}
+b1 {
+  p = f32[1000] parameter(0)
+  ROOT s = f32[1000] sine(p)
+}
+b2 {
+  p = f32[1000] parameter(0)
+  ROOT n = f32[1000] negate(p)
+}
+on_true {
+  p = f32[1000] parameter(0)
+  ROOT c = f32[1000] cosine(p)
+}
+on_false {
+  p = f32[1000] parameter(0)
+  ROOT a = f32[1000] abs(p)
+}
+ENTRY main {
+  k = s32[] parameter(0)
+  x = f32[1000] parameter(1)
+  flag = pred[] parameter(2)
+  three = s32[] constant(3)
+  r = s32[] remainder(k, three)
+  c = f32[1000] conditional(r, x, x, x), branch_computations={b0, b1, b2}
+  d = f32[1000] conditional(flag, c, x), true_computation=on_true, false_computation=on_false
+  ROOT t = (f32[1000], f32[1000]) tuple(c, d)
+})";
+
 // Seeded arguments (the device check and gpu_device_test): floats in [-range, range), integers
 // in [-100, 100) (unsigned: [0, 100)), random pred; other types keep the literal's zeros.
 inline void FillRandom(Literal* literal, const Shape& shape, uint64_t* state, double range = 2.0) {

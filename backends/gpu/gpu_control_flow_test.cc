@@ -1,0 +1,389 @@
+// while, conditional and call in gpu plans: building, validation, serialization (any machine),
+// and execution on the fake driver (testing/fake_libcuda.cc) with a launch handler standing
+// in for the device: it computes each launched kernel's instruction with the interpreter's
+// handler, on the fake device memory (host memory). So what these tests check is the
+// runtime's part of control flow (the host loop, the predicate and index read back, branch
+// selection, buffers passed between sequences), not the kernels' code, which only a GPU runs
+// (gpu_device_test.cc, tests/gpu/device_check.sh).
+#include <dlfcn.h>
+
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "backends/executable_format.h"
+#include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/testing/gpu_test_modules.h"
+#include "backends/interpreter/device_state.h"
+#include "backends/interpreter/evaluator.h"
+#include "backends/testing/hlo_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xla::testing::L;
+using ::xla::testing::LiteralNear;
+namespace modules = ::xla::gpu::testing;
+
+template <typename F>
+F Hook(const char* name) {
+  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(lib, nullptr);
+  return lib == nullptr ? nullptr : reinterpret_cast<F>(dlsym(lib, name));
+}
+int DeviceToHostCopies() { return Hook<int (*)()>("xla_fake_cuda_device_to_host_copies")(); }
+using LaunchHandler = int (*)(const char*, void**, void*);
+void SetLaunchHandler(LaunchHandler handler, void* context) {
+  Hook<void (*)(LaunchHandler, void*)>("xla_fake_cuda_set_launch_handler")(handler, context);
+}
+
+std::unique_ptr<backend::Backend> FakeBackend() {
+  setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
+  absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(XLA_FAKE_LIBCUDA);
+  EXPECT_TRUE(driver.ok()) << driver.status();
+  if (!driver.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<backend::Backend>> b = CreateGpuBackend(*driver, CompileGpuPlan);
+  EXPECT_TRUE(b.ok()) << b.status();
+  return b.ok() ? *std::move(b) : nullptr;
+}
+
+absl::StatusOr<GpuPlan> Compile(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
+  if (!module.ok()) return module.status();
+  return CompileGpuPlan(*std::move(module), GpuTarget{});
+}
+
+// The step of `sequence` computing the instruction of `opcode` (the first one).
+const GpuPlanStep* FindStep(const GpuSequence& sequence, HloOpcode opcode) {
+  for (const GpuPlanStep& s : sequence.steps) {
+    if (s.hlo->opcode() == opcode) return &s;
+  }
+  return nullptr;
+}
+
+// The device, played by the host: the kernels of a plan, by name, computed by the
+// interpreter's handlers on the arrays the launch's parameters point to.
+struct StandIn {
+  GpuPlan plan;  // a copy of the loaded plan (same names), for the kernels' instructions
+  absl::flat_hash_map<std::string, const HloInstruction*> kernels;
+  interpreter::DeviceState device{0};
+  int kernels_run = 0;
+  std::string error;
+};
+
+int RunKernelOnHost(const char* kernel, void** params, void* context) {
+  auto* standin = static_cast<StandIn*>(context);
+  auto it = standin->kernels.find(kernel);
+  if (it == standin->kernels.end()) {
+    standin->error = std::string("unknown kernel ") + kernel;
+    return 1;
+  }
+  const HloInstruction& hlo = *it->second;
+  std::vector<Literal> operands;
+  std::vector<const Literal*> pointers;
+  for (int64_t i = 0; i < hlo.operand_count(); ++i) {
+    absl::StatusOr<Literal> operand = Literal::Create(hlo.operand(i)->shape());
+    if (!operand.ok()) {
+      standin->error = operand.status().ToString();
+      return 1;
+    }
+    const CUdeviceptr address = *static_cast<CUdeviceptr*>(params[i + 1]);
+    if (operand->size_bytes() > 0) {
+      std::memcpy(operand->untyped_data(), reinterpret_cast<const void*>(address), operand->size_bytes());
+    }
+    operands.push_back(*std::move(operand));
+  }
+  for (const Literal& operand : operands) pointers.push_back(&operand);
+  interpreter::Evaluator evaluator(&standin->device);
+  interpreter::EvalContext ctx{&evaluator, &standin->device};
+  const interpreter::OpHandler* handler = interpreter::GlobalHandlerTable().Find(hlo.opcode());
+  absl::StatusOr<Literal> result = absl::UnimplementedError(hlo.name());
+  if (handler != nullptr) result = (*handler)(ctx, hlo, pointers);
+  if (result.ok() && result->shape().has_layout() && hlo.shape().has_layout() &&
+      result->shape().layout().minor_to_major() != hlo.shape().layout().minor_to_major()) {
+    result = result->Relayout(hlo.shape().layout());
+  }
+  if (!result.ok()) {
+    standin->error = result.status().ToString();
+    return 1;
+  }
+  const CUdeviceptr out = *static_cast<CUdeviceptr*>(params[0]);
+  if (result->size_bytes() > 0) std::memcpy(reinterpret_cast<void*>(out), result->untyped_data(), result->size_bytes());
+  ++standin->kernels_run;
+  return 0;
+}
+
+// Compiles `text`, loads it on the fake device 0 through its serialized form and runs it on
+// `args` with the host standing in for the kernels.
+absl::StatusOr<Literal> RunWithStandIn(backend::Backend& b, const std::string& text, const std::vector<Literal>& args,
+                                       StandIn* standin, const backend::ExecuteOptions& options = {}) {
+  absl::StatusOr<GpuPlan> plan = Compile(text);
+  if (!plan.ok()) return plan.status();
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(*plan);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<GpuPlan> copy = DeserializeGpuPlan(*bytes);
+  if (!copy.ok()) return copy.status();
+  standin->plan = *std::move(copy);
+  for (const GpuSequence& q : standin->plan.sequences) {
+    for (const GpuPlanStep& s : q.steps) {
+      if (s.kind == GpuPlanStep::Kind::kKernel) standin->kernels[s.kernel] = s.hlo;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b.DeserializeExecutable(*bytes, 0);
+  if (!exe.ok()) return exe.status();
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (const Literal& arg : args) {
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = b.TransferToDevice(arg, 0);
+    if (!buffer.ok()) return buffer.status();
+    buffers.push_back(*buffer);
+  }
+  SetLaunchHandler(&RunKernelOnHost, standin);
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute(buffers, options);
+  SetLaunchHandler(nullptr, nullptr);
+  if (!standin->error.empty()) return absl::InternalError(standin->error);
+  if (!out.ok()) return out.status();
+  return b.TransferFromDevice(**out);
+}
+
+Literal Random(PrimitiveType type, std::vector<int64_t> dims, uint64_t seed) {
+  Literal literal = *Literal::Create(ShapeUtil::MakeShape(type, dims));
+  modules::FillRandom(&literal, literal.shape(), &seed);
+  return literal;
+}
+
+absl::StatusOr<Literal> Interpret(const std::string& text, const std::vector<Literal>& args) {
+  backend::RegisterBuiltinBackends();
+  return ::xla::testing::RunHlo(text, args, "interpreter");
+}
+
+TEST(GpuControlFlowTest, WhileAndConditionalBodiesBecomeSequencesThatSerialize) {
+  absl::StatusOr<GpuPlan> plan = Compile(modules::kWhileModule);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // entry, the loop's condition and body, the body's two branches: a sequence each.
+  ASSERT_EQ(plan->sequences.size(), 5u);
+  const GpuPlanStep* loop = FindStep(plan->entry(), HloOpcode::kWhile);
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->kind, GpuPlanStep::Kind::kWhile);
+  ASSERT_EQ(loop->callees.size(), 2u);
+  EXPECT_EQ(plan->sequences[loop->callees[0]].computation, loop->hlo->while_condition());
+  const GpuSequence& body = plan->sequences[loop->callees[1]];
+  EXPECT_EQ(body.computation, loop->hlo->while_body());
+  const GpuPlanStep* branch = FindStep(body, HloOpcode::kConditional);
+  ASSERT_NE(branch, nullptr);
+  EXPECT_EQ(branch->kind, GpuPlanStep::Kind::kConditional);
+  EXPECT_EQ(branch->callees.size(), 2u);
+  int kernels = 0;
+  for (const GpuSequence& q : plan->sequences) {
+    for (const GpuPlanStep& s : q.steps) kernels += s.kind == GpuPlanStep::Kind::kKernel;
+  }
+  EXPECT_GE(kernels, 4) << "the condition, the counter, both branches";
+
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(*plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->sequences.size(), plan->sequences.size());
+  for (size_t q = 0; q < plan->sequences.size(); ++q) {
+    EXPECT_EQ(back->sequences[q].computation->name(), plan->sequences[q].computation->name());
+    ASSERT_EQ(back->sequences[q].steps.size(), plan->sequences[q].steps.size());
+    for (size_t i = 0; i < plan->sequences[q].steps.size(); ++i) {
+      EXPECT_EQ(back->sequences[q].steps[i].callees, plan->sequences[q].steps[i].callees);
+      EXPECT_EQ(back->sequences[q].steps[i].kind, plan->sequences[q].steps[i].kind);
+    }
+  }
+  absl::StatusOr<std::string> again = SerializeGpuPlan(*back);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *bytes);
+}
+
+// Each consistency check on control flow refuses a plan broken that way, by name.
+TEST(GpuControlFlowTest, InconsistentControlFlowIsRefused) {
+  auto fresh = [] {
+    absl::StatusOr<GpuPlan> plan = Compile(modules::kWhileModule);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return *std::move(plan);
+  };
+  ASSERT_TRUE(ValidateGpuPlan(fresh()).ok());
+  auto loop = [](GpuPlan& p) -> GpuPlanStep& { return *const_cast<GpuPlanStep*>(FindStep(p.entry(), HloOpcode::kWhile)); };
+  auto branch = [&](GpuPlan& p) -> GpuPlanStep& {
+    return *const_cast<GpuPlanStep*>(FindStep(p.sequences[loop(p).callees[1]], HloOpcode::kConditional));
+  };
+  struct Breakage {
+    const char* what;
+    std::function<void(GpuPlan&)> apply;
+  };
+  const std::vector<Breakage> breakages = {
+      {"calls sequence 0, which is not a later one", [&](GpuPlan& p) { loop(p).callees[0] = 0; }},
+      {"calls sequence 9, which is not a later one", [&](GpuPlan& p) { loop(p).callees[1] = 9; }},
+      {"does not call its computations", [&](GpuPlan& p) { std::swap(loop(p).callees[0], loop(p).callees[1]); }},
+      {"does not call its computations", [&](GpuPlan& p) { loop(p).callees.pop_back(); }},
+      {"is not a while with a pred[] condition", [&](GpuPlan& p) { branch(p).kind = GpuPlanStep::Kind::kWhile; }},
+      {"is not a conditional on a pred[] or s32[]", [&](GpuPlan& p) { loop(p).kind = GpuPlanStep::Kind::kConditional; }},
+      {"is not a call", [&](GpuPlan& p) { loop(p).kind = GpuPlanStep::Kind::kCall; }},
+      {"is called from 0 steps, not one", [](GpuPlan& p) { p.sequences.push_back(p.sequences[1]); }},
+      {"runs the entry computation", [](GpuPlan& p) { p.sequences[1].computation = p.module->entry_computation(); }},
+      {"step 0 of sequence 1 is not in", [](GpuPlan& p) { p.sequences[1].steps[0].hlo = p.entry().steps[0].hlo; }},
+      {"the root of sequence 2 has no step", [](GpuPlan& p) { p.sequences[2].root = 0; }},
+  };
+  for (const Breakage& b : breakages) {
+    GpuPlan plan = fresh();
+    b.apply(plan);
+    absl::Status s = ValidateGpuPlan(plan);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << b.what << ": " << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(b.what)) << s;
+  }
+}
+
+TEST(GpuControlFlowTest, PlansOfAnotherFormatVersionAreRefused) {
+  absl::StatusOr<GpuPlan> plan = Compile(modules::kConditionalModule);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(*plan);
+  ASSERT_TRUE(bytes.ok());
+  absl::StatusOr<backend::ExecutableFields> fields = backend::ReadExecutableContainer(*bytes);
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  backend::ExecutableFields newer = *fields;
+  newer.Set("plan_version", "3");
+  absl::StatusOr<GpuPlan> refused = DeserializeGpuPlan(backend::WriteExecutableContainer(newer));
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("version 3"));
+  // The first plans had no version (and one sequence).
+  backend::ExecutableFields older;
+  for (const auto& [name, value] : fields->all()) {
+    if (name != "plan_version") older.Set(name, value);
+  }
+  refused = DeserializeGpuPlan(backend::WriteExecutableContainer(older));
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("version 1"));
+}
+
+TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIteration) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  std::vector<Literal> args;
+  args.push_back(Random(F32, {1000}, 7));
+  absl::StatusOr<Literal> expected = Interpret(modules::kWhileModule, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  StandIn standin;
+  const int copies = DeviceToHostCopies();
+  absl::StatusOr<Literal> actual = RunWithStandIn(*b, modules::kWhileModule, args, &standin);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_TRUE(LiteralNear(*expected, actual, 1e-6, 1e-6));
+  // 11 predicates (10 iterations and the last test) and 10 branch indices, 1 result.
+  EXPECT_EQ(DeviceToHostCopies() - copies, 11 + 10 + 1);
+  EXPECT_GE(standin.kernels_run, 11 + 10 + 10);
+
+  // A trip count that depends on the data: the loop halves x until max |x| <= 0.01.
+  for (uint64_t seed : {1, 2, 3}) {
+    std::vector<Literal> xs;
+    xs.push_back(Random(F32, {1000}, seed));
+    absl::StatusOr<Literal> want = Interpret(modules::kDataDependentWhileModule, xs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    StandIn s;
+    absl::StatusOr<Literal> got = RunWithStandIn(*b, modules::kDataDependentWhileModule, xs, &s);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_TRUE(LiteralNear(*want, got, 1e-6, 0)) << seed;
+    EXPECT_GT(got->tuple_element(1).GetAsInt64(0), 3) << "iterations";
+  }
+  // Zero iterations: the loop's state passes through.
+  std::vector<Literal> zeros;
+  zeros.push_back(*Literal::Create(ShapeUtil::MakeShape(F32, {1000})));
+  StandIn none;
+  absl::StatusOr<Literal> same = RunWithStandIn(*b, modules::kDataDependentWhileModule, zeros, &none);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->tuple_element(1).GetAsInt64(0), 0);
+}
+
+TEST(GpuControlFlowTest, ConditionalsRunTheBranchTheirIndexOrPredicatePicks) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  // k % 3 in -2..2: branches 0, 1, 2, and negative indices (out of range: the last branch).
+  for (int k : {0, 1, 2, 4, -1, -5}) {
+    for (bool flag : {true, false}) {
+      std::vector<Literal> args;
+      args.push_back(L("s32[] " + std::to_string(k)));
+      args.push_back(Random(F32, {1000}, 11));
+      args.push_back(L(flag ? "pred[] true" : "pred[] false"));
+      absl::StatusOr<Literal> expected = Interpret(modules::kConditionalModule, args);
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      StandIn standin;
+      absl::StatusOr<Literal> actual = RunWithStandIn(*b, modules::kConditionalModule, args, &standin);
+      ASSERT_TRUE(actual.ok()) << actual.status();
+      EXPECT_TRUE(LiteralNear(*expected, actual, 1e-6, 0)) << "k=" << k << " flag=" << flag;
+    }
+  }
+}
+
+TEST(GpuControlFlowTest, CallsRunTheirComputation) {
+  // The pipeline inlines calls, so this plan is written by hand: entry {p, c = call(p)}
+  // and the callee's {q, t = tuple(q, q)}; no kernel.
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(R"(HloModule call
+twice {
+  q = f32[4] parameter(0)
+  ROOT t = (f32[4], f32[4]) tuple(q, q)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  ROOT c = (f32[4], f32[4]) call(p), to_apply=twice
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  GpuPlan plan;
+  plan.module = *std::move(module);
+  const HloComputation* entry = plan.module->entry_computation();
+  const HloComputation* twice = plan.module->GetComputationWithName("twice");
+  ASSERT_NE(twice, nullptr);
+  GpuSequence main;
+  main.computation = entry;
+  main.steps.push_back({GpuPlanStep::Kind::kParameter, entry->GetInstructionWithName("p"), {}, 0});
+  GpuPlanStep call{GpuPlanStep::Kind::kCall, entry->root_instruction(), {0}};
+  call.callees = {1};
+  main.steps.push_back(call);
+  main.root = 1;
+  GpuSequence callee;
+  callee.computation = twice;
+  callee.steps.push_back({GpuPlanStep::Kind::kParameter, twice->GetInstructionWithName("q"), {}, 0});
+  callee.steps.push_back({GpuPlanStep::Kind::kTuple, twice->root_instruction(), {0, 0}});
+  callee.root = 1;
+  plan.sequences = {main, callee};
+  ASSERT_TRUE(ValidateGpuPlan(plan).ok()) << ValidateGpuPlan(plan);
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->DeserializeExecutable(*bytes, 0);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> arg = b->TransferToDevice(L("f32[4] {1, 2, 3, 4}"), 0);
+  ASSERT_TRUE(arg.ok());
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute({*arg}, backend::ExecuteOptions());
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(::xla::testing::LiteralEqual(L("(f32[4] {1, 2, 3, 4}, f32[4] {1, 2, 3, 4})"), b->TransferFromDevice(**out)));
+
+  // A call of the wrong computation is refused.
+  plan.sequences[1].computation = entry;
+  EXPECT_TRUE(absl::IsInvalidArgument(ValidateGpuPlan(plan)));
+}
+
+TEST(GpuControlFlowTest, ALoopIsCancelledBetweenIterations) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  std::vector<Literal> args;
+  args.push_back(Random(F32, {1000}, 7));
+  int polls = 0;
+  backend::ExecuteOptions options;
+  options.should_cancel = [&polls] { return ++polls > 6; };
+  StandIn standin;
+  absl::StatusOr<Literal> out = RunWithStandIn(*b, modules::kWhileModule, args, &standin, options);
+  EXPECT_TRUE(absl::IsCancelled(out.status())) << out.status();
+}
+
+}  // namespace
+}  // namespace gpu
+}  // namespace xla
