@@ -1,6 +1,7 @@
 #include "backends/cpu/codegen/gemm_plan.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "backends/cpu/runtime/gemm.h"
@@ -129,6 +130,8 @@ std::optional<DotCall> PlanDotCall(const HloInstruction& hlo, const Shape& lhs_i
       b->runs[1] != c->runs[1]) {
     return std::nullopt;
   }
+  // BLAS takes its sizes and strides as int.
+  if (std::max({m, n, k}) > std::numeric_limits<int>::max()) return std::nullopt;
   bool trans_a = a->first == 'K', trans_b = b->first == 'N';
   int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
   std::vector<int64_t> desc(kDotFields);
@@ -235,6 +238,14 @@ std::optional<std::vector<int64_t>> PlanConvolutionCall(const HloInstruction& hl
     if (w.size() != 0 && w.size() != s[kConvKernelSize]) return std::nullopt;
     desc.insert(desc.end(), s.begin(), s.end());
   }
+  int64_t rows = desc[kConvBatch], depth = kernel_in;
+  for (int64_t r = 0; r < rank; ++r) {
+    const int64_t* s = desc.data() + kConvHeaderFields + r * kConvSpatialFields;
+    rows *= s[kConvOutputSize];
+    depth *= s[kConvKernelSize];
+  }
+  // BLAS takes its sizes and strides as int.
+  if (std::max({rows, depth, out_features}) > std::numeric_limits<int>::max()) return std::nullopt;
   return desc;
 }
 
