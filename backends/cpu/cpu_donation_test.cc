@@ -1,6 +1,7 @@
 // input_output_alias and donation on cpu: a result lives in its aliased argument's memory
 // only when the caller gave that argument up and nobody else holds it; otherwise arguments
-// stay untouched. Values are always compared with the interpreter.
+// stay untouched. Also while loops updating their state in place. Values are always
+// compared with the interpreter.
 #include <random>
 #include <string>
 #include <vector>
@@ -328,6 +329,83 @@ ENTRY e {
     absl::Status status = VerifyHloModule(**module);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << aliases;
     EXPECT_NE(std::string(status.message()).find(message), std::string::npos) << status.message();
+  }
+}
+
+// A decoding loop: each iteration writes one row of the cache (twice: a chain of updates).
+constexpr char kDecodeLoop[] = R"(HloModule m
+cond {
+  s = (s32[], f32[16,8], f32[1,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(16)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[16,8], f32[1,8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  cache = f32[16,8] get-tuple-element(s), index=1
+  x = f32[1,8] get-tuple-element(s), index=2
+  z = s32[] constant(0)
+  d = f32[16,8] dynamic-update-slice(cache, x, i, z)
+  y = f32[1,8] negate(x)
+  d2 = f32[16,8] dynamic-update-slice(d, y, i, z)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  c = f32[] constant(0.5)
+  cb = f32[1,8] broadcast(c), dimensions={}
+  x2 = f32[1,8] add(x, cb)
+  ROOT t = (s32[], f32[16,8], f32[1,8]) tuple(i2, d2, x2)
+}
+ENTRY e {
+  cache = f32[16,8] parameter(0)
+  x = f32[1,8] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[16,8], f32[1,8]) tuple(z, cache, x)
+  ROOT w = (s32[], f32[16,8], f32[1,8]) while(init), condition=cond, body=body
+})";
+
+TEST(CpuInPlace, WhileBodyUpdatesItsStateInPlace) {
+  auto module = ParseAndReturnUnverifiedModule(kDecodeLoop);
+  ASSERT_TRUE(module.ok());
+  auto plan = PlanBuffers(**module);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const HloInstruction* w = (*module)->entry_computation()->root_instruction();
+  const ComputationPlan& body = *(*plan)->entry->callees.at(w).at(1);
+  const HloComputation* b = w->while_body();
+  const int state = (*plan)->entry->slots(w).at(1);
+  EXPECT_EQ(body.slots(b->GetInstructionWithName("d")).at(0), state);
+  EXPECT_EQ(body.slots(b->GetInstructionWithName("d2")).at(0), state);
+  std::vector<Literal> args;
+  args.push_back(R(F32, {16, 8}));
+  args.push_back(R(F32, {1, 8}, 2));
+  EXPECT_TRUE(testing::SameOnBothBackends(kDecodeLoop, args));
+}
+
+// Bodies that use the state leaf otherwise must not update it in place.
+TEST(CpuInPlace, WhileStateReadElsewhereIsCopied) {
+  const std::pair<const char*, const char*> variants[] = {
+      // The old cache is read after the update.
+      {"ROOT t = (s32[], f32[16,8], f32[1,8]) tuple(i2, d2, x2)",
+       "r = f32[1,8] slice(cache), slice={[3:4], [0:8]}\n  x3 = f32[1,8] add(x2, r)\n"
+       "  ROOT t = (s32[], f32[16,8], f32[1,8]) tuple(i2, d2, x3)"},
+      // The updated cache goes to no state leaf of its own.
+      {"ROOT t = (s32[], f32[16,8], f32[1,8]) tuple(i2, d2, x2)",
+       "ROOT t = (s32[], f32[16,8], f32[1,8]) tuple(i2, cache, x2)\n  unused = f32[16,8] negate(d2)"},
+  };
+  for (const auto& [from, to] : variants) {
+    std::string hlo = kDecodeLoop;
+    hlo.replace(hlo.find(from), std::string(from).size(), to);
+    auto module = ParseAndReturnUnverifiedModule(hlo);
+    ASSERT_TRUE(module.ok()) << module.status().message() << hlo;
+    auto plan = PlanBuffers(**module);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    const HloInstruction* w = (*module)->entry_computation()->root_instruction();
+    const ComputationPlan& body = *(*plan)->entry->callees.at(w).at(1);
+    EXPECT_NE(body.slots(w->while_body()->GetInstructionWithName("d")).at(0), (*plan)->entry->slots(w).at(1)) << hlo;
+    std::vector<Literal> args;
+    args.push_back(R(F32, {16, 8}));
+    args.push_back(R(F32, {1, 8}, 2));
+    EXPECT_TRUE(testing::SameOnBothBackends(hlo, args)) << hlo;
   }
 }
 

@@ -50,9 +50,10 @@ class Planner {
   // Plans `computation` with its parameters bound to `parameter_slots` (entry: null).
   absl::StatusOr<std::unique_ptr<ComputationPlan>> Plan(const HloComputation& computation,
                                                         const std::vector<std::vector<int>>* parameter_slots,
-                                                        int depth) {
+                                                        int depth, bool while_body = false) {
     auto cp = std::make_unique<ComputationPlan>();
     cp->computation = &computation;
+    cp->while_body = while_body;
     for (HloInstruction* hlo : computation.MakeInstructionPostOrder()) cp->schedule.push_back(hlo);
     for (const HloInstruction* hlo : cp->schedule) {
       const int64_t position = depth == 0 ? next_position_++ : kPinned;
@@ -117,9 +118,10 @@ class Planner {
         }
         case HloOpcode::kWhile: {
           slots = NewSlots(hlo->shape(), position);
+          while_state_slots_.insert(slots.begin(), slots.end());
           std::vector<std::vector<int>> args = {slots};
           ASSIGN_OR_RETURN(auto condition, Plan(*hlo->while_condition(), &args, depth + 1));
-          ASSIGN_OR_RETURN(auto body, Plan(*hlo->while_body(), &args, depth + 1));
+          ASSIGN_OR_RETURN(auto body, Plan(*hlo->while_body(), &args, depth + 1, /*while_body=*/true));
           // A body result leaf that is a different state leaf goes through a shadow slot.
           const auto& result = body->slots(hlo->while_body()->root_instruction());
           std::vector<int> shadow(result.size(), -1);
@@ -186,7 +188,7 @@ class Planner {
   // InPlaceCandidates chose this instruction, or an earlier in-place update of it).
   bool CanUpdateInPlace(const ComputationPlan& cp, const HloInstruction& hlo) const {
     if (hlo.opcode() != HloOpcode::kDynamicUpdateSlice) return false;
-    if (in_place_on_parameter_.contains(&hlo)) return true;
+    if (in_place_on_parameter_.contains(&hlo) || UpdatesWhileStateInPlace(cp, hlo)) return true;
     const HloInstruction* operand = hlo.operand(0);
     if (operand->users().size() != 1 || operand == operand->parent()->root_instruction()) return false;
     const std::vector<int>& slots = cp.slots(operand);
@@ -197,6 +199,49 @@ class Planner {
     Shape shape = hlo.shape();
     ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
     return (slot.kind == SlotKind::kTemp || written_parameters_.contains(slots[0])) && slot.shape == shape;
+  }
+
+  // In a while body, a dynamic-update-slice of a state leaf may write the state itself when
+  // the update is all the body does with that leaf: only this instruction reads it, and the
+  // result goes (through single-user updates, in place too) to the same leaf of the body's
+  // result, so the copy back into the state disappears as well. A decoding loop's cache
+  // update then costs the slice, not two copies of the cache per iteration.
+  bool UpdatesWhileStateInPlace(const ComputationPlan& cp, const HloInstruction& hlo) const {
+    const HloComputation* body = hlo.parent();
+    if (!cp.while_body || body != cp.computation || body->num_parameters() != 1) return false;
+    const HloInstruction* param = body->parameter_instruction(0);
+    const HloInstruction* operand = hlo.operand(0);
+    int64_t index = -1;  // the leaf's tuple index; -1: the state is this array
+    if (operand->opcode() == HloOpcode::kGetTupleElement && operand->operand(0) == param) {
+      index = operand->tuple_index();
+      for (const HloInstruction* user : param->users()) {
+        if (user->opcode() != HloOpcode::kGetTupleElement || (user != operand && user->tuple_index() == index)) {
+          return false;
+        }
+      }
+    } else if (operand != param) {
+      return false;
+    }
+    const std::vector<int>& slots = cp.slots(operand);
+    Shape shape = hlo.shape();
+    ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
+    if (operand->users().size() != 1 || slots.size() != 1 || !while_state_slots_.contains(slots[0]) ||
+        plan_->slots[slots[0]].shape != shape) {
+      return false;
+    }
+    const HloInstruction* root = body->root_instruction();
+    for (const HloInstruction* at = &hlo;;) {
+      if (at == root) return index < 0;
+      if (at->users().size() != 1) return false;
+      const HloInstruction* user = at->users()[0];
+      if (user->opcode() == HloOpcode::kDynamicUpdateSlice && user->operand(0) == at) {
+        at = user;
+        continue;
+      }
+      return user == root && root->opcode() == HloOpcode::kTuple && index >= 0 && index < root->operand_count() &&
+             root->operand(static_cast<int>(index)) == at &&
+             std::count(root->operands().begin(), root->operands().end(), at) == 1;
+    }
   }
 
   // After a plan made without them: the dynamic-update-slices that may write an aliased
@@ -417,6 +462,7 @@ class Planner {
   absl::flat_hash_map<const HloInstruction*, int64_t> position_;  // entry instructions
   const absl::flat_hash_set<const HloInstruction*> in_place_on_parameter_;
   absl::flat_hash_set<int> written_parameters_;  // parameter slots updated in place
+  absl::flat_hash_set<int> while_state_slots_;
 };
 
 }  // namespace

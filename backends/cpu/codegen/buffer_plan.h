@@ -10,7 +10,9 @@
 //
 // The entry computation runs in a sequential schedule (post order); temporaries whose live
 // ranges do not overlap share arena bytes. Values inside while/conditional/call bodies are
-// live for the whole execution (no reuse across the body boundary yet).
+// live for the whole execution (no reuse across the body boundary yet). A while body's
+// dynamic-update-slice of a state leaf that nothing else in the body reads writes the state
+// in place (a decoding loop's cache update costs its slice, not two copies of the cache).
 //
 // input_output_alias: a result leaf may live in its aliased parameter's memory (OutputAlias)
 // when that saves work: dynamic-update-slices of the parameter then update it in place (a
@@ -51,6 +53,7 @@ int64_t ArrayLeafCount(const Shape& shape);
 // The slots of one computation's values, for one call site.
 struct ComputationPlan {
   const HloComputation* computation = nullptr;
+  bool while_body = false;  // planned as a while's body (its parameter is the loop state)
   std::vector<const HloInstruction*> schedule;
   absl::flat_hash_map<const HloInstruction*, std::vector<int>> values;  // instruction -> leaf slots
   // while: {condition plan, body plan}; conditional: one plan per branch; call: {callee}.
