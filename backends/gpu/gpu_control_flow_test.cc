@@ -371,6 +371,44 @@ ENTRY main {
   EXPECT_TRUE(absl::IsInvalidArgument(ValidateGpuPlan(plan)));
 }
 
+TEST(GpuControlFlowTest, ACalleeMustTakeWhatTheStepPasses) {
+  // Modules are read without the verifier: a serialized one may call a computation with the
+  // wrong number of parameters, which the runtime would index past its arguments.
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(R"(HloModule call
+two {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  ROOT t = (f32[4], f32[4]) tuple(a, b)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  ROOT c = (f32[4], f32[4]) call(p), to_apply=two
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  GpuPlan plan;
+  plan.module = *std::move(module);
+  const HloComputation* entry = plan.module->entry_computation();
+  const HloComputation* two = plan.module->GetComputationWithName("two");
+  ASSERT_NE(two, nullptr);
+  GpuSequence main;
+  main.computation = entry;
+  main.steps.push_back({GpuPlanStep::Kind::kParameter, entry->GetInstructionWithName("p"), {}, 0});
+  GpuPlanStep call{GpuPlanStep::Kind::kCall, entry->root_instruction(), {0}};
+  call.callees = {1};
+  main.steps.push_back(call);
+  main.root = 1;
+  GpuSequence callee;
+  callee.computation = two;
+  callee.steps.push_back({GpuPlanStep::Kind::kParameter, two->GetInstructionWithName("a"), {}, 0});
+  callee.steps.push_back({GpuPlanStep::Kind::kParameter, two->GetInstructionWithName("b"), {}, 1});
+  callee.steps.push_back({GpuPlanStep::Kind::kTuple, two->root_instruction(), {0, 1}});
+  callee.root = 2;
+  plan.sequences = {main, callee};
+  absl::Status s = ValidateGpuPlan(plan);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("passes 1 values to two, which has 2 parameters"));
+}
+
 TEST(GpuControlFlowTest, ALoopIsCancelledBetweenIterations) {
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);

@@ -198,6 +198,14 @@ absl::Status ValidateCallees(const GpuPlan& plan, int q, size_t i, const GpuPlan
     matches = plan.sequences[callee].computation == called[c];
   }
   if (!matches) return BadPlan(absl::StrCat("step ", i, " (", hlo.name(), ") does not call its computations"));
+  // The runtime passes a while's and a branch's computation one value, a call's its operands.
+  const int64_t passed = s.kind == GpuPlanStep::Kind::kCall ? hlo.operand_count() : 1;
+  for (const HloComputation* c : called) {
+    if (c->num_parameters() != passed) {
+      return BadPlan(absl::StrCat("step ", i, " (", hlo.name(), ") passes ", passed, " values to ", c->name(),
+                                  ", which has ", c->num_parameters(), " parameters"));
+    }
+  }
   switch (s.kind) {
     case GpuPlanStep::Kind::kWhile:
       // The runtime reads one byte back per iteration.
