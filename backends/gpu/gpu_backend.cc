@@ -32,6 +32,7 @@ struct Device {
   int multiprocessors = 1;
   std::unique_ptr<DeviceMemoryPool> pool;
   cublasHandle_t cublas = nullptr;  // created at the first gemm (under mu)
+  bool cublas_unusable = false;     // cuBLAS loaded but could not initialize: kernels do the dots
   // Serializes the stream: one execution or transfer at a time per device, in order.
   absl::Mutex mu;
 };
@@ -322,7 +323,8 @@ class GpuExecutable : public backend::Executable {
   }
 
   // out = lhs . rhs through cuBLAS (a dot IsCublasGemm accepted); false when cuBLAS is not
-  // available here, and the dot's kernel runs instead. Row-major C[m,n] = A[m,k] B[k,n] is the
+  // available here (missing, or it loads but cannot initialize, as a cuBLAS newer than the
+  // driver or one without a real driver does), and the dot's kernel runs instead. Row-major C[m,n] = A[m,k] B[k,n] is the
   // column-major product C^T = B^T A^T, so B goes first. f32 may use TF32 only when every
   // operand's precision is DEFAULT (XLA's "fastest"); HIGH and HIGHEST keep full f32.
   absl::StatusOr<bool> RunGemm(const HloInstruction& dot, CUdeviceptr out, CUdeviceptr lhs, CUdeviceptr rhs)
@@ -333,11 +335,17 @@ class GpuExecutable : public backend::Executable {
     const int64_t batch = r == 3 ? ls.dimensions(0) : 1, m = ls.dimensions(r - 2), k = ls.dimensions(r - 1),
                   n = rs.dimensions(r - 1);
     if (k == 0 || batch > (int64_t{1} << 31) - 1) return false;  // the kernel writes the zeros
+    if (device_->cublas_unusable) return false;
     absl::StatusOr<const CublasLibrary*> lib = CublasLibrary::Default();
     if (!lib.ok()) return false;
     const CublasLibrary& blas = **lib;
     if (device_->cublas == nullptr) {
       const cublasStatus_t st = blas.create(&device_->cublas);
+      if (st == CUBLAS_STATUS_NOT_INITIALIZED) {
+        device_->cublas = nullptr;
+        device_->cublas_unusable = true;
+        return false;
+      }
       if (st != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(st, "cublasCreate_v2");
     }
     cublasStatus_t st = blas.set_stream(device_->cublas, reinterpret_cast<cudaStream_t>(device_->stream));

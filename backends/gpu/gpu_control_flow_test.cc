@@ -4,7 +4,8 @@
 // handler, on the fake device memory (host memory). So what these tests check is the
 // runtime's part of control flow (the host loop, the predicate and index read back, branch
 // selection, buffers passed between sequences), not the kernels' code, which only a GPU runs
-// (gpu_device_test.cc, tests/gpu/device_check.sh).
+// (gpu_device_test.cc, tests/gpu/device_check.sh). The shared curated modules run the same
+// way, for the runtime's straight-line bookkeeping.
 #include <dlfcn.h>
 
 #include <cstring>
@@ -407,6 +408,30 @@ ENTRY main {
   absl::Status s = ValidateGpuPlan(plan);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_THAT(std::string(s.message()), HasSubstr("passes 1 values to two, which has 2 parameters"));
+}
+
+TEST(GpuControlFlowTest, CuratedModulesRunThroughTheRuntimeWithTheHostStandingIn) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  const std::string softmax = modules::SoftmaxModule(16, 40), gelu = modules::GeluModule("64,8");
+  for (const char* text : {modules::kReductionsModule, modules::kContractionsModule, modules::kMixedModule,
+                           modules::kIntegersModule, softmax.c_str(), gelu.c_str()}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::vector<Literal> args;
+    uint64_t state = 17;
+    for (const HloInstruction* p : (*module)->entry_computation()->parameter_instructions()) {
+      args.push_back(*Literal::Create(p->shape()));
+      modules::FillRandom(&args.back(), p->shape(), &state);
+    }
+    absl::StatusOr<Literal> expected = Interpret(text, args);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    StandIn standin;
+    absl::StatusOr<Literal> actual = RunWithStandIn(*b, text, args, &standin);
+    ASSERT_TRUE(actual.ok()) << (*module)->name() << ": " << actual.status();
+    EXPECT_TRUE(LiteralNear(*expected, actual, 1e-5, 1e-5)) << (*module)->name();
+    EXPECT_GT(standin.kernels_run, 0);
+  }
 }
 
 TEST(GpuControlFlowTest, ALoopIsCancelledBetweenIterations) {
