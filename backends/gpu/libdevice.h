@@ -22,13 +22,11 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "backends/gpu/ptx_emitter.h"  // LibdevicePath
 #include "llvm/IR/Module.h"
 
 namespace xla {
 namespace gpu {
-
-// $XLA_GPU_LIBDEVICE, else /usr/local/cuda/nvvm/libdevice/libdevice.10.bc.
-std::string LibdevicePath();
 
 // The libdevice function for the libm routine or LLVM intrinsic called `name` ("sinf" ->
 // "__nv_sinf", "llvm.pow.f64" -> "__nv_pow"), or "" when none is mapped (signatures are

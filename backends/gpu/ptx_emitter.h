@@ -54,6 +54,10 @@ bool IsKernelCandidate(const HloInstruction& hlo);
 absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernels, const std::string& module_name,
                                   const GpuTarget& target = {});
 
+// Where libdevice is read from: $XLA_GPU_LIBDEVICE, else
+// /usr/local/cuda/nvvm/libdevice/libdevice.10.bc (libdevice.h).
+std::string LibdevicePath();
+
 }  // namespace gpu
 }  // namespace xla
 
