@@ -128,13 +128,14 @@ TEST_F(GpuDeviceTest, EveryFloatOpThroughLibdevice) {
 }
 
 TEST_F(GpuDeviceTest, WhileAndConditional) {
-  EXPECT_TRUE(Agree(modules::kWhileModule, Args(Random(F32, {1000}, 30)), 1e-5, 1e-6));
+  // Bounds as in tests/gpu/gpu_bundle.cc (ulp-level differences that the chains amplify).
+  EXPECT_TRUE(Agree(modules::kWhileModule, Args(Random(F32, {1000}, 30)), 1e-4, 1e-6));
   EXPECT_TRUE(Agree(modules::kDataDependentWhileModule, Args(Random(F32, {1000}, 31)), 0, 0));
   for (int k : {0, 1, 2, -1}) {
     for (bool flag : {true, false}) {
       EXPECT_TRUE(Agree(modules::kConditionalModule,
                         Args(Literal::CreateR0<int32_t>(k), Random(F32, {1000}, 32), Literal::CreateR0<bool>(flag)),
-                        4e-6, 1e-7))
+                        4e-6, 2e-6))
           << k << " " << flag;
     }
   }
