@@ -1,9 +1,11 @@
 // Complex elementwise ops for the cpu backend. A c64/c128 register is the element's storage
-// bits (i64/i128, real part in the low half). add, subtract, negate, real, imag, complex,
-// compare and convert are emitted inline; the rest (multiply, divide, power, atan2 and the
-// transcendental functions) call __xla_cpu_complex_c64/c128 (runtime/scalar_math.cc), which
-// compute them with std::complex as the interpreter does, so results match it to the bit,
-// including the C library's handling of infinities and NaNs.
+// bits (i64/i128, real part in the low half). add, subtract, multiply, negate, real, imag,
+// complex, compare and convert are emitted inline (multiply as C's Annex G defines it, which is
+// what std::complex computes, with its recovery of infinities as selects, so it vectorizes);
+// the rest (divide, power, atan2 and the transcendental functions) call
+// __xla_cpu_complex_c64/c128 (runtime/scalar_math.cc), which compute them with std::complex
+// as the interpreter does, so results match it to the bit, including the C library's
+// handling of infinities and NaNs.
 #include <string>
 #include <tuple>
 #include <utility>
@@ -13,9 +15,66 @@
 #include "backends/cpu/runtime/runtime.h"
 #include "hlo/primitive_util.h"
 #include "hlo/status_macros.h"
+#include "llvm/IR/Intrinsics.h"
 
 namespace xla {
 namespace cpu {
+namespace {
+
+// (a + bi)(c + di) as C99 Annex G: (ac - bd) + (ad + bc)i, and where both parts are NaN,
+// infinities recovered: an infinite factor is "boxed" to +-1/+-0 with NaNs in the other
+// factor made +-0, or, when a product overflowed, every NaN made +-0; then the parts are
+// recomputed and scaled by infinity. The recovery is computed for every element and
+// selected, so the loop has no branch or call.
+std::pair<llvm::Value*, llvm::Value*> AnnexGMultiply(llvm::IRBuilder<>* b, llvm::Value* a, llvm::Value* bi,
+                                                     llvm::Value* c, llvm::Value* d) {
+  llvm::Type* t = a->getType();
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(t);
+  llvm::Value* zero = llvm::ConstantFP::get(t, 0.0);
+  llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+  auto is_inf = [&](llvm::Value* v) {
+    return b->CreateFCmpOEQ(b->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v), inf);
+  };
+  auto is_nan = [&](llvm::Value* v) { return b->CreateFCmpUNO(v, v); };
+  auto copysign = [&](llvm::Value* magnitude, llvm::Value* sign) {
+    return b->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
+  };
+  auto boxed = [&](llvm::Value* v) { return copysign(b->CreateSelect(is_inf(v), one, zero), v); };
+  auto nan_to_zero = [&](llvm::Value* v) { return b->CreateSelect(is_nan(v), copysign(zero, v), v); };
+  auto pick = [&](llvm::Value* cond, llvm::Value* yes, llvm::Value* no) { return b->CreateSelect(cond, yes, no); };
+  llvm::Value* ac = b->CreateFMul(a, c);
+  llvm::Value* bd = b->CreateFMul(bi, d);
+  llvm::Value* ad = b->CreateFMul(a, d);
+  llvm::Value* bc = b->CreateFMul(bi, c);
+  llvm::Value* x = b->CreateFSub(ac, bd);
+  llvm::Value* y = b->CreateFAdd(ad, bc);
+  // The first factor infinite.
+  llvm::Value* first = b->CreateOr(is_inf(a), is_inf(bi));
+  llvm::Value* a1 = pick(first, boxed(a), a);
+  llvm::Value* b1 = pick(first, boxed(bi), bi);
+  llvm::Value* c1 = pick(first, nan_to_zero(c), c);
+  llvm::Value* d1 = pick(first, nan_to_zero(d), d);
+  // The second factor infinite.
+  llvm::Value* second = b->CreateOr(is_inf(c1), is_inf(d1));
+  llvm::Value* c2 = pick(second, boxed(c1), c1);
+  llvm::Value* d2 = pick(second, boxed(d1), d1);
+  llvm::Value* a2 = pick(second, nan_to_zero(a1), a1);
+  llvm::Value* b2 = pick(second, nan_to_zero(b1), b1);
+  // Neither, but a product overflowed.
+  llvm::Value* boxed_any = b->CreateOr(first, second);
+  llvm::Value* overflow = b->CreateAnd(
+      b->CreateNot(boxed_any), b->CreateOr(b->CreateOr(is_inf(ac), is_inf(bd)), b->CreateOr(is_inf(ad), is_inf(bc))));
+  llvm::Value* a3 = pick(overflow, nan_to_zero(a2), a2);
+  llvm::Value* b3 = pick(overflow, nan_to_zero(b2), b2);
+  llvm::Value* c3 = pick(overflow, nan_to_zero(c2), c2);
+  llvm::Value* d3 = pick(overflow, nan_to_zero(d2), d2);
+  llvm::Value* x3 = b->CreateFMul(inf, b->CreateFSub(b->CreateFMul(a3, c3), b->CreateFMul(b3, d3)));
+  llvm::Value* y3 = b->CreateFMul(inf, b->CreateFAdd(b->CreateFMul(a3, d3), b->CreateFMul(b3, c3)));
+  llvm::Value* recover = b->CreateAnd(b->CreateAnd(is_nan(x), is_nan(y)), b->CreateOr(boxed_any, overflow));
+  return {pick(recover, x3, x), pick(recover, y3, y)};
+}
+
+}  // namespace
 
 std::pair<llvm::Value*, llvm::Value*> ElementalEmitter::ComplexParts(llvm::Value* v, PrimitiveType type) {
   const int half = type == C64 ? 32 : 64;
@@ -93,7 +152,12 @@ llvm::Value* ElementalEmitter::EmitComplexBinary(HloOpcode op, llvm::Value* a, l
       if (op == HloOpcode::kAdd) return MakeComplex(b_->CreateFAdd(ar, cr), b_->CreateFAdd(ai, ci), type);
       return MakeComplex(b_->CreateFSub(ar, cr), b_->CreateFSub(ai, ci), type);
     }
-    case HloOpcode::kMultiply:
+    case HloOpcode::kMultiply: {
+      auto [ar, ai] = ComplexParts(a, type);
+      auto [cr, ci] = ComplexParts(c, type);
+      auto [re, im] = AnnexGMultiply(b_, ar, ai, cr, ci);
+      return MakeComplex(re, im, type);
+    }
     case HloOpcode::kDivide:
     case HloOpcode::kPower:
     case HloOpcode::kAtan2:
