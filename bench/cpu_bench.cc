@@ -290,6 +290,13 @@ void Sweep(backend::Backend& backend) {
   conv(2, 32, 32, 16, 3);
   conv(4, 32, 32, 32, 3);
   conv(8, 32, 32, 64, 3);
+  // The same convolution in NCHW (bf01_oi01->bf01), next to its NHWC row above.
+  cases.push_back({"conv f32[8,32,32,32] NCHW 3x3x32x64",
+                   "HloModule c\nENTRY e {\n  x = f32[8,32,32,32] parameter(0)\n  w = f32[64,32,3,3] parameter(1)\n"
+                   "  ROOT c = f32[8,64,32,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+                   "dim_labels=bf01_oi01->bf01\n}\n",
+                   {Shape(F32, {8, 32, 32, 32}), Shape(F32, {64, 32, 3, 3})},
+                   int64_t{8} * 32 * 32 * 32 * 64 * 9});
   conv(1, 8, 8, 8, 1);
   conv(1, 8, 16, 16, 1);
   conv(1, 16, 16, 16, 1);

@@ -246,6 +246,17 @@ TEST(CpuGemm, ConvolutionsThroughIm2col) {
           true);
     Check(Conv(t, "[2,8,9,9]", "[16,8,3,3]", "[2,16,9,9]", "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01"),
           true);
+    // NCHW outputs take transposed GEMMs per image: strides, dilations, groups, 1-D.
+    Check(Conv(t, "[2,8,19,19]", "[16,8,3,3]", "[2,16,10,9]",
+               "window={size=3x3 stride=2x2 pad=1_1x0_0}, dim_labels=bf01_oi01->bf01"),
+          true);
+    Check(Conv(t, "[2,8,9,9]", "[16,8,3,3]", "[2,16,19,14]",
+               "window={size=3x3 pad=2_2x0_-1 lhs_dilate=2x2 rhs_dilate=1x1 rhs_reversal=0x1}, dim_labels=bf01_oi01->bf01"),
+          true);
+    Check(Conv(t, "[2,8,9,9]", "[16,4,3,3]", "[2,16,7,9]",
+               "window={size=3x3 pad=1_1x1_1 rhs_dilate=2x1}, dim_labels=bf01_oi01->bf01, feature_group_count=2"),
+          true);
+    Check(Conv(t, "[3,17,40]", "[33,17,5]", "[3,33,36]", "window={size=5}, dim_labels=bf0_oi0->bf0"), true);
     // Strides and uneven padding, odd sizes.
     Check(Conv(t, "[3,17,17,3]", "[3,3,3,17]", "[3,9,8,17]",
                "window={size=3x3 stride=2x2 pad=1_1x0_0}, dim_labels=b01f_01io->b01f"),
@@ -287,7 +298,7 @@ TEST(CpuGemm, ConvolutionsThroughIm2col) {
 // __xla_cpu_conv directly on arrays in the layouts the text gives (strided features, an
 // output scattered through its buffer).
 TEST(CpuGemm, ConvolutionRoutineOnOtherLayouts) {
-  for (const std::string hlo : {
+  for (const std::string& hlo : {
            Module("  x = f32[2,9,9,8]{2,1,3,0} parameter(0)\n  w = f32[3,3,8,16]{0,1,3,2} parameter(1)\n"
                   "  ROOT c = f32[2,5,9,16]{0,3,2,1} convolution(x, w), window={size=3x3 stride=2x1 pad=1_1x1_1},"
                   " dim_labels=b01f_01io->b01f"),

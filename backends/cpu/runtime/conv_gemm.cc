@@ -5,8 +5,10 @@
 // (zeros where the window falls on padding or between dilated input elements), and each
 // block is one sgemm/dgemm per feature group. A 1x1 convolution with unit strides and no
 // padding over an input whose features are minor reads the input in place. Outputs whose
-// features are minor and positions row-major are written in place; others go through a
-// buffer and are scattered.
+// features are minor and positions row-major (NHWC) are written in place; outputs whose
+// features are major over row-major positions (NCHW) are written in place by transposed
+// GEMMs over a transposed im2col matrix, one image at a time; others go through a buffer and
+// are scattered.
 #include <cblas.h>
 
 #include <algorithm>
@@ -24,15 +26,18 @@ namespace {
 // small enough to stay in the last-level cache between being written and read.
 constexpr int64_t kIm2colBlockBytes = int64_t{4} << 20;
 
+// Row-major C[m,n] = op(A) B, op(A) = A^T when trans_a.
 template <typename T>
-void Gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
+void Gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
+          bool trans_a = false) {
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  const auto ta = trans_a ? CblasTrans : CblasNoTrans;
   if constexpr (sizeof(T) == 4) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a, static_cast<int>(lda), b,
-                static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
+    cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, mi, ni, ki, 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb),
+                0.0f, c, static_cast<int>(ldc));
   } else {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0, a, static_cast<int>(lda), b,
-                static_cast<int>(ldb), 0.0, c, static_cast<int>(ldc));
+    cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, mi, ni, ki, 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb),
+                0.0, c, static_cast<int>(ldc));
   }
 }
 
@@ -97,6 +102,91 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
         for (int64_t o = 0; o < og; ++o) dst[o] = src[o * v[kConvKernelOutputStride]];
       }
     }
+  }
+
+  // Output features major over row-major positions in each image (NCHW-like): per image and
+  // group, out^T [og][positions] = W^T im2col^T, the im2col matrix built transposed
+  // ([tap, input feature][position]) so that both it and the output are walked along positions.
+  bool channel_major = out_features == 1 || v[kConvOutputFeatureStride] == positions;
+  for (int64_t r = rank - 1, expected = 1; r >= 0; --r) {
+    if (v.spatial(r, kConvOutputSize) > 1 && v.spatial(r, kConvOutputStride) != expected) channel_major = false;
+    expected *= v.spatial(r, kConvOutputSize);
+  }
+  if (channel_major && !(v[kConvOutputFeatureStride] == 1 && out_features > 1)) {
+    const int64_t block = std::clamp<int64_t>(kIm2colBlockBytes / (depth * sizeof(T)), 1, positions);
+    T* columns = static_cast<T*>(ThreadScratch(0, block * depth * sizeof(T)));
+    const int64_t feature_stride = v[kConvInputFeatureStride];
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t s0 = 0; s0 < positions; s0 += block) {
+        const int64_t s1 = std::min(positions, s0 + block), width = s1 - s0;
+        for (int64_t g = 0; g < groups; ++g) {
+          const T* image = input + n * v[kConvInputBatchStride] + g * cg * feature_stride;
+          ParallelRanges(depth, width, [&](int64_t k0, int64_t k1) {
+            std::vector<int64_t> position(rank);
+            for (int64_t k = k0; k < k1; ++k) {
+              const int64_t t = k / cg, c = k % cg;
+              const T* plane = image + c * feature_stride;
+              int64_t rest = s0;
+              for (int64_t r = rank - 1; r >= 0; --r) {
+                position[r] = rest % v.spatial(r, kConvOutputSize);
+                rest /= v.spatial(r, kConvOutputSize);
+              }
+              T* dst = columns + k * width;
+              if (rank == 0) {
+                dst[0] = plane[0];
+                continue;
+              }
+              // One run along the last spatial dimension at a time: the other dimensions'
+              // offset and validity once per run, no division inside it unless dilated.
+              const int64_t last = rank - 1;
+              const int64_t out_size = v.spatial(last, kConvOutputSize), in_size = v.spatial(last, kConvInputSize);
+              const int64_t step = v.spatial(last, kConvWindowStride), in_stride = v.spatial(last, kConvInputStride);
+              const int64_t dilation = v.spatial(last, kConvBaseDilation);
+              const int64_t shift = taps[t * rank + last] * v.spatial(last, kConvWindowDilation) -
+                                    v.spatial(last, kConvPadLow);
+              for (int64_t s = 0; s < width;) {
+                int64_t outer = 0;
+                bool inside = true;
+                for (int64_t r = 0; r < last; ++r) {
+                  const int64_t at = position[r] * v.spatial(r, kConvWindowStride) +
+                                     taps[t * rank + r] * v.spatial(r, kConvWindowDilation) - v.spatial(r, kConvPadLow);
+                  const int64_t d = v.spatial(r, kConvBaseDilation);
+                  const bool ok = at >= 0 && at % d == 0 && at / d < v.spatial(r, kConvInputSize);
+                  inside = inside && ok;
+                  outer += ok ? at / d * v.spatial(r, kConvInputStride) : 0;
+                }
+                const int64_t count = std::min(width - s, out_size - position[last]);
+                T* run = dst + s;
+                const int64_t first = position[last];
+                if (!inside) {
+                  std::fill(run, run + count, T(0));
+                } else if (dilation == 1) {
+                  for (int64_t j = 0; j < count; ++j) {
+                    const int64_t at = (first + j) * step + shift;
+                    run[j] = at >= 0 && at < in_size ? plane[outer + at * in_stride] : T(0);
+                  }
+                } else {
+                  for (int64_t j = 0; j < count; ++j) {
+                    const int64_t at = (first + j) * step + shift;
+                    const bool ok = at >= 0 && at % dilation == 0 && at / dilation < in_size;
+                    run[j] = ok ? plane[outer + at / dilation * in_stride] : T(0);
+                  }
+                }
+                s += count;
+                position[last] += count;
+                for (int64_t r = last; r > 0 && position[r] == v.spatial(r, kConvOutputSize); --r) {
+                  position[r] = 0;
+                  ++position[r - 1];
+                }
+              }
+            }
+          });
+          Gemm<T>(og, width, depth, weights + g * depth * og, og, columns, width,
+                  output + n * v[kConvOutputBatchStride] + g * og * positions + s0, positions, /*trans_a=*/true);
+        }
+      }
+    }
+    return;
   }
 
   const bool out_in_place =
