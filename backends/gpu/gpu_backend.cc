@@ -50,8 +50,13 @@ class GpuBuffer : public backend::Buffer {
       : device_(device), shape_(std::move(shape)), address_(address), bytes_(bytes) {}
   GpuBuffer(Device* device, Shape shape, std::vector<std::shared_ptr<backend::Buffer>> elements)
       : device_(device), shape_(std::move(shape)), elements_(std::move(elements)) {}
+  // A view of `viewed`'s bytes as an array of `shape` (a bitcast), keeping it alive.
+  GpuBuffer(Device* device, Shape shape, std::shared_ptr<GpuBuffer> viewed)
+      : device_(device), shape_(std::move(shape)), address_(viewed->address()), bytes_(viewed->size_bytes()),
+        viewed_(std::move(viewed)) {}
   ~GpuBuffer() override {
-    if (address_ != 0) device_->pool->Free(address_).IgnoreError();  // ours: cannot be stray
+    // Ours (views own nothing): cannot be stray.
+    if (address_ != 0 && viewed_ == nullptr) device_->pool->Free(address_).IgnoreError();
   }
 
   const Shape& shape() const override { return shape_; }
@@ -66,6 +71,7 @@ class GpuBuffer : public backend::Buffer {
   const CUdeviceptr address_ = 0;
   const int64_t bytes_ = 0;
   const std::vector<std::shared_ptr<backend::Buffer>> elements_;
+  const std::shared_ptr<GpuBuffer> viewed_;
 };
 
 absl::StatusOr<std::shared_ptr<GpuBuffer>> AllocateArray(Device* device, const Shape& shape) {
@@ -252,18 +258,46 @@ class GpuExecutable : public backend::Executable {
           ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[branch], {values[step.operands[branch + 1]]}, options));
           break;
         }
+        case GpuPlanStep::Kind::kAlias: {
+          const std::shared_ptr<backend::Buffer>& from = values[step.operands[0]];
+          if (step.hlo->opcode() != HloOpcode::kBitcast && step.hlo->opcode() != HloOpcode::kReshape) {
+            values[s] = from;
+            break;
+          }
+          auto array = std::dynamic_pointer_cast<GpuBuffer>(from);
+          if (array == nullptr || !from->shape().IsArray() || array->size_bytes() != ShapeUtil::ByteSizeOf(step.hlo->shape())) {
+            return absl::InternalError(absl::StrCat("gpu: ", step.hlo->name(), " views no gpu array of its size"));
+          }
+          values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(array));
+          break;
+        }
+        case GpuPlanStep::Kind::kToken:
+          values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), 0, 0);
+          break;
         case GpuPlanStep::Kind::kKernel: {
           RETURN_IF_ERROR(cancelled());
-          ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
-          values[s] = out;
+          // One array per output (sort and scatter of several operands write a tuple).
+          std::vector<CUdeviceptr> pointers;
+          if (step.hlo->shape().IsTuple()) {
+            std::vector<std::shared_ptr<backend::Buffer>> elements;
+            for (const Shape& element : step.hlo->shape().tuple_shapes()) {
+              ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, element));
+              pointers.push_back(out->address());
+              elements.push_back(std::move(out));
+            }
+            values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
+          } else {
+            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
+            pointers.push_back(out->address());
+            values[s] = std::move(out);
+          }
           if (step.elements == 0) break;
-          std::vector<CUdeviceptr> pointers = {out->address()};
           for (int o : step.operands) {
             const auto* in = dynamic_cast<const GpuBuffer*>(values[o].get());
             if (in == nullptr) return absl::InternalError("gpu: kernel operand is not a gpu array");
             pointers.push_back(in->address());
           }
-          if (step.gemm) {
+          if (step.gemm && pointers.size() == 3) {
             ASSIGN_OR_RETURN(bool ran, RunGemm(*step.hlo, pointers[0], pointers[1], pointers[2]));
             if (ran) break;
           }

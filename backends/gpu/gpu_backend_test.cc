@@ -174,20 +174,15 @@ ENTRY main {
 TEST(GpuBackendTest, UnsupportedOpsAreNamedAtCompile) {
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
-  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(Parse(R"(HloModule sort
-cmp {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT lt = pred[] compare(a, b), direction=LT
-}
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(Parse(R"(HloModule cholesky
 ENTRY main {
-  x = f32[8] parameter(0)
-  ROOT s = f32[8] sort(x), dimensions={0}, to_apply=cmp
+  x = f32[4,4] parameter(0)
+  ROOT c = f32[4,4] cholesky(x), lower=true
 })"),
                                                                          backend::CompileOptions{});
   ASSERT_FALSE(exe.ok());
   EXPECT_TRUE(absl::IsUnimplemented(exe.status())) << exe.status();
-  EXPECT_THAT(std::string(exe.status().message()), HasSubstr("sort (s)"));
+  EXPECT_THAT(std::string(exe.status().message()), HasSubstr("cholesky (c)"));
   EXPECT_TRUE(absl::IsInvalidArgument(b->Compile(Parse("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}"),
                                                  backend::CompileOptions{7})
                                           .status()));

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/passes/pipeline.h"
+#include "backends/cpu/passes/single_device_collectives.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/status_macros.h"
 
@@ -56,8 +57,13 @@ class PlanBuilder {
                                                                  : GpuPlanStep::Kind::kCall;
           for (const HloComputation* callee : StepCallees(*hlo)) step.callees.push_back(Build(callee));
           break;
+        case HloOpcode::kAfterAll:
+          step.kind = GpuPlanStep::Kind::kToken;
+          break;
         default:
-          if (IsKernelCandidate(*hlo)) {
+          if (IsAlias(*hlo)) {
+            step.kind = GpuPlanStep::Kind::kAlias;
+          } else if (IsKernelCandidate(*hlo)) {
             step.kind = GpuPlanStep::Kind::kKernel;
             kernels_.push_back(hlo);
             kernel_steps_.emplace_back(index, static_cast<int>(sequence.steps.size()));
@@ -90,6 +96,9 @@ class PlanBuilder {
 absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const GpuTarget& target) {
   if (module == nullptr) return absl::InvalidArgumentError("gpu: no module");
   RETURN_IF_ERROR(VerifyHloModule(*module));
+  // One device, as the cpu backend: collectives and the allowlisted custom-calls become plain
+  // HLO (a module built for more devices, or an unknown custom-call target, fails here).
+  RETURN_IF_ERROR(cpu::SingleDeviceCollectives().Run(module.get()).status());
   RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
   GpuPlan plan;
   plan.sm = target.sm;

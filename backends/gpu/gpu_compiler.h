@@ -1,7 +1,8 @@
 #ifndef XLA_BACKENDS_GPU_GPU_COMPILER_H_
 #define XLA_BACKENDS_GPU_GPU_COMPILER_H_
 
-// HLO -> GpuPlan (needs LLVM): verification, the cpu backend's pass pipeline, then a step per
+// HLO -> GpuPlan (needs LLVM): verification, the cpu backend's single-device collectives pass
+// and pass pipeline, then a step per
 // instruction of the entry and of every computation a while, conditional or call runs, and
 // one PTX module for the kernels. No device is needed, so plans for a
 // GPU machine can be compiled anywhere (tests/gpu/device_check.sh does).

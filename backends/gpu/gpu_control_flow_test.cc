@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "backends/executable_format.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
@@ -89,6 +90,8 @@ int RunKernelOnHost(const char* kernel, void** params, void* context) {
     return 1;
   }
   const HloInstruction& hlo = *it->second;
+  // A tuple result (sort, scatter of several operands) has a pointer per element first.
+  const int64_t outputs = hlo.shape().IsTuple() ? static_cast<int64_t>(hlo.shape().tuple_shapes().size()) : 1;
   std::vector<Literal> operands;
   std::vector<const Literal*> pointers;
   for (int64_t i = 0; i < hlo.operand_count(); ++i) {
@@ -97,7 +100,7 @@ int RunKernelOnHost(const char* kernel, void** params, void* context) {
       standin->error = operand.status().ToString();
       return 1;
     }
-    const CUdeviceptr address = *static_cast<CUdeviceptr*>(params[i + 1]);
+    const CUdeviceptr address = *static_cast<CUdeviceptr*>(params[i + outputs]);
     if (operand->size_bytes() > 0) {
       std::memcpy(operand->untyped_data(), reinterpret_cast<const void*>(address), operand->size_bytes());
     }
@@ -117,8 +120,11 @@ int RunKernelOnHost(const char* kernel, void** params, void* context) {
     standin->error = result.status().ToString();
     return 1;
   }
-  const CUdeviceptr out = *static_cast<CUdeviceptr*>(params[0]);
-  if (result->size_bytes() > 0) std::memcpy(reinterpret_cast<void*>(out), result->untyped_data(), result->size_bytes());
+  for (int64_t o = 0; o < outputs; ++o) {
+    const Literal& part = hlo.shape().IsTuple() ? result->tuple_element(o) : *result;
+    const CUdeviceptr out = *static_cast<CUdeviceptr*>(params[o]);
+    if (part.size_bytes() > 0) std::memcpy(reinterpret_cast<void*>(out), part.untyped_data(), part.size_bytes());
+  }
   ++standin->kernels_run;
   return 0;
 }
@@ -260,10 +266,14 @@ TEST(GpuControlFlowTest, PlansOfAnotherFormatVersionAreRefused) {
   absl::StatusOr<backend::ExecutableFields> fields = backend::ReadExecutableContainer(*bytes);
   ASSERT_TRUE(fields.ok()) << fields.status();
   backend::ExecutableFields newer = *fields;
-  newer.Set("plan_version", "3");
+  newer.Set("plan_version", std::to_string(kGpuPlanFormatVersion + 1));
   absl::StatusOr<GpuPlan> refused = DeserializeGpuPlan(backend::WriteExecutableContainer(newer));
   EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
-  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("version 3"));
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr(absl::StrCat("version ", kGpuPlanFormatVersion + 1)));
+  // Version 2 plans are version 3 plans without the new kinds: still read.
+  backend::ExecutableFields v2 = *fields;
+  v2.Set("plan_version", "2");
+  EXPECT_TRUE(DeserializeGpuPlan(backend::WriteExecutableContainer(v2)).ok());
   // The first plans had no version (and one sequence).
   backend::ExecutableFields older;
   for (const auto& [name, value] : fields->all()) {
@@ -426,7 +436,8 @@ TEST(GpuControlFlowTest, CuratedModulesRunThroughTheRuntimeWithTheHostStandingIn
   ASSERT_NE(b, nullptr);
   const std::string softmax = modules::SoftmaxModule(16, 40), gelu = modules::GeluModule("64,8");
   for (const char* text : {modules::kReductionsModule, modules::kContractionsModule, modules::kMixedModule,
-                           modules::kIntegersModule, softmax.c_str(), gelu.c_str()}) {
+                           modules::kIntegersModule, softmax.c_str(), gelu.c_str(), modules::kSortModule,
+                           modules::kScatterModule, modules::kSelectAndScatterModule, modules::kCollectivesModule}) {
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
     std::vector<Literal> args;
@@ -443,6 +454,66 @@ TEST(GpuControlFlowTest, CuratedModulesRunThroughTheRuntimeWithTheHostStandingIn
     EXPECT_TRUE(LiteralNear(*expected, actual, 1e-5, 1e-5)) << (*module)->name();
     EXPECT_GT(standin.kernels_run, 0);
   }
+}
+
+// Tokens and values passed on unchanged need no kernel; a token result comes back as one.
+TEST(GpuControlFlowTest, TokensAndAliasesAreStepsWithoutKernels) {
+  constexpr char kText[] = R"(HloModule aliases
+ENTRY main {
+  p = f32[4,6] parameter(0)
+  t = token[] after-all()
+  d = f32[4,6] add-dependency(p, t)
+  b = f32[24] bitcast(d)
+  ROOT r = (f32[24], token[]) tuple(b, t)
+})";
+  absl::StatusOr<GpuPlan> plan = Compile(kText);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int kernels = 0, aliases = 0, tokens = 0;
+  for (const GpuPlanStep& s : plan->entry().steps) {
+    kernels += s.kind == GpuPlanStep::Kind::kKernel;
+    aliases += s.kind == GpuPlanStep::Kind::kAlias;
+    tokens += s.kind == GpuPlanStep::Kind::kToken;
+  }
+  EXPECT_EQ(kernels, 0);
+  EXPECT_EQ(tokens, 1);
+  EXPECT_EQ(plan->ptx, "");
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  std::vector<Literal> args;
+  args.push_back(Random(F32, {4, 6}, 3));
+  StandIn standin;
+  absl::StatusOr<Literal> out = RunWithStandIn(*b, kText, args, &standin);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(standin.kernels_run, 0);
+  ASSERT_TRUE(out->shape().IsTuple());
+  EXPECT_TRUE(out->tuple_element(1).shape().IsToken());
+  const Literal& bits = out->tuple_element(0);  // the parameter's bytes, viewed as f32[24]
+  ASSERT_EQ(bits.size_bytes(), args[0].size_bytes());
+  EXPECT_EQ(std::memcmp(bits.untyped_data(), args[0].untyped_data(), bits.size_bytes()), 0);
+  GTEST_LOG_(INFO) << aliases << " alias steps after the pipeline";
+}
+
+// The single-device meaning stops where it would be wrong: more devices, unknown targets.
+TEST(GpuControlFlowTest, CollectivesOfSeveralDevicesAndUnknownCustomCallsAreRefused) {
+  absl::StatusOr<GpuPlan> plan = Compile(R"(HloModule two_devices
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[8] parameter(0)
+  ROOT r = f32[8] all-reduce(p), replica_groups={{0,1}}, to_apply=sum
+})");
+  EXPECT_TRUE(absl::IsInvalidArgument(plan.status())) << plan.status();
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs 2 devices"));
+  plan = Compile(R"(HloModule unknown_target
+ENTRY main {
+  p = f32[8] parameter(0)
+  ROOT r = f32[8] custom-call(p), custom_call_target="my_kernel"
+})");
+  EXPECT_TRUE(absl::IsUnimplemented(plan.status())) << plan.status();
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("my_kernel"));
 }
 
 TEST(GpuControlFlowTest, ALoopIsCancelledBetweenIterations) {

@@ -141,6 +141,17 @@ TEST_F(GpuDeviceTest, WhileAndConditional) {
   }
 }
 
+TEST_F(GpuDeviceTest, SortScatterAndCollectivesAreExact) {
+  EXPECT_TRUE(Agree(modules::kSortModule, Args(Random(F32, {16, 300}, 40), Random(S32, {16, 300}, 41)), 0, 0));
+  EXPECT_TRUE(Agree(modules::kScatterModule,
+                    Args(Random(F32, {10, 4}, 42), Random(F32, {6, 4}, 43), Random(F32, {4, 3, 4}, 44)), 0, 0));
+  EXPECT_TRUE(Agree(modules::kSelectAndScatterModule,
+                    Args(Random(F32, {12, 10}, 45), Random(F32, {6, 5}, 46), Random(F32, {8}, 47), Random(S32, {8}, 48),
+                         Random(F32, {5}, 49), Random(S32, {5}, 50)),
+                    0, 0));
+  EXPECT_TRUE(Agree(modules::kCollectivesModule, Args(Random(F32, {64, 8}, 51)), 0, 0));
+}
+
 TEST_F(GpuDeviceTest, MlpForward) {
   EXPECT_TRUE(Agree(modules::MlpModule(64, /*highest=*/true),
                     Args(Random(F32, {64, 784}, 21), Random(F32, {784, 1024}, 22), Random(F32, {1024}, 23),

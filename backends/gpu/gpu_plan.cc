@@ -68,7 +68,7 @@ absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
     GpuPlanStep step;
     if (f.size() != 10 || !absl::SimpleAtoi(f[0], &sequence) || sequence < 0 ||
         sequence >= static_cast<int>(plan->sequences.size()) || !absl::SimpleAtoi(f[1], &kind) || kind < 0 ||
-        kind > static_cast<int>(GpuPlanStep::Kind::kCall) || !absl::SimpleAtoi(f[3], &step.index) ||
+        kind > static_cast<int>(GpuPlanStep::Kind::kToken) || !absl::SimpleAtoi(f[3], &step.index) ||
         !absl::SimpleAtoi(f[4], &step.elements) || !absl::SimpleAtoi(f[5], &step.rows) ||
         !absl::SimpleAtoi(f[6], &gemm) || gemm < 0 || gemm > 1) {
       return BadPlan(absl::StrCat("malformed step '", std::string(line), "'"));
@@ -159,9 +159,12 @@ absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes) {
   // The first plans (one sequence, no control flow) had no version field.
   std::string version = "1";
   if (fields.Has("plan_version")) version = std::string(*fields.Get("plan_version"));
-  if (version != std::to_string(kGpuPlanFormatVersion)) {
+  int version_number = 0;
+  if (!absl::SimpleAtoi(absl::string_view(version.data(), version.size()), &version_number) ||
+      version_number < kGpuPlanFormatOldestRead || version_number > kGpuPlanFormatVersion) {
     return absl::FailedPreconditionError(absl::StrCat("serialized gpu executable: its plan format is version ", version,
-                                                      ", this server reads version ", kGpuPlanFormatVersion,
+                                                      ", this server reads versions ", kGpuPlanFormatOldestRead, " to ",
+                                                      kGpuPlanFormatVersion,
                                                       "; compile the module again"));
   }
   GpuPlan plan;
@@ -276,15 +279,26 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
           return BadPlan(absl::StrCat("step ", i, " is not get-tuple-element ", s.index));
         }
         break;
-      case GpuPlanStep::Kind::kKernel:
-        if (s.kernel.empty() || !s.hlo->shape().IsArray() || s.elements != ShapeUtil::ElementsIn(s.hlo->shape()) ||
-            s.rows < 0 || (s.rows > 0 && (s.hlo->shape().rank() == 0 || s.rows != s.hlo->shape().dimensions(0)))) {
+      case GpuPlanStep::Kind::kKernel: {
+        const std::vector<const Shape*> outputs = KernelOutputs(s.hlo->shape());
+        if (s.kernel.empty() || outputs.empty() || s.elements != ShapeUtil::ElementsIn(*outputs[0]) || s.rows < 0 ||
+            (s.rows > 0 && (!s.hlo->shape().IsArray() || s.hlo->shape().rank() == 0 ||
+                            s.rows != s.hlo->shape().dimensions(0)))) {
           return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not a kernel of its shape"));
         }
         for (const HloInstruction* operand : s.hlo->operands()) {
           if (!operand->shape().IsArray()) return BadPlan(absl::StrCat("kernel step ", i, " reads a tuple"));
         }
         if (s.gemm && !IsCublasGemm(*s.hlo)) return BadPlan(absl::StrCat("step ", i, " is not a cuBLAS gemm"));
+        break;
+      }
+      case GpuPlanStep::Kind::kAlias:
+        if (!IsAlias(*s.hlo)) return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not an alias"));
+        break;
+      case GpuPlanStep::Kind::kToken:
+        if (s.hlo->opcode() != HloOpcode::kAfterAll || !s.hlo->shape().IsToken()) {
+          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not after-all"));
+        }
         break;
       case GpuPlanStep::Kind::kWhile:
       case GpuPlanStep::Kind::kConditional:
@@ -307,6 +321,37 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
 }
 
 }  // namespace
+
+std::vector<const Shape*> KernelOutputs(const Shape& shape) {
+  if (shape.IsArray()) return {&shape};
+  std::vector<const Shape*> outputs;
+  if (!shape.IsTuple() || shape.tuple_shapes().empty()) return outputs;
+  for (const Shape& element : shape.tuple_shapes()) {
+    if (!element.IsArray() || element.dimensions() != shape.tuple_shapes(0).dimensions()) return {};
+    outputs.push_back(&element);
+  }
+  return outputs;
+}
+
+bool IsAlias(const HloInstruction& hlo) {
+  if (hlo.operand_count() < 1) return false;
+  const Shape& from = hlo.operand(0)->shape();
+  switch (hlo.opcode()) {
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kOptBarrier:
+    case HloOpcode::kDomain:
+      return ShapeUtil::Equal(from, hlo.shape());
+    case HloOpcode::kBitcast:
+      return hlo.operand_count() == 1 && from.IsArray() && hlo.shape().IsArray() && from.has_layout() &&
+             hlo.shape().has_layout() && ShapeUtil::ByteSizeOf(from) == ShapeUtil::ByteSizeOf(hlo.shape());
+    case HloOpcode::kReshape:  // between row-major arrays: the same bytes in the same order
+      return hlo.operand_count() == 1 && RowMajor(from) && RowMajor(hlo.shape()) &&
+             from.element_type() == hlo.shape().element_type() &&
+             ShapeUtil::ElementsIn(from) == ShapeUtil::ElementsIn(hlo.shape());
+    default:
+      return false;
+  }
+}
 
 std::vector<const HloComputation*> StepCallees(const HloInstruction& hlo) {
   if (hlo.opcode() == HloOpcode::kWhile) return {hlo.while_condition(), hlo.while_body()};

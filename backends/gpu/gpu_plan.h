@@ -34,8 +34,11 @@ struct GpuTarget {
   int ptx = 78;  // PTX ISA version (7.8: the newest LLVM 16 writes)
 };
 
-// The version of the steps' serialized form; executables of another are refused to load.
-inline constexpr int kGpuPlanFormatVersion = 2;
+// The version of the steps' serialized form; executables of another are refused to load,
+// except those of kGpuPlanFormatOldestRead and newer (version 3 added the alias and token
+// kinds and kernels with several outputs, so a version 2 plan is a version 3 plan).
+inline constexpr int kGpuPlanFormatVersion = 3;
+inline constexpr int kGpuPlanFormatOldestRead = 2;
 
 struct GpuPlanStep {
   enum class Kind {
@@ -47,13 +50,19 @@ struct GpuPlanStep {
     kWhile = 5,        // runs callees {condition, body} until the condition is false
     kConditional = 6,  // runs callees[branch] on operand branch + 1
     kCall = 7,         // runs callees {computation} on the operands
+    // The value of operand 0, no kernel: add-dependency, opt-barrier and domain pass it on;
+    // a bitcast or a row-major reshape views its bytes with its own shape.
+    kAlias = 8,
+    kToken = 9,  // after-all: a token, which has no data
   };
   Kind kind = Kind::kKernel;
   const HloInstruction* hlo = nullptr;  // in its sequence's computation
   std::vector<int> operands;            // earlier steps of the same sequence, in operand order
   int64_t index = 0;                    // parameter number or tuple index
-  std::string kernel;                   // the PTX entry (kKernel)
-  int64_t elements = 0;                 // the kernel's output elements (kKernel)
+  // The PTX entry (kKernel). Its result is an array, or a tuple of arrays of one shape (sort,
+  // scatter of several operands): the kernel takes a pointer per array, then the operands'.
+  std::string kernel;
+  int64_t elements = 0;                 // the kernel's (first) output's elements (kKernel)
   // A row kernel (ptx_emitter.h) when > 0: blocks stride over this many rows; else threads
   // stride over the elements.
   int64_t rows = 0;
@@ -93,6 +102,15 @@ absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes);
 // True for a dot of the canonical forms the pipeline leaves ([m,k]x[k,n] or [b,m,k]x[b,k,n],
 // all row-major) on f32, f64, or bf16/f16 inputs (with an output of their type or f32).
 bool IsCublasGemm(const HloInstruction& dot);
+
+// The arrays a kernel of result `shape` writes, in its parameters' order: the array, or the
+// elements of a tuple of arrays of one shape; none for any other shape.
+std::vector<const Shape*> KernelOutputs(const Shape& shape);
+
+// True when `hlo` is computed by a kAlias step: add-dependency, opt-barrier or domain whose
+// result is its operand 0's shape, a bitcast between laid-out arrays of one byte size, or a
+// reshape between row-major arrays.
+bool IsAlias(const HloInstruction& hlo);
 
 // The computations a control-flow step runs, in its callees' order: a while's {condition,
 // body}, a conditional's branches, a call's computation.

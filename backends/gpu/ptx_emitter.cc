@@ -281,12 +281,147 @@ absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std:
   return absl::OkStatus();
 }
 
+llvm::Value* GlobalThread(llvm::IRBuilder<>* b) {
+  return b->CreateAdd(b->CreateMul(ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                   ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                      ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+}
+llvm::Value* GridThreads(llvm::IRBuilder<>* b) {
+  return b->CreateMul(ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                      ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+}
+
+// The arrays the kernel writes (its first parameters) with their shapes.
+std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloInstruction* hlo) {
+  std::vector<cpu::SerialOutput> outputs;
+  const std::vector<const Shape*> shapes = KernelOutputs(hlo->shape());
+  for (size_t i = 0; i < shapes.size(); ++i) outputs.push_back({k.kernel->getArg(static_cast<unsigned>(i)), *shapes[i]});
+  return outputs;
+}
+
+// sort: a thread per row (the elements whose indices differ only in the sort dimension),
+// striding over the rows. Each thread copies its row into the outputs and sorts it there by
+// insertion, calling the comparator (emitted inline) on (lhs_0, rhs_0, lhs_1, rhs_1, ...) as
+// XLA defines, and moving every output's element together. Insertion sort is stable, so
+// is_stable holds either way, as in the interpreter. It is O(length^2) per row: a correct first
+// version for short rows (a block per row sorting in shared memory is to come).
+absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo) {
+  llvm::IRBuilder<>& b = *k.b;
+  cpu::ElementalEmitter& e = *k.elemental;
+  const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
+  const size_t n = outputs.size();
+  if (hlo->operand_count() != static_cast<int64_t>(n) || hlo->to_apply() == nullptr || hlo->dimensions().size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("sort ", hlo->name(), ": malformed"));
+  }
+  const Shape& shape = outputs[0].shape;
+  for (const cpu::SerialOutput& out : outputs) {
+    if (!out.shape.has_layout() || out.shape.layout().minor_to_major() != shape.layout().minor_to_major()) {
+      return absl::UnimplementedError(absl::StrCat("gpu backend: sort ", hlo->name(), " outputs differ in layout"));
+    }
+  }
+  const int64_t dim = hlo->dimensions(0);
+  const int64_t length = shape.rank() == 0 ? 1 : shape.dimensions(static_cast<int>(dim));
+  // In storage order the sort dimension has `inner` elements more minor and `outer` more major.
+  int64_t inner = 1, outer = 1;
+  bool minor = true;
+  for (int64_t d : shape.layout().minor_to_major()) {
+    if (d == dim) {
+      minor = false;
+      continue;
+    }
+    (minor ? inner : outer) *= shape.dimensions(static_cast<int>(d));
+  }
+  std::vector<cpu::Generator> operands;
+  for (size_t t = 0; t < n; ++t) {
+    ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(static_cast<int64_t>(t)));
+  }
+  llvm::AllocaInst* hole = nullptr;  // where the element being inserted goes
+  {
+    llvm::IRBuilder<> entry(&k.kernel->getEntryBlock(), k.kernel->getEntryBlock().begin());
+    hole = entry.CreateAlloca(b.getInt64Ty());
+  }
+  llvm::Function* f = k.kernel;
+  llvm::LLVMContext& c = b.getContext();
+  return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(inner * outer), GridThreads(&b), "row", [&](llvm::Value* row) -> absl::Status {
+    llvm::Value* first = b.CreateAdd(b.CreateMul(b.CreateUDiv(row, b.getInt64(inner)), b.getInt64(length * inner)),
+                                     b.CreateURem(row, b.getInt64(inner)));
+    auto at = [&](llvm::Value* j) { return IndexOf(&b, shape, b.CreateAdd(first, b.CreateMul(j, b.getInt64(inner)))); };
+    RETURN_IF_ERROR(cpu::EmitForLoop(&b, b.getInt64(0), b.getInt64(length), "copy", [&](llvm::Value* j) -> absl::Status {
+      const cpu::IrIndex index = at(j);
+      for (size_t t = 0; t < n; ++t) {
+        ASSIGN_OR_RETURN(llvm::Value* v, operands[t](index));
+        e.StoreElement(v, outputs[t].base, outputs[t].shape, index);
+      }
+      return absl::OkStatus();
+    }));
+    return cpu::EmitForLoop(&b, b.getInt64(1), b.getInt64(length), "insert", [&](llvm::Value* next) -> absl::Status {
+      std::vector<llvm::Value*> x;
+      const cpu::IrIndex from = at(next);
+      for (size_t t = 0; t < n; ++t) x.push_back(e.LoadElement(outputs[t].base, outputs[t].shape, from));
+      b.CreateStore(next, hole);
+      llvm::BasicBlock* check = llvm::BasicBlock::Create(c, "shift.check", f);
+      llvm::BasicBlock* compare = llvm::BasicBlock::Create(c, "shift.compare", f);
+      llvm::BasicBlock* move = llvm::BasicBlock::Create(c, "shift.move", f);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(c, "shift.done", f);
+      b.CreateBr(check);
+      b.SetInsertPoint(check);
+      llvm::Value* j = b.CreateLoad(b.getInt64Ty(), hole);
+      b.CreateCondBr(b.CreateICmpSGT(j, b.getInt64(0)), compare, done);
+      b.SetInsertPoint(compare);
+      llvm::Value* before = b.CreateSub(j, b.getInt64(1));
+      const cpu::IrIndex prev_index = at(before);
+      std::vector<llvm::Value*> prev, args;
+      for (size_t t = 0; t < n; ++t) {
+        prev.push_back(e.LoadElement(outputs[t].base, outputs[t].shape, prev_index));
+        args.push_back(x[t]);
+        args.push_back(prev.back());
+      }
+      // x goes before its predecessor only when strictly less: equal elements keep their order.
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> less, e.EmitScalarComputation(*hlo->to_apply(), args));
+      if (less.size() != 1 || !less[0]->getType()->isIntegerTy(1)) {
+        return absl::InvalidArgumentError(absl::StrCat("sort ", hlo->name(), ": the comparator must return pred"));
+      }
+      b.CreateCondBr(less[0], move, done);
+      b.SetInsertPoint(move);
+      const cpu::IrIndex to = at(j);
+      for (size_t t = 0; t < n; ++t) e.StoreElement(prev[t], outputs[t].base, outputs[t].shape, to);
+      b.CreateStore(before, hole);
+      b.CreateBr(check);
+      b.SetInsertPoint(done);
+      const cpu::IrIndex slot = at(b.CreateLoad(b.getInt64Ty(), hole));
+      for (size_t t = 0; t < n; ++t) e.StoreElement(x[t], outputs[t].base, outputs[t].shape, slot);
+      return absl::OkStatus();
+    });
+  });
+}
+
+// scatter and select-and-scatter: the cpu backend's loops (emit_scatter.cc), run by one
+// thread. They are serial on purpose: updates that hit the same element (non-unique indices,
+// overlapping windows) combine in the interpreter's order, and the combiner need not commute
+// or associate, so no two of them may run at once. indices_are_sorted and unique_indices
+// change nothing here. Those loops also fill the outputs from the operands serially; run by a
+// kernel of its own the copy would be parallel, which needs the cpu backend to emit the
+// update loops apart from the fill (a thread per window would then serve unique_indices).
+absl::Status EmitSerialBody(KernelContext& k, const HloInstruction* hlo) {
+  llvm::IRBuilder<>& b = *k.b;
+  std::vector<cpu::Generator> operands;
+  for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+    ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(i));
+  }
+  const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
+  return EmitIf(&b, b.CreateICmpEQ(GlobalThread(&b), b.getInt64(0)), "serial", [&]() -> absl::Status {
+    if (hlo->opcode() == HloOpcode::kScatter) return cpu::EmitScatterLoops(k.elemental, hlo, operands, outputs);
+    return cpu::EmitSelectAndScatterLoops(k.elemental, hlo, operands, outputs);
+  });
+}
+
 // A kernel for `hlo`; *rows is set > 0 for a row kernel.
 absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const std::string& name, int64_t* rows) {
   llvm::LLVMContext& c = module->getContext();
   llvm::IRBuilder<> b(c);
   auto* ptr = llvm::PointerType::get(c, 1);  // global memory
-  std::vector<llvm::Type*> params(hlo->operand_count() + 1, ptr);
+  const unsigned outputs = static_cast<unsigned>(KernelOutputs(hlo->shape()).size());
+  std::vector<llvm::Type*> params(hlo->operand_count() + outputs, ptr);
   auto* type = llvm::FunctionType::get(b.getVoidTy(), params, false);
   llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
@@ -297,7 +432,7 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
   for (const HloInstruction* operand : hlo->operands()) operand_shapes.push_back(std::make_shared<Shape>(operand->shape()));
   KernelContext k{module, &b, kernel, &elemental, nullptr};
   k.operand = [&](int64_t i) -> absl::StatusOr<cpu::Generator> {
-    llvm::Value* base = kernel->getArg(static_cast<unsigned>(i + 1));
+    llvm::Value* base = kernel->getArg(static_cast<unsigned>(i) + outputs);
     std::shared_ptr<Shape> shape = operand_shapes[i];
     return cpu::Generator([&elemental, base, shape, &b](const cpu::IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       if (shape->rank() == 0) return elemental.LoadElement(base, *shape, cpu::IrIndex{{}, b.getInt64(0), shape.get()});
@@ -306,7 +441,13 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
   };
   const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
   *rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
-  RETURN_IF_ERROR(reductions.empty() ? EmitElementwiseBody(k, hlo) : EmitRowBody(k, hlo, reductions));
+  if (hlo->opcode() == HloOpcode::kSort) {
+    RETURN_IF_ERROR(EmitSortBody(k, hlo));
+  } else if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
+    RETURN_IF_ERROR(EmitSerialBody(k, hlo));
+  } else {
+    RETURN_IF_ERROR(reductions.empty() ? EmitElementwiseBody(k, hlo) : EmitRowBody(k, hlo, reductions));
+  }
   b.CreateRetVoid();
   return absl::OkStatus();
 }
@@ -367,11 +508,24 @@ absl::Status CheckNoHostCalls(const llvm::Module& module, const PtxModule& resul
 }  // namespace
 
 bool IsKernelCandidate(const HloInstruction& hlo) {
-  if (!hlo.shape().IsArray() || !cpu::IsSupportedElementType(hlo.shape().element_type())) return false;
+  const std::vector<const Shape*> outputs = KernelOutputs(hlo.shape());
+  if (outputs.empty()) return false;
+  for (const Shape* output : outputs) {
+    if (!cpu::IsSupportedElementType(output->element_type())) return false;
+  }
   for (const HloInstruction* operand : hlo.operands()) {
     if (!operand->shape().IsArray() || !cpu::IsSupportedElementType(operand->shape().element_type())) return false;
   }
   switch (hlo.opcode()) {
+    // Several outputs (a tuple of arrays) when they sort or scatter several operands.
+    case HloOpcode::kSort:
+    case HloOpcode::kScatter:
+      return true;
+    default:
+      if (!hlo.shape().IsArray()) return false;
+  }
+  switch (hlo.opcode()) {
+    case HloOpcode::kSelectAndScatter:
     case HloOpcode::kFusion:
     case HloOpcode::kBroadcast:
     case HloOpcode::kReshape:
@@ -414,7 +568,7 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
                                                    hlo->name(), " (", hlo->shape().ToString(true), ")"));
     }
     PtxKernel kernel{absl::StrCat("k", result.kernels.size(), "_", hlo->name()), hlo,
-                     ShapeUtil::ElementsIn(hlo->shape())};
+                     ShapeUtil::ElementsIn(*KernelOutputs(hlo->shape())[0])};
     // PTX identifiers: letters, digits, _ and $ (HLO names also have '.' and '-').
     for (char& ch : kernel.name) {
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';

@@ -14,7 +14,12 @@
 //    block per row at a time; each reduction is computed once per row by the block's threads
 //    (strided partials, then a tree in shared memory), then the threads compute the row's
 //    elements reading it. The reductions reassociate (as XLA's GPU backend does), which a
-//    reducer with a non-identity init value would notice.
+//    reducer with a non-identity init value would notice;
+//  - sort: a thread per row, sorting it in the outputs by insertion (stable);
+//  - scatter, select-and-scatter: one thread applies the updates in order (serial: updates
+//    to one element combine in order, with combiners that need not commute).
+// A kernel whose result is a tuple (sort or scatter of several operands) takes a pointer per
+// output array first.
 
 #include <cstdint>
 #include <string>
@@ -42,8 +47,9 @@ struct PtxModule {
 
 // True when `hlo` becomes one kernel here: a loop or input fusion, a single elementwise or
 // data-movement op, or a dot, convolution, reduce-window, gather or map (a thread per output
-// element looping over its window or contraction), with array operands and an array result
-// of supported element types.
+// element looping over its window or contraction), or a sort, scatter or select-and-scatter,
+// with array operands and an array result (a tuple of arrays for sort and scatter) of
+// supported element types.
 bool IsKernelCandidate(const HloInstruction& hlo);
 
 // One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/pass_test_util.h"
 #include "backends/testing/hlo_test_util.h"
 #include "backends/cpu/passes/pipeline.h"
+#include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
@@ -74,6 +76,65 @@ void ExpectAssembles(const PtxModule& m) {
   EXPECT_EQ(Assemble(m.ptx), "") << m.ptx;
 }
 
+
+// Through the gpu compiler (sort and scatter results are tuples the pipeline keeps apart).
+absl::StatusOr<GpuPlan> CompilePlan(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
+  if (!module.ok()) return module.status();
+  return CompileGpuPlan(*std::move(module), GpuTarget{});
+}
+
+// The entry's kernel steps of `opcode`.
+std::vector<const GpuPlanStep*> KernelSteps(const GpuPlan& plan, HloOpcode opcode) {
+  std::vector<const GpuPlanStep*> steps;
+  for (const GpuPlanStep& s : plan.entry().steps) {
+    if (s.kind == GpuPlanStep::Kind::kKernel && s.hlo->opcode() == opcode) steps.push_back(&s);
+  }
+  return steps;
+}
+
+TEST(PtxEmitterTest, SortKernelsTakeAPointerPerOutputAndAssemble) {
+  absl::StatusOr<GpuPlan> plan = CompilePlan(modules::kSortModule);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::vector<const GpuPlanStep*> sorts = KernelSteps(*plan, HloOpcode::kSort);
+  ASSERT_EQ(sorts.size(), 3u);
+  for (const GpuPlanStep* s : sorts) {
+    EXPECT_EQ(s->elements, 16 * 300) << s->kernel;
+    EXPECT_EQ(s->rows, 0) << s->kernel;
+    // out..., operands...: two of each for the key-value sorts, one for the descending one.
+    const size_t params = 2 * KernelOutputs(s->hlo->shape()).size();
+    const size_t begin = plan->ptx.find(".entry " + s->kernel + "(");
+    ASSERT_NE(begin, std::string::npos) << s->kernel;
+    const std::string signature = plan->ptx.substr(begin, plan->ptx.find(')', begin) - begin);
+    EXPECT_THAT(signature, HasSubstr(absl::StrCat("_param_", params - 1))) << signature;
+    EXPECT_THAT(signature, ::testing::Not(HasSubstr(absl::StrCat("_param_", params)))) << signature;
+  }
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+}
+
+TEST(PtxEmitterTest, ScatterAndSelectAndScatterAreSerialKernelsThatAssemble) {
+  const std::pair<const char*, size_t> cases[] = {{modules::kScatterModule, 3}, {modules::kSelectAndScatterModule, 2}};
+  for (const auto& [text, kernels] : cases) {
+    absl::StatusOr<GpuPlan> plan = CompilePlan(text);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const size_t scatters = KernelSteps(*plan, HloOpcode::kScatter).size();
+    const size_t selects = KernelSteps(*plan, HloOpcode::kSelectAndScatter).size();
+    EXPECT_EQ(scatters + selects, kernels) << plan->module->name();
+    EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+  }
+}
+
+TEST(PtxEmitterTest, CollectivesAndCustomCallsLeaveNoKernelOfTheirOwn) {
+  absl::StatusOr<GpuPlan> plan = CompilePlan(modules::kCollectivesModule);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (const GpuPlanStep& s : plan->entry().steps) {
+    EXPECT_NE(s.hlo->opcode(), HloOpcode::kAllReduce);
+    EXPECT_NE(s.hlo->opcode(), HloOpcode::kAllGather);
+    EXPECT_NE(s.hlo->opcode(), HloOpcode::kCollectivePermute);
+    EXPECT_NE(s.hlo->opcode(), HloOpcode::kCustomCall);
+  }
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+}
 
 TEST(PtxEmitterTest, GeluIsOneKernelThatPtxasAccepts) {
   Lowered l = Lower(modules::GeluModule("1024,256"));
@@ -245,23 +306,18 @@ ENTRY main {
 }
 
 TEST(PtxEmitterTest, NonCandidatesAreRefusedByName) {
-  std::unique_ptr<HloModule> module = cpu::testing::ParseOrNull(R"(HloModule sort
-cmp {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT lt = pred[] compare(a, b), direction=LT
-}
+  std::unique_ptr<HloModule> module = cpu::testing::ParseOrNull(R"(HloModule cholesky
 ENTRY main {
-  x = f32[32] parameter(0)
-  ROOT s = f32[32] sort(x), dimensions={0}, to_apply=cmp
+  x = f32[4,4] parameter(0)
+  ROOT c = f32[4,4] cholesky(x), lower=true
 })");
   ASSERT_NE(module, nullptr);
-  const HloInstruction* sort = module->entry_computation()->root_instruction();
-  EXPECT_FALSE(IsKernelCandidate(*sort));
-  absl::StatusOr<PtxModule> m = EmitPtx({sort}, "sort");
+  const HloInstruction* cholesky = module->entry_computation()->root_instruction();
+  EXPECT_FALSE(IsKernelCandidate(*cholesky));
+  absl::StatusOr<PtxModule> m = EmitPtx({cholesky}, "cholesky");
   ASSERT_FALSE(m.ok());
   EXPECT_TRUE(absl::IsUnimplemented(m.status())) << m.status();
-  EXPECT_THAT(std::string(m.status().message()), HasSubstr("sort s"));
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("cholesky c"));
 }
 
 }  // namespace

@@ -105,6 +105,12 @@ int main(int argc, char** argv) {
       {"conditionals_index_and_pred", modules::kConditionalModule, "4e-6 2e-6"},
       {"contractions_windows_indexing", modules::kContractionsModule, "1e-5 1e-4"},
       {"mlp_forward_batch64", mlp_small.c_str(), "1e-3 1e-5"},
+      // Sort and scatter move values without arithmetic (scatter's adds run in the
+      // interpreter's order): exact.
+      {"sort_keys_values_ties_descending", modules::kSortModule, "0 0"},
+      {"scatter_duplicates_unique_out_of_bounds", modules::kScatterModule, "0 0"},
+      {"select_and_scatter_variadic_scatter", modules::kSelectAndScatterModule, "0 0"},
+      {"collectives_custom_call_tokens", modules::kCollectivesModule, "0 0"},
       // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
       {"dot_default_precision_tf32", kDefaultPrecisionDot, "1e-2 0.5"},
       {"gelu_256M", gelu_bench.c_str(), "bench"},

@@ -311,6 +311,124 @@ ENTRY main {
   ROOT t = (f32[1000], f32[1000]) tuple(c, d)
 })";
 
+// sort: f32 keys carrying s32 values along the minor dimension; coarse keys (floor of 3x: many
+// ties) with their positions, stable, so the positions show the order ties keep; descending
+// along the major dimension (a row strides through memory).
+inline constexpr char kSortModule[] = R"(HloModule sorts
+less_key {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+greater {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+ENTRY main {
+  keys = f32[16,300] parameter(0)
+  values = s32[16,300] parameter(1)
+  by_key = (f32[16,300], s32[16,300]) sort(keys, values), dimensions={1}, to_apply=less_key
+  three = f32[] constant(3)
+  threes = f32[16,300] broadcast(three), dimensions={}
+  scaled = f32[16,300] multiply(keys, threes)
+  coarse = f32[16,300] floor(scaled)
+  position = s32[16,300] iota(), iota_dimension=1
+  ties = (f32[16,300], s32[16,300]) sort(coarse, position), dimensions={1}, is_stable=true, to_apply=less_key
+  descending = f32[16,300] sort(keys), dimensions={0}, to_apply=greater
+  k0 = f32[16,300] get-tuple-element(by_key), index=0
+  v0 = s32[16,300] get-tuple-element(by_key), index=1
+  k1 = f32[16,300] get-tuple-element(ties), index=0
+  v1 = s32[16,300] get-tuple-element(ties), index=1
+  ROOT t = (f32[16,300], s32[16,300], f32[16,300], s32[16,300], f32[16,300]) tuple(k0, v0, k1, v1, descending)
+})";
+
+// scatter: add with duplicate indices (rows 0 and 3 get several updates, in order); overwrite
+// with unique indices; windows of 3 rows of which those starting at -1 and 8 (of 10) leave the
+// operand and are skipped whole.
+inline constexpr char kScatterModule[] = R"(HloModule scatters
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+overwrite {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY main {
+  operand = f32[10,4] parameter(0)
+  updates = f32[6,4] parameter(1)
+  windows = f32[4,3,4] parameter(2)
+  duplicates = s32[6,1] constant({{0},{3},{0},{7},{3},{0}})
+  added = f32[10,4] scatter(operand, duplicates, updates), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  unique = s32[6,1] constant({{9},{1},{4},{2},{8},{5}})
+  overwritten = f32[10,4] scatter(operand, unique, updates), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, unique_indices=true, to_apply=overwrite
+  starts = s32[4,1] constant({{-1},{8},{2},{7}})
+  windowed = f32[10,4] scatter(operand, starts, windows), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  ROOT t = (f32[10,4], f32[10,4], f32[10,4]) tuple(added, overwritten, windowed)
+})";
+
+// select-and-scatter (max pooling's gradient, overlapping 3x3 windows of stride 2, padded) and
+// a scatter of two operands at once (a tuple result) with a combiner keeping the larger key's
+// pair.
+inline constexpr char kSelectAndScatterModule[] = R"(HloModule select_and_scatter_variadic
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+larger {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  keep = pred[] compare(a, b), direction=GE
+  x = f32[] select(keep, a, b)
+  y = s32[] select(keep, i, j)
+  ROOT t = (f32[], s32[]) tuple(x, y)
+}
+ENTRY main {
+  input = f32[12,10] parameter(0)
+  source = f32[6,5] parameter(1)
+  zero = f32[] constant(0)
+  grad = f32[12,10] select-and-scatter(input, source, zero), window={size=3x3 stride=2x2 pad=1_1x1_1}, select=ge, scatter=add
+  keys = f32[8] parameter(2)
+  ids = s32[8] parameter(3)
+  indices = s32[5,1] constant({{1},{6},{1},{3},{6}})
+  new_keys = f32[5] parameter(4)
+  new_ids = s32[5] parameter(5)
+  pair = (f32[8], s32[8]) scatter(keys, ids, indices, new_keys, new_ids), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=larger
+  k = f32[8] get-tuple-element(pair), index=0
+  i = s32[8] get-tuple-element(pair), index=1
+  ROOT t = (f32[12,10], f32[8], s32[8]) tuple(grad, k, i)
+})";
+
+// Single-device collectives, a custom-call and tokens: all plain values on one device.
+inline constexpr char kCollectivesModule[] = R"(HloModule collectives_tokens
+sum {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[64,8] parameter(0)
+  reduced = f32[64,8] all-reduce(p), replica_groups={}, to_apply=sum
+  gathered = f32[64,8] all-gather(reduced), dimensions={0}, replica_groups={}
+  permuted = f32[64,8] collective-permute(gathered), source_target_pairs={{0,0}}
+  token = token[] after-all()
+  ordered = f32[64,8] add-dependency(permuted, token)
+  sharded = f32[64,8] custom-call(ordered), custom_call_target="Sharding"
+  ROOT n = f32[64,8] negate(sharded)
+})";
+
 // Seeded arguments (the device check and gpu_device_test): floats in [-range, range), integers
 // in [-100, 100) (unsigned: [0, 100)), random pred; other types keep the literal's zeros.
 inline void FillRandom(Literal* literal, const Shape& shape, uint64_t* state, double range = 2.0) {
