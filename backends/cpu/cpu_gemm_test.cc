@@ -239,6 +239,35 @@ std::string Conv(const std::string& type, const std::string& in, const std::stri
                              type, out, " convolution(x, w), ", attrs));
 }
 
+// Ops whose routine would need more scratch than kMaxGemmScratchBytes stay on the generator
+// (the generators need none); the same ops a size smaller take the routine.
+TEST(CpuGemm, ScratchBeyondTheCapStaysOnTheGenerator) {
+  auto dot = [](PrimitiveType lhs, PrimitiveType out, int64_t m, int64_t n, int64_t k) {
+    DotCall call;
+    call.descriptor.assign(kDotFields, 0);
+    std::vector<int64_t>& d = call.descriptor;
+    d[kDotLhsType] = lhs;
+    d[kDotRhsType] = lhs;
+    d[kDotOutType] = out;
+    d[kDotBatch] = 1;
+    d[kDotM] = m;
+    d[kDotN] = n;
+    d[kDotK] = k;
+    d[kDotStrideA] = m * k;
+    d[kDotStrideB] = k * n;
+    d[kDotStrideC] = m * n;
+    return PreferDotCall(call);
+  };
+  // bf16: three arrays of 4M elements widen to 48 MiB; of 32M elements, to 384 MiB.
+  EXPECT_TRUE(dot(BF16, BF16, 2048, 2048, 2048));
+  EXPECT_FALSE(dot(BF16, BF16, 8192, 4096, 4096));
+  // s8 -> s32: packed as 32-bit words.
+  EXPECT_TRUE(dot(S8, S32, 1024, 1024, 1024));
+  EXPECT_FALSE(dot(S8, S32, 8192, 8192, 4096));
+  // f32 needs no scratch: always the GEMM.
+  EXPECT_TRUE(dot(F32, F32, 65536, 65536, 4096));
+}
+
 TEST(CpuGemm, ConvolutionsThroughIm2col) {
   for (const char* t : {"f32", "f64"}) {
     // 3x3 SAME in NHWC and NCHW.

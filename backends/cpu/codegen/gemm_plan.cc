@@ -253,20 +253,38 @@ bool PreferDotCall(const DotCall& call) {
   const std::vector<int64_t>& d = call.descriptor;
   const int64_t macs = d[kDotBatch] * d[kDotM] * d[kDotN] * d[kDotK];
   const auto narrow = [](int64_t t) { return t == BF16 || t == F16; };
-  if (primitive_util::IsIntegralType(static_cast<PrimitiveType>(d[kDotOutType]))) return macs >= kIntDotGemmMinMacs;
+  const PrimitiveType out = static_cast<PrimitiveType>(d[kDotOutType]);
+  if (primitive_util::IsIntegralType(out)) {
+    // Packed A, B and C in 32- or 64-bit words, one batch at a time (runtime/gemm.cc IntDot).
+    const int64_t word = out == S64 || out == U64 ? 8 : 4;
+    const int64_t scratch = (d[kDotM] * d[kDotK] + d[kDotK] * d[kDotN] + d[kDotM] * d[kDotN]) * word;
+    return macs >= kIntDotGemmMinMacs && scratch <= kMaxGemmScratchBytes;
+  }
   if (narrow(d[kDotLhsType]) || narrow(d[kDotRhsType]) || narrow(d[kDotOutType])) {
-    return macs >= kNarrowFloatDotGemmMinMacs;
+    // Each narrow array widened whole to f32.
+    int64_t scratch = 0;
+    if (narrow(d[kDotLhsType])) scratch += d[kDotBatch] * d[kDotStrideA] * 4;
+    if (narrow(d[kDotRhsType])) scratch += d[kDotBatch] * d[kDotStrideB] * 4;
+    if (narrow(d[kDotOutType])) scratch += d[kDotBatch] * d[kDotStrideC] * 4;
+    return macs >= kNarrowFloatDotGemmMinMacs && scratch <= kMaxGemmScratchBytes;
   }
   return true;
 }
 
 bool PreferConvolutionCall(const std::vector<int64_t>& d) {
   int64_t macs = d[kConvBatch] * d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);
+  // Scratch (runtime/conv_gemm.cc): the packed kernel, and the result where it is not written
+  // in place (counted always); the im2col blocks are bounded on their own.
+  int64_t kernel = d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);
+  int64_t result = d[kConvBatch] * d[kConvOutputFeatures];
   for (int64_t r = 0; r < d[kConvSpatialRank]; ++r) {
     const int64_t* s = d.data() + kConvHeaderFields + r * kConvSpatialFields;
     macs *= s[kConvOutputSize] * s[kConvKernelSize];
+    kernel *= s[kConvKernelSize];
+    result *= s[kConvOutputSize];
   }
-  return macs >= kConvGemmMinMacs;
+  const int64_t word = d[kConvType] == F64 ? 8 : 4;
+  return macs >= kConvGemmMinMacs && (kernel + result) * word <= kMaxGemmScratchBytes;
 }
 
 }  // namespace cpu

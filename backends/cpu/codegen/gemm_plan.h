@@ -35,6 +35,10 @@ namespace cpu {
 inline constexpr int64_t kIntDotGemmMinMacs = int64_t{1} << 16;
 inline constexpr int64_t kNarrowFloatDotGemmMinMacs = int64_t{1} << 10;
 inline constexpr int64_t kConvGemmMinMacs = int64_t{1} << 16;
+// The routines' scratch (widened bf16/f16 operands, packed integer matrices, a convolution's
+// packed kernel and result) above this stays off them: the generators need none, and a
+// server must not hold (or fail to find) gigabytes per thread for one op.
+inline constexpr int64_t kMaxGemmScratchBytes = int64_t{256} << 20;
 
 // The __xla_cpu_dot call of dot `hlo` whose operands and result are stored with these
 // shapes' layouts, or nullopt when the routine cannot compute it.

@@ -277,4 +277,5 @@ extern "C" void __xla_cpu_conv(const int64_t* descriptor, const void* input, con
     Conv<float>(descriptor, static_cast<const float*>(input), static_cast<const float*>(kernel),
                 static_cast<float*>(output));
   }
+  TrimThreadScratch();
 }

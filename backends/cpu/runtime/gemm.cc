@@ -260,14 +260,36 @@ void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(i
                          n, cost_per_item);
 }
 
+namespace {
+
+constexpr int kScratchSlots = 4;
+// Kept between calls up to this size: the im2col blocks (4 MiB) and the usual operands.
+constexpr size_t kKeptScratchBytes = size_t{16} << 20;
+
+struct ScratchBuffer {
+  std::unique_ptr<char, FreeDeleter> data;
+  size_t size = 0;
+};
+
+ScratchBuffer* ThreadScratchBuffers() {
+  thread_local ScratchBuffer buffers[kScratchSlots];
+  return buffers;
+}
+
+}  // namespace
+
+void TrimThreadScratch() {
+  ScratchBuffer* buffers = ThreadScratchBuffers();
+  for (int i = 0; i < kScratchSlots; ++i) {
+    if (buffers[i].size > kKeptScratchBytes) {
+      buffers[i].data.reset();
+      buffers[i].size = 0;
+    }
+  }
+}
+
 void* ThreadScratch(int which, size_t bytes) {
-  constexpr int kSlots = 4;
-  struct Buffer {
-    std::unique_ptr<char, FreeDeleter> data;
-    size_t size = 0;
-  };
-  thread_local Buffer buffers[kSlots];
-  Buffer& buffer = buffers[which % kSlots];
+  ScratchBuffer& buffer = ThreadScratchBuffers()[which % kScratchSlots];
   if (buffer.size < bytes) {
     const size_t size = (std::max<size_t>(bytes, 64) + 63) / 64 * 64;
     buffer.data.reset(static_cast<char*>(std::aligned_alloc(64, size)));
@@ -294,4 +316,5 @@ extern "C" void __xla_cpu_dot(const int64_t* d, const void* a, const void* b, vo
   } else {
     IntDot<uint32_t>(d, a, b, c);
   }
+  TrimThreadScratch();
 }

@@ -76,6 +76,9 @@ void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(i
 // a few: kept and reused by later calls on the thread (fresh pages cost far more to write
 // than reused ones), valid until the thread's next request for the same slot.
 void* ThreadScratch(int which, size_t bytes);
+// Frees the calling thread's scratch buffers larger than a few MiB (the routines call it
+// when done, so one large op does not leave its scratch held by every thread for good).
+void TrimThreadScratch();
 
 }  // namespace cpu
 }  // namespace xla
