@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/cpu/passes/single_device_collectives.h"
 #include "hlo/hlo_verifier.h"
@@ -91,6 +92,13 @@ class PlanBuilder {
   std::vector<std::string> unsupported_;
 };
 
+// The single-device pass names the cpu backend in its errors (the one device it speaks of
+// is the executable's, here a GPU's).
+absl::Status ForThisBackend(absl::Status status) {
+  if (status.ok()) return status;
+  return absl::Status(status.code(), absl::StrReplaceAll(status.message(), {{"cpu backend", "gpu backend"}}));
+}
+
 }  // namespace
 
 absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const GpuTarget& target) {
@@ -98,7 +106,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   RETURN_IF_ERROR(VerifyHloModule(*module));
   // One device, as the cpu backend: collectives and the allowlisted custom-calls become plain
   // HLO (a module built for more devices, or an unknown custom-call target, fails here).
-  RETURN_IF_ERROR(cpu::SingleDeviceCollectives().Run(module.get()).status());
+  RETURN_IF_ERROR(ForThisBackend(cpu::SingleDeviceCollectives().Run(module.get()).status()));
   RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
   GpuPlan plan;
   plan.sm = target.sm;

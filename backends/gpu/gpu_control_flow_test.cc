@@ -507,6 +507,7 @@ ENTRY main {
 })");
   EXPECT_TRUE(absl::IsInvalidArgument(plan.status())) << plan.status();
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("needs 2 devices"));
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("the gpu backend has one"));
   plan = Compile(R"(HloModule unknown_target
 ENTRY main {
   p = f32[8] parameter(0)

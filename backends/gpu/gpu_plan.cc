@@ -234,6 +234,16 @@ absl::Status ValidateCallees(const GpuPlan& plan, int q, size_t i, const GpuPlan
   return absl::OkStatus();
 }
 
+// The rows a row kernel of `hlo` (first output `out`) takes a block each for: a sort's rows
+// along its dimension, else the output's first dimension; -1 when it has none.
+int64_t KernelRows(const HloInstruction& hlo, const Shape& out) {
+  if (out.rank() == 0) return hlo.opcode() == HloOpcode::kSort ? 1 : -1;
+  if (hlo.opcode() != HloOpcode::kSort) return hlo.shape().IsArray() ? out.dimensions(0) : -1;
+  if (hlo.dimensions().size() != 1 || hlo.dimensions(0) < 0 || hlo.dimensions(0) >= out.rank()) return -1;
+  const int64_t length = out.dimensions(static_cast<int>(hlo.dimensions(0)));
+  return length == 0 ? 0 : ShapeUtil::ElementsIn(out) / length;
+}
+
 absl::Status ValidateSequence(const GpuPlan& plan, int q) {
   const GpuSequence& sequence = plan.sequences[q];
   const HloComputation* computation = sequence.computation;
@@ -282,8 +292,7 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
       case GpuPlanStep::Kind::kKernel: {
         const std::vector<const Shape*> outputs = KernelOutputs(s.hlo->shape());
         if (s.kernel.empty() || outputs.empty() || s.elements != ShapeUtil::ElementsIn(*outputs[0]) || s.rows < 0 ||
-            (s.rows > 0 && (!s.hlo->shape().IsArray() || s.hlo->shape().rank() == 0 ||
-                            s.rows != s.hlo->shape().dimensions(0)))) {
+            (s.rows > 0 && s.rows != KernelRows(*s.hlo, *outputs[0]))) {
           return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not a kernel of its shape"));
         }
         for (const HloInstruction* operand : s.hlo->operands()) {

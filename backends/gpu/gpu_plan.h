@@ -63,8 +63,8 @@ struct GpuPlanStep {
   // scatter of several operands): the kernel takes a pointer per array, then the operands'.
   std::string kernel;
   int64_t elements = 0;                 // the kernel's (first) output's elements (kKernel)
-  // A row kernel (ptx_emitter.h) when > 0: blocks stride over this many rows; else threads
-  // stride over the elements.
+  // A row kernel (ptx_emitter.h) when > 0: blocks stride over this many rows (the output's
+  // first dimension; a sort's rows along its dimension); else threads stride over the elements.
   int64_t rows = 0;
   // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
   // cuBLAS loads on the GPU machine, through `kernel` otherwise.

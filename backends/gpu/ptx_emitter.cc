@@ -299,13 +299,131 @@ std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloIns
   return outputs;
 }
 
-// sort: a thread per row (the elements whose indices differ only in the sort dimension),
-// striding over the rows. Each thread copies its row into the outputs and sorts it there by
-// insertion, calling the comparator (emitted inline) on (lhs_0, rhs_0, lhs_1, rhs_1, ...) as
-// XLA defines, and moving every output's element together. Insertion sort is stable, so
-// is_stable holds either way, as in the interpreter. It is O(length^2) per row: a correct first
-// version for short rows (a block per row sorting in shared memory is to come).
-absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo) {
+// Emits `body` for v = first, first * 2, ... while v <= last (doubling), or v = first,
+// first / 2, ... while v >= 1 (halving); the bounds are the same for every thread of a block.
+template <typename F>
+absl::Status EmitPowersOfTwoLoop(llvm::IRBuilder<>* b, llvm::Value* first, llvm::Value* last, bool doubling,
+                                 const char* name, F body) {
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b->GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(b->getContext(), name, f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".done", f);
+  auto more = [&](llvm::Value* v) {
+    return doubling ? b->CreateICmpULE(v, last) : b->CreateICmpUGE(v, b->getInt64(1));
+  };
+  b->CreateCondBr(more(first), loop, done);
+  b->SetInsertPoint(loop);
+  llvm::PHINode* v = b->CreatePHI(b->getInt64Ty(), 2, name);
+  v->addIncoming(first, before);
+  RETURN_IF_ERROR(body(v));
+  llvm::Value* next = doubling ? b->CreateShl(v, b->getInt64(1)) : b->CreateLShr(v, b->getInt64(1));
+  v->addIncoming(next, b->GetInsertBlock());
+  b->CreateCondBr(more(next), loop, done);
+  b->SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+// Rows of up to this many elements sort in shared memory, a block per row (a permutation of
+// 32-bit positions: 32 KiB); longer ones by insertion, a thread per row, up to
+// kLongestInsertionSort; longer rows are refused rather than left to a quadratic sort.
+constexpr int64_t kLongestBlockSort = 8192;
+constexpr int64_t kLongestInsertionSort = 16384;
+
+// The block sort of EmitSortBody: rows of `length` elements, `inner` elements apart.
+absl::Status EmitBlockSort(KernelContext& k, const HloInstruction* hlo, const std::vector<cpu::Generator>& operands,
+                           const std::vector<cpu::SerialOutput>& outputs, int64_t length, int64_t inner) {
+  llvm::IRBuilder<>& b = *k.b;
+  cpu::ElementalEmitter& e = *k.elemental;
+  const Shape& shape = outputs[0].shape;
+  const size_t n = outputs.size();
+  int64_t padded = 1;
+  while (padded < length) padded *= 2;
+  auto* order_type = llvm::ArrayType::get(b.getInt32Ty(), padded);
+  auto* order = new llvm::GlobalVariable(*k.module, order_type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(order_type), k.kernel->getName() + ".order", nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, 3);
+  auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(order_type, order, {b.getInt64(0), i}); };
+  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
+  llvm::Value* tid = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* threads = b.getInt64(kGpuThreadsPerBlock);
+  llvm::Value* limit = b.getInt64(length);
+  return EmitStridedLoop(
+      &b, ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b.getInt64(ShapeUtil::ElementsIn(shape) / length),
+      ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), "row", [&](llvm::Value* row) -> absl::Status {
+        llvm::Value* first = b.CreateAdd(b.CreateMul(b.CreateUDiv(row, b.getInt64(inner)), b.getInt64(length * inner)),
+                                         b.CreateURem(row, b.getInt64(inner)));
+        auto at = [&](llvm::Value* j) { return IndexOf(&b, shape, b.CreateAdd(first, b.CreateMul(j, b.getInt64(inner)))); };
+        RETURN_IF_ERROR(EmitStridedLoop(&b, tid, b.getInt64(padded), threads, "init", [&](llvm::Value* i) -> absl::Status {
+          b.CreateStore(b.CreateTrunc(i, b.getInt32Ty()), slot(i));
+          return absl::OkStatus();
+        }));
+        b.CreateCall(barrier);
+        // Position x goes before position y: real elements before the padding, then the
+        // comparator's order, ties in position order.
+        auto before = [&](llvm::Value* x, llvm::Value* y) -> absl::StatusOr<llvm::Value*> {
+          llvm::Value* last = b.getInt64(length - 1);
+          const cpu::IrIndex xi = at(b.CreateSelect(b.CreateICmpULT(x, limit), x, last));
+          const cpu::IrIndex yi = at(b.CreateSelect(b.CreateICmpULT(y, limit), y, last));
+          std::vector<llvm::Value*> xy, yx;
+          for (size_t t = 0; t < n; ++t) {
+            ASSIGN_OR_RETURN(llvm::Value* xv, operands[t](xi));
+            ASSIGN_OR_RETURN(llvm::Value* yv, operands[t](yi));
+            xy.insert(xy.end(), {xv, yv});
+            yx.insert(yx.end(), {yv, xv});
+          }
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> x_less, e.EmitScalarComputation(*hlo->to_apply(), xy));
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> y_less, e.EmitScalarComputation(*hlo->to_apply(), yx));
+          if (x_less.size() != 1 || y_less.size() != 1 || !x_less[0]->getType()->isIntegerTy(1)) {
+            return absl::InvalidArgumentError(absl::StrCat("sort ", hlo->name(), ": the comparator must return pred"));
+          }
+          llvm::Value* ordered =
+              b.CreateOr(x_less[0], b.CreateAnd(b.CreateNot(y_less[0]), b.CreateICmpULT(x, y)));
+          return b.CreateAnd(b.CreateICmpULT(x, limit), b.CreateOr(b.CreateICmpUGE(y, limit), ordered));
+        };
+        RETURN_IF_ERROR(EmitPowersOfTwoLoop(&b, b.getInt64(2), b.getInt64(padded), true, "merge", [&](llvm::Value* size) {
+          return EmitPowersOfTwoLoop(&b, b.CreateLShr(size, b.getInt64(1)), nullptr, false, "stage", [&](llvm::Value* stride) -> absl::Status {
+            RETURN_IF_ERROR(EmitStridedLoop(&b, tid, b.getInt64(padded), threads, "pair", [&](llvm::Value* i) -> absl::Status {
+              llvm::Value* partner = b.CreateXor(i, stride);
+              return EmitIf(&b, b.CreateICmpUGT(partner, i), "exchange", [&]() -> absl::Status {
+                llvm::Value* x = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty());
+                llvm::Value* y = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(partner)), b.getInt64Ty());
+                ASSIGN_OR_RETURN(llvm::Value* x_first, before(x, y));
+                llvm::Value* ascending = b.CreateICmpEQ(b.CreateAnd(i, size), b.getInt64(0));
+                return EmitIf(&b, b.CreateXor(ascending, x_first), "swap", [&]() -> absl::Status {
+                  b.CreateStore(b.CreateTrunc(y, b.getInt32Ty()), slot(i));
+                  b.CreateStore(b.CreateTrunc(x, b.getInt32Ty()), slot(partner));
+                  return absl::OkStatus();
+                });
+              });
+            }));
+            b.CreateCall(barrier);
+            return absl::OkStatus();
+          });
+        }));
+        RETURN_IF_ERROR(EmitStridedLoop(&b, tid, limit, threads, "gather", [&](llvm::Value* i) -> absl::Status {
+          const cpu::IrIndex from = at(b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty()));
+          const cpu::IrIndex to = at(i);
+          for (size_t t = 0; t < n; ++t) {
+            ASSIGN_OR_RETURN(llvm::Value* v, operands[t](from));
+            e.StoreElement(v, outputs[t].base, outputs[t].shape, to);
+          }
+          return absl::OkStatus();
+        }));
+        b.CreateCall(barrier);  // every thread has read the order before the next row writes it
+        return absl::OkStatus();
+      });
+}
+
+// sort, with the comparator (emitted inline) called on (lhs_0, rhs_0, lhs_1, rhs_1, ...) as
+// XLA defines, every operand moving together. A row is the elements whose indices differ only
+// in the sort dimension.
+//  - Rows of up to kLongestBlockSort: a block per row (a row kernel, *rows set) sorts the
+//    row's positions in shared memory with a bitonic network, padded to a power of two, in the
+//    order (comparator, then position): stable whatever is_stable says, as the interpreter.
+//    Then the threads gather the operands' elements into the outputs in that order.
+//  - Longer rows: a thread per row copies it into the outputs and sorts it there by insertion
+//    (stable; O(length^2)).
+absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* rows) {
   llvm::IRBuilder<>& b = *k.b;
   cpu::ElementalEmitter& e = *k.elemental;
   const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
@@ -334,6 +452,15 @@ absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo) {
   std::vector<cpu::Generator> operands;
   for (size_t t = 0; t < n; ++t) {
     ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(static_cast<int64_t>(t)));
+  }
+  if (ShapeUtil::ElementsIn(shape) == 0) return absl::OkStatus();  // never launched
+  if (length > kLongestInsertionSort) {
+    return absl::UnimplementedError(absl::StrCat("gpu backend: sort ", hlo->name(), " has rows of ", length,
+                                                 " elements; it sorts rows of up to ", kLongestInsertionSort));
+  }
+  if (length <= kLongestBlockSort) {
+    *rows = inner * outer;
+    return EmitBlockSort(k, hlo, operands, outputs, length, inner);
   }
   llvm::AllocaInst* hole = nullptr;  // where the element being inserted goes
   {
@@ -442,7 +569,7 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
   const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
   *rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
   if (hlo->opcode() == HloOpcode::kSort) {
-    RETURN_IF_ERROR(EmitSortBody(k, hlo));
+    RETURN_IF_ERROR(EmitSortBody(k, hlo, rows));
   } else if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
     RETURN_IF_ERROR(EmitSerialBody(k, hlo));
   } else {
@@ -548,6 +675,15 @@ bool IsKernelCandidate(const HloInstruction& hlo) {
     case HloOpcode::kMap:
     case HloOpcode::kGetDimensionSize:
     case HloOpcode::kSetDimensionSize:
+    // One device: replica and partition 0. Ragged and scaled dots as a thread per output
+    // element, as dot. (Not ragged-all-to-all: the cpu backend checks its offsets on the host
+    // before its kernel reads rows at them, and a kernel reading past a buffer would end the
+    // device's context.)
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId:
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+    case HloOpcode::kStochasticConvert:
       return true;
     default:
       return cpu::IsElementwise(hlo);

@@ -15,7 +15,9 @@
 //    (strided partials, then a tree in shared memory), then the threads compute the row's
 //    elements reading it. The reductions reassociate (as XLA's GPU backend does), which a
 //    reducer with a non-identity init value would notice;
-//  - sort: a thread per row, sorting it in the outputs by insertion (stable);
+//  - sort: a row kernel over the rows along the sort dimension, a block sorting a row's
+//    positions in shared memory (bitonic, stable by position) for rows of up to 8192
+//    elements; a thread per row sorting it by insertion for rows of up to 16384;
 //  - scatter, select-and-scatter: one thread applies the updates in order (serial: updates
 //    to one element combine in order, with combiners that need not commute).
 // A kernel whose result is a tuple (sort or scatter of several operands) takes a pointer per

@@ -100,7 +100,8 @@ TEST(PtxEmitterTest, SortKernelsTakeAPointerPerOutputAndAssemble) {
   ASSERT_EQ(sorts.size(), 3u);
   for (const GpuPlanStep* s : sorts) {
     EXPECT_EQ(s->elements, 16 * 300) << s->kernel;
-    EXPECT_EQ(s->rows, 0) << s->kernel;
+    // A block per row: 16 rows of 300 along dimension 1, 300 of 16 along dimension 0.
+    EXPECT_EQ(s->rows, s->hlo->dimensions(0) == 1 ? 16 : 300) << s->kernel;
     // out..., operands...: two of each for the key-value sorts, one for the descending one.
     const size_t params = 2 * KernelOutputs(s->hlo->shape()).size();
     const size_t begin = plan->ptx.find(".entry " + s->kernel + "(");
@@ -109,7 +110,35 @@ TEST(PtxEmitterTest, SortKernelsTakeAPointerPerOutputAndAssemble) {
     EXPECT_THAT(signature, HasSubstr(absl::StrCat("_param_", params - 1))) << signature;
     EXPECT_THAT(signature, ::testing::Not(HasSubstr(absl::StrCat("_param_", params)))) << signature;
   }
+  EXPECT_THAT(plan->ptx, HasSubstr(".shared"));  // the rows' orders
+  EXPECT_THAT(plan->ptx, HasSubstr("bar.sync"));
   EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+}
+
+// Rows too long for shared memory sort by insertion, a thread each; longer ones are refused.
+TEST(PtxEmitterTest, LongSortRowsSortByInsertionUpToALimit) {
+  auto text = [](int64_t length) {
+    return absl::StrCat(R"(HloModule long_rows
+less {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  x = s32[2,)", length, R"(] parameter(0)
+  ROOT s = s32[2,)", length, R"(] sort(x), dimensions={1}, to_apply=less
+})");
+  };
+  absl::StatusOr<GpuPlan> plan = CompilePlan(text(10000));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::vector<const GpuPlanStep*> sorts = KernelSteps(*plan, HloOpcode::kSort);
+  ASSERT_EQ(sorts.size(), 1u);
+  EXPECT_EQ(sorts[0]->rows, 0);
+  EXPECT_THAT(plan->ptx, ::testing::Not(HasSubstr("bar.sync")));
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+  plan = CompilePlan(text(20000));
+  EXPECT_TRUE(absl::IsUnimplemented(plan.status())) << plan.status();
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("rows of 20000 elements"));
 }
 
 TEST(PtxEmitterTest, ScatterAndSelectAndScatterAreSerialKernelsThatAssemble) {
@@ -132,6 +161,28 @@ TEST(PtxEmitterTest, CollectivesAndCustomCallsLeaveNoKernelOfTheirOwn) {
     EXPECT_NE(s.hlo->opcode(), HloOpcode::kAllGather);
     EXPECT_NE(s.hlo->opcode(), HloOpcode::kCollectivePermute);
     EXPECT_NE(s.hlo->opcode(), HloOpcode::kCustomCall);
+  }
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+}
+
+// Ops the cpu backend computes elementally on one device: kernels of their own here.
+TEST(PtxEmitterTest, DeviceIdsRaggedDotAndStochasticConvertAreKernelsThatAssemble) {
+  absl::StatusOr<GpuPlan> plan = CompilePlan(R"(HloModule one_device
+ENTRY main {
+  moved = f32[64,16] parameter(0)
+  lhs = f32[19,11,5] parameter(1)
+  rhs = f32[3,5,7] parameter(2)
+  groups = s64[19,3] parameter(3)
+  ragged = f32[19,11,7] ragged-dot(lhs, rhs, groups), lhs_contracting_dims={2}, rhs_contracting_dims={1}, lhs_ragged_dims={1}, rhs_group_dims={0}
+  noise = u32[64,16] parameter(4)
+  rounded = s32[64,16] stochastic-convert(moved, noise)
+  replica = u32[] replica-id()
+  partition = u32[] partition-id()
+  ROOT t = (f32[64,16], f32[19,11,7], s32[64,16], u32[], u32[]) tuple(moved, ragged, rounded, replica, partition)
+})");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (HloOpcode op : {HloOpcode::kRaggedDot, HloOpcode::kStochasticConvert, HloOpcode::kReplicaId, HloOpcode::kPartitionId}) {
+    EXPECT_EQ(KernelSteps(*plan, op).size(), 1u) << HloOpcodeString(op);
   }
   EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
 }
