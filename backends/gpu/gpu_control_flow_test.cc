@@ -437,7 +437,8 @@ TEST(GpuControlFlowTest, CuratedModulesRunThroughTheRuntimeWithTheHostStandingIn
   const std::string softmax = modules::SoftmaxModule(16, 40), gelu = modules::GeluModule("64,8");
   for (const char* text : {modules::kReductionsModule, modules::kContractionsModule, modules::kMixedModule,
                            modules::kIntegersModule, softmax.c_str(), gelu.c_str(), modules::kSortModule,
-                           modules::kScatterModule, modules::kSelectAndScatterModule, modules::kCollectivesModule}) {
+                           modules::kLongSortModule, modules::kScatterModule, modules::kSelectAndScatterModule,
+                           modules::kCollectivesModule, modules::kVariadicReduceModule}) {
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
     std::vector<Literal> args;

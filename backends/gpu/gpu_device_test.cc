@@ -143,6 +143,7 @@ TEST_F(GpuDeviceTest, WhileAndConditional) {
 
 TEST_F(GpuDeviceTest, SortScatterAndCollectivesAreExact) {
   EXPECT_TRUE(Agree(modules::kSortModule, Args(Random(F32, {16, 300}, 40), Random(S32, {16, 300}, 41)), 0, 0));
+  EXPECT_TRUE(Agree(modules::kLongSortModule, Args(Random(F32, {3, 9000}, 52)), 0, 0));
   EXPECT_TRUE(Agree(modules::kScatterModule,
                     Args(Random(F32, {10, 4}, 42), Random(F32, {6, 4}, 43), Random(F32, {4, 3, 4}, 44)), 0, 0));
   EXPECT_TRUE(Agree(modules::kSelectAndScatterModule,
@@ -150,6 +151,7 @@ TEST_F(GpuDeviceTest, SortScatterAndCollectivesAreExact) {
                          Random(F32, {5}, 49), Random(S32, {5}, 50)),
                     0, 0));
   EXPECT_TRUE(Agree(modules::kCollectivesModule, Args(Random(F32, {64, 8}, 51)), 0, 0));
+  EXPECT_TRUE(Agree(modules::kVariadicReduceModule, Args(Random(F32, {64, 100}, 53)), 0, 0));
 }
 
 TEST_F(GpuDeviceTest, MlpForward) {

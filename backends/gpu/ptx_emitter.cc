@@ -170,11 +170,22 @@ absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo) {
   llvm::Value* stride = b.CreateMul(ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
                                     ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
   ASSIGN_OR_RETURN(cpu::Generator generator, k.elemental->MakeGenerator(hlo, k.operand));
-  return EmitStridedLoop(&b, thread, b.getInt64(ShapeUtil::ElementsIn(out)), stride, "i",
+  // A variadic reduce or reduce-window (or a fusion with one at its root) generates a struct
+  // of one value per output.
+  const std::vector<const Shape*> outputs = KernelOutputs(out);
+  const Shape& first = *outputs[0];
+  return EmitStridedLoop(&b, thread, b.getInt64(ShapeUtil::ElementsIn(first)), stride, "i",
                          [&](llvm::Value* i) -> absl::Status {
-                           const cpu::IrIndex index = IndexOf(&b, out, i);
+                           const cpu::IrIndex index = IndexOf(&b, first, i);
                            ASSIGN_OR_RETURN(llvm::Value* value, generator(index));
-                           k.elemental->StoreElement(value, k.kernel->getArg(0), out, index);
+                           if (!out.IsTuple()) {
+                             k.elemental->StoreElement(value, k.kernel->getArg(0), out, index);
+                             return absl::OkStatus();
+                           }
+                           for (unsigned o = 0; o < outputs.size(); ++o) {
+                             k.elemental->StoreElement(b.CreateExtractValue(value, {o}), k.kernel->getArg(o),
+                                                       *outputs[o], index);
+                           }
                            return absl::OkStatus();
                          });
 }
@@ -644,10 +655,15 @@ bool IsKernelCandidate(const HloInstruction& hlo) {
     if (!operand->shape().IsArray() || !cpu::IsSupportedElementType(operand->shape().element_type())) return false;
   }
   switch (hlo.opcode()) {
-    // Several outputs (a tuple of arrays) when they sort or scatter several operands.
+    // Several outputs (a tuple of arrays) when they sort, scatter or reduce several operands.
     case HloOpcode::kSort:
     case HloOpcode::kScatter:
       return true;
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kFusion:  // the pipeline fuses a variadic reduce's inputs into it
+      if (hlo.shape().IsTuple()) return true;
+      break;
     default:
       if (!hlo.shape().IsArray()) return false;
   }

@@ -20,8 +20,9 @@
 //    elements; a thread per row sorting it by insertion for rows of up to 16384;
 //  - scatter, select-and-scatter: one thread applies the updates in order (serial: updates
 //    to one element combine in order, with combiners that need not commute).
-// A kernel whose result is a tuple (sort or scatter of several operands) takes a pointer per
-// output array first.
+// A kernel whose result is a tuple (sort, scatter, reduce or reduce-window of several
+// operands, or a fusion with such a reduce at its root) takes a pointer per output array
+// first.
 
 #include <cstdint>
 #include <string>
@@ -50,8 +51,8 @@ struct PtxModule {
 // True when `hlo` becomes one kernel here: a loop or input fusion, a single elementwise or
 // data-movement op, or a dot, convolution, reduce-window, gather or map (a thread per output
 // element looping over its window or contraction), or a sort, scatter or select-and-scatter,
-// with array operands and an array result (a tuple of arrays for sort and scatter) of
-// supported element types.
+// with array operands and an array result (a tuple of arrays of one shape for sort, scatter
+// and variadic reductions) of supported element types.
 bool IsKernelCandidate(const HloInstruction& hlo);
 
 // One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.

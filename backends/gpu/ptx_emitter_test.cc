@@ -153,6 +153,20 @@ TEST(PtxEmitterTest, ScatterAndSelectAndScatterAreSerialKernelsThatAssemble) {
   }
 }
 
+TEST(PtxEmitterTest, VariadicReduceAndReduceWindowAreOneKernelEachWithAPointerPerResult) {
+  absl::StatusOr<GpuPlan> plan = CompilePlan(modules::kVariadicReduceModule);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // The reduce (a fusion with the iota it reads) and the reduce-window: two-output kernels.
+  std::vector<int64_t> elements;
+  for (const GpuPlanStep& s : plan->entry().steps) {
+    if (s.kind != GpuPlanStep::Kind::kKernel || !s.hlo->shape().IsTuple()) continue;
+    EXPECT_EQ(KernelOutputs(s.hlo->shape()).size(), 2u) << s.hlo->name();
+    elements.push_back(s.elements);
+  }
+  EXPECT_THAT(elements, ::testing::UnorderedElementsAre(64, 32 * 50));
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+}
+
 TEST(PtxEmitterTest, CollectivesAndCustomCallsLeaveNoKernelOfTheirOwn) {
   absl::StatusOr<GpuPlan> plan = CompilePlan(modules::kCollectivesModule);
   ASSERT_TRUE(plan.ok()) << plan.status();

@@ -108,8 +108,10 @@ int main(int argc, char** argv) {
       // Sort and scatter move values without arithmetic (scatter's adds run in the
       // interpreter's order): exact.
       {"sort_keys_values_ties_descending", modules::kSortModule, "0 0"},
+      {"sort_long_rows_stable", modules::kLongSortModule, "0 0"},
       {"scatter_duplicates_unique_out_of_bounds", modules::kScatterModule, "0 0"},
       {"select_and_scatter_variadic_scatter", modules::kSelectAndScatterModule, "0 0"},
+      {"variadic_reduce_and_reduce_window", modules::kVariadicReduceModule, "0 0"},
       {"collectives_custom_call_tokens", modules::kCollectivesModule, "0 0"},
       // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
       {"dot_default_precision_tf32", kDefaultPrecisionDot, "1e-2 0.5"},

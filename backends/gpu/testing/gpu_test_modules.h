@@ -345,6 +345,26 @@ ENTRY main {
   ROOT t = (f32[16,300], s32[16,300], f32[16,300], s32[16,300], f32[16,300]) tuple(k0, v0, k1, v1, descending)
 })";
 
+// sort rows too long for shared memory (9000 > 8192: a thread per row, by insertion), with
+// many ties (floor of 3x) carried with their positions: stable.
+inline constexpr char kLongSortModule[] = R"(HloModule long_sort_rows
+less_key {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  keys = f32[3,9000] parameter(0)
+  three = f32[] constant(3)
+  threes = f32[3,9000] broadcast(three), dimensions={}
+  scaled = f32[3,9000] multiply(keys, threes)
+  coarse = f32[3,9000] floor(scaled)
+  position = s32[3,9000] iota(), iota_dimension=1
+  ROOT sorted = (f32[3,9000], s32[3,9000]) sort(coarse, position), dimensions={1}, is_stable=true, to_apply=less_key
+})";
+
 // scatter: add with duplicate indices (rows 0 and 3 get several updates, in order); overwrite
 // with unique indices; windows of 3 rows of which those starting at -1 and 8 (of 10) leave the
 // operand and are skipped whole.
@@ -409,6 +429,37 @@ ENTRY main {
   k = f32[8] get-tuple-element(pair), index=0
   i = s32[8] get-tuple-element(pair), index=1
   ROOT t = (f32[12,10], f32[8], s32[8]) tuple(grad, k, i)
+})";
+
+// Variadic reduce and reduce-window (a tuple of results, one kernel): argmax over rows (ties
+// to the smaller index) and windowed max with its position.
+inline constexpr char kVariadicReduceModule[] = R"(HloModule variadic_reductions
+argmax {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  gt = pred[] compare(a, b), direction=GT
+  eq = pred[] compare(a, b), direction=EQ
+  lower = pred[] compare(i, j), direction=LT
+  tie = pred[] and(eq, lower)
+  keep = pred[] or(gt, tie)
+  x = f32[] select(keep, a, b)
+  y = s32[] select(keep, i, j)
+  ROOT t = (f32[], s32[]) tuple(x, y)
+}
+ENTRY main {
+  x = f32[64,100] parameter(0)
+  position = s32[64,100] iota(), iota_dimension=1
+  low = f32[] constant(-inf)
+  none = s32[] constant(-1)
+  rows = (f32[64], s32[64]) reduce(x, position, low, none), dimensions={1}, to_apply=argmax
+  windows = (f32[32,50], s32[32,50]) reduce-window(x, position, low, none), window={size=2x2 stride=2x2}, to_apply=argmax
+  m = f32[64] get-tuple-element(rows), index=0
+  i = s32[64] get-tuple-element(rows), index=1
+  wm = f32[32,50] get-tuple-element(windows), index=0
+  wi = s32[32,50] get-tuple-element(windows), index=1
+  ROOT t = (f32[64], s32[64], f32[32,50], s32[32,50]) tuple(m, i, wm, wi)
 })";
 
 // Single-device collectives, a custom-call and tokens: all plain values on one device.
