@@ -494,6 +494,33 @@ ENTRY main {
   GTEST_LOG_(INFO) << aliases << " alias steps after the pipeline";
 }
 
+// copy-start/copy-done on one device: the value itself, no kernel.
+TEST(GpuControlFlowTest, CopyStartAndDoneAreTheValueItself) {
+  constexpr char kText[] = R"(HloModule copies
+ENTRY main {
+  p = f32[8,3] parameter(0)
+  started = (f32[8,3], f32[8,3], u32[]) copy-start(p)
+  done = f32[8,3] copy-done(started)
+  ROOT n = f32[8,3] negate(done)
+})";
+  absl::StatusOr<GpuPlan> plan = Compile(kText);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int aliases = 0;
+  for (const GpuPlanStep& s : plan->entry().steps) aliases += s.kind == GpuPlanStep::Kind::kAlias;
+  EXPECT_EQ(aliases, 2);
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  std::vector<Literal> args;
+  args.push_back(Random(F32, {8, 3}, 5));
+  absl::StatusOr<Literal> expected = Interpret(kText, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  StandIn standin;
+  absl::StatusOr<Literal> out = RunWithStandIn(*b, kText, args, &standin);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(standin.kernels_run, 1);  // the negate
+  EXPECT_TRUE(LiteralNear(*expected, out, 0, 0));
+}
+
 // The single-device meaning stops where it would be wrong: more devices, unknown targets.
 TEST(GpuControlFlowTest, CollectivesOfSeveralDevicesAndUnknownCustomCallsAreRefused) {
   absl::StatusOr<GpuPlan> plan = Compile(R"(HloModule two_devices

@@ -51,7 +51,8 @@ struct GpuPlanStep {
     kConditional = 6,  // runs callees[branch] on operand branch + 1
     kCall = 7,         // runs callees {computation} on the operands
     // The value of operand 0, no kernel: add-dependency, opt-barrier and domain pass it on;
-    // a bitcast or a row-major reshape views its bytes with its own shape.
+    // a bitcast or a row-major reshape views its bytes with its own shape; copy-start is
+    // (operand, operand, zeroed contexts) and copy-done its first element.
     kAlias = 8,
     kToken = 9,  // after-all: a token, which has no data
   };
@@ -108,8 +109,9 @@ bool IsCublasGemm(const HloInstruction& dot);
 std::vector<const Shape*> KernelOutputs(const Shape& shape);
 
 // True when `hlo` is computed by a kAlias step: add-dependency, opt-barrier or domain whose
-// result is its operand 0's shape, a bitcast between laid-out arrays of one byte size, or a
-// reshape between row-major arrays.
+// result is its operand 0's shape, a bitcast between laid-out arrays of one byte size, a
+// reshape between row-major arrays, or copy-start/copy-done (one device has one memory: the
+// copy is the value itself).
 bool IsAlias(const HloInstruction& hlo);
 
 // The computations a control-flow step runs, in its callees' order: a while's {condition,
