@@ -1,0 +1,81 @@
+#ifndef XLA_BACKENDS_GPU_PTX_KERNEL_UTIL_H_
+#define XLA_BACKENDS_GPU_PTX_KERNEL_UTIL_H_
+
+// Internal to the PTX emitter (ptx_emitter.cc, ptx_sort_scatter.cc; includes LLVM): the
+// scaffolding of a kernel and the loops its bodies are built from.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/gpu/gpu_plan.h"
+#include "hlo/status_macros.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+
+namespace xla {
+namespace gpu {
+
+// Kernel scaffolding shared by both kinds: the function, its parameters' generators.
+struct KernelContext {
+  llvm::Module* module;
+  llvm::IRBuilder<>* b;
+  llvm::Function* kernel;
+  cpu::ElementalEmitter* elemental;
+  cpu::OperandGenerator operand;
+};
+
+// Emits `then` under `condition` (no else), leaving the builder after it.
+template <typename F>
+absl::Status EmitIf(llvm::IRBuilder<>* b, llvm::Value* condition, const char* name, F then) {
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".then", f);
+  llvm::BasicBlock* after = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".end", f);
+  b->CreateCondBr(condition, body, after);
+  b->SetInsertPoint(body);
+  RETURN_IF_ERROR(then());
+  b->CreateBr(after);
+  b->SetInsertPoint(after);
+  return absl::OkStatus();
+}
+
+// for (v = start; v < limit; v += step) body(v), start < limit tested first.
+template <typename F>
+absl::Status EmitStridedLoop(llvm::IRBuilder<>* b, llvm::Value* start, llvm::Value* limit, llvm::Value* step,
+                             const char* name, F body) {
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b->GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(b->getContext(), name, f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".done", f);
+  b->CreateCondBr(b->CreateICmpULT(start, limit), loop, done);
+  b->SetInsertPoint(loop);
+  llvm::PHINode* v = b->CreatePHI(b->getInt64Ty(), 2, name);
+  v->addIncoming(start, before);
+  RETURN_IF_ERROR(body(v));
+  llvm::Value* next = b->CreateAdd(v, step);
+  v->addIncoming(next, b->GetInsertBlock());
+  b->CreateCondBr(b->CreateICmpULT(next, limit), loop, done);
+  b->SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+// The output's multi-dimensional index of storage position `linear` (its layout's order).
+cpu::IrIndex IndexOf(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value* linear);
+// A special register (thread, block index, ...) as an i64.
+llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>* b, llvm::Intrinsic::ID id);
+// This thread's index in the grid, and the grid's threads.
+llvm::Value* GlobalThread(llvm::IRBuilder<>* b);
+llvm::Value* GridThreads(llvm::IRBuilder<>* b);
+// The arrays the kernel writes (its first parameters) with their shapes.
+std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloInstruction* hlo);
+
+// The bodies of ptx_sort_scatter.cc: sort (*rows set > 0 when it is a row kernel), and scatter
+// or select-and-scatter.
+absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* rows);
+absl::Status EmitSerialBody(KernelContext& k, const HloInstruction* hlo);
+
+}  // namespace gpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_GPU_PTX_KERNEL_UTIL_H_
