@@ -2,6 +2,7 @@
 // only when the caller gave that argument up and nobody else holds it; otherwise arguments
 // stay untouched. Also while loops updating their state in place. Values are always
 // compared with the interpreter.
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -407,6 +408,110 @@ TEST(CpuInPlace, WhileStateReadElsewhereIsCopied) {
     args.push_back(R(F32, {1, 8}, 2));
     EXPECT_TRUE(testing::SameOnBothBackends(hlo, args)) << hlo;
   }
+}
+
+// Temporaries inside loop bodies and branches share arena bytes by their live ranges within
+// one iteration; the loop state (read in every iteration) stays live through the loop.
+constexpr char kLoopTemporaries[] = R"(HloModule m
+less {
+  p0 = f32[] parameter(0)
+  p1 = f32[] parameter(1)
+  ROOT lt = pred[] compare(p0, p1), direction=LT
+}
+inner_cond {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+inner_body {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[1024] get-tuple-element(s), index=1
+  a = f32[1024] abs(v)
+  b = f32[1024] add(a, v)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[1024]) tuple(i2, b)
+}
+neg {
+  p = f32[1024] parameter(0)
+  q = f32[1024] negate(p)
+  ROOT r = f32[1024] maximum(p, q)
+}
+same {
+  p = f32[1024] parameter(0)
+  ROOT r = f32[1024] subtract(p, p)
+}
+cond {
+  s = (s32[], f32[1024], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[1024], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[1024] get-tuple-element(s), index=1
+  y = f32[1024] get-tuple-element(s), index=2
+  a = f32[1024] negate(x)
+  b = f32[1024] sort(a), dimensions={0}, to_apply=less
+  c = f32[1024] multiply(b, y)
+  zero = s32[] constant(0)
+  init = (s32[], f32[1024]) tuple(zero, c)
+  w = (s32[], f32[1024]) while(init), condition=inner_cond, body=inner_body
+  d = f32[1024] get-tuple-element(w), index=1
+  two = s32[] constant(2)
+  r = s32[] remainder(i, two)
+  e = f32[1024] conditional(r, d, d), branch_computations={neg, same}
+  f = f32[1024] add(e, e)
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  ROOT t = (s32[], f32[1024], f32[1024]) tuple(i2, f, x)
+}
+ENTRY e {
+  x = f32[1024] parameter(0)
+  y = f32[1024] parameter(1)
+  before = f32[1024] negate(x)
+  z = s32[] constant(0)
+  init = (s32[], f32[1024], f32[1024]) tuple(z, before, y)
+  w = (s32[], f32[1024], f32[1024]) while(init), condition=cond, body=body
+  o = f32[1024] get-tuple-element(w), index=1
+  after = f32[1024] multiply(o, o)
+  ROOT out = f32[1024] add(after, y)
+})";
+
+TEST(CpuInPlace, LoopTemporariesShareTheArena) {
+  auto module = ParseAndReturnUnverifiedModule(kLoopTemporaries);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto plan = PlanBuffers(**module);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  int64_t temporaries = 0;
+  for (const Slot& slot : (*plan)->slots) temporaries += slot.kind == SlotKind::kTemp ? 1 : 0;
+  // Each 4 KiB temporary its own bytes would take temporaries x 4 KiB; by live ranges the
+  // loop's body needs a handful at once.
+  EXPECT_GE(temporaries, 12);
+  EXPECT_LE((*plan)->arena_bytes, 8 * 4096) << temporaries << " temporaries";
+  // The loop state is read in every iteration: no value of the body shares its bytes.
+  const HloInstruction* w = (*module)->entry_computation()->GetInstructionWithName("w");
+  const ComputationPlan& body = *(*plan)->entry->callees.at(w).at(1);
+  const auto& state = (*plan)->entry->slots(w);
+  auto overlap = [&](int a, int b) {
+    const Slot& x = (*plan)->slots[a];
+    const Slot& y = (*plan)->slots[b];
+    return x.kind == SlotKind::kTemp && y.kind == SlotKind::kTemp && x.offset < y.offset + y.bytes &&
+           y.offset < x.offset + x.bytes;
+  };
+  for (const auto& [hlo, slots] : body.values) {
+    for (int s : slots) {
+      if (std::find(state.begin(), state.end(), s) != state.end()) continue;
+      for (int t : state) EXPECT_FALSE(overlap(s, t)) << hlo->name() << " shares bytes with the loop state";
+    }
+  }
+  std::vector<Literal> args;
+  args.push_back(R(F32, {1024}));
+  args.push_back(R(F32, {1024}, 2));
+  EXPECT_TRUE(testing::SameOnBothBackends(kLoopTemporaries, args));
 }
 
 }  // namespace

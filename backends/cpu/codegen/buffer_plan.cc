@@ -56,7 +56,9 @@ class Planner {
     cp->while_body = while_body;
     for (HloInstruction* hlo : computation.MakeInstructionPostOrder()) cp->schedule.push_back(hlo);
     for (const HloInstruction* hlo : cp->schedule) {
-      const int64_t position = depth == 0 ? next_position_++ : kPinned;
+      // Every instruction, nested ones too, in the order the code runs it (a while's
+      // condition and body follow the while; a conditional's branches follow it).
+      const int64_t position = next_position_++;
       if (depth == 0) position_[hlo] = position;
       std::vector<int> slots;
       switch (hlo->opcode()) {
@@ -120,6 +122,7 @@ class Planner {
           slots = NewSlots(hlo->shape(), position);
           while_state_slots_.insert(slots.begin(), slots.end());
           std::vector<std::vector<int>> args = {slots};
+          loops_.push_back(Loop{position, {}});
           ASSIGN_OR_RETURN(auto condition, Plan(*hlo->while_condition(), &args, depth + 1));
           ASSIGN_OR_RETURN(auto body, Plan(*hlo->while_body(), &args, depth + 1, /*while_body=*/true));
           // A body result leaf that is a different state leaf goes through a shadow slot.
@@ -135,6 +138,15 @@ class Planner {
               }
             }
           }
+          // The loop's end: the body's result is copied into the state (through the shadows)
+          // there, and what the loop read from before it lives until then.
+          const int64_t end = next_position_++;
+          EndLoop(end);
+          for (int s : result) Use(s, end);
+          for (int s : shadow) {
+            if (s >= 0) Use(s, end);
+          }
+          for (int s : slots) Use(s, end);
           cp->while_shadow[hlo] = std::move(shadow);
           cp->callees[hlo].push_back(std::move(condition));
           cp->callees[hlo].push_back(std::move(body));
@@ -150,6 +162,12 @@ class Planner {
             ASSIGN_OR_RETURN(auto branch, Plan(*hlo->called_computations()[i], &args, depth + 1));
             cp->callees[hlo].push_back(std::move(branch));
           }
+          // Each branch's result is copied into the conditional's slots at the branch's end.
+          const int64_t end = next_position_++;
+          for (size_t i = 0; i < cp->callees[hlo].size(); ++i) {
+            for (int s : cp->callees[hlo][i]->slots(hlo->called_computations()[i]->root_instruction())) Use(s, end);
+          }
+          for (int s : slots) Use(s, end);
           break;
         }
         default:
@@ -292,7 +310,25 @@ class Planner {
     return slots;
   }
 
+  // A read inside a loop of a value defined before that loop repeats every iteration: the
+  // value lives until the loop's end (the outermost such loop's, recorded when it ends).
   void Use(int slot, int64_t position) {
+    for (Loop& loop : loops_) {
+      if (def_[slot] != kPinned && def_[slot] <= loop.begin) {
+        loop.outer_reads.push_back(slot);
+        break;
+      }
+    }
+    UseAt(slot, position);
+  }
+
+  void EndLoop(int64_t end) {
+    Loop loop = std::move(loops_.back());
+    loops_.pop_back();
+    for (int s : loop.outer_reads) Use(s, end);
+  }
+
+  void UseAt(int slot, int64_t position) {
     if (position == kPinned) {
       last_use_[slot] = kPinned;
     } else if (last_use_[slot] != kPinned) {
@@ -463,6 +499,11 @@ class Planner {
   const absl::flat_hash_set<const HloInstruction*> in_place_on_parameter_;
   absl::flat_hash_set<int> written_parameters_;  // parameter slots updated in place
   absl::flat_hash_set<int> while_state_slots_;
+  struct Loop {
+    int64_t begin;                 // the while's position
+    std::vector<int> outer_reads;  // slots defined at or before it, read inside
+  };
+  std::vector<Loop> loops_;  // the whiles being planned, outermost first
 };
 
 }  // namespace

@@ -8,9 +8,10 @@
 // value of tuple shape is the list of its array leaves' slots, so tuple, get-tuple-element,
 // bitcast, call results and in-place updates share slots instead of copying.
 //
-// The entry computation runs in a sequential schedule (post order); temporaries whose live
-// ranges do not overlap share arena bytes. Values inside while/conditional/call bodies are
-// live for the whole execution (no reuse across the body boundary yet). A while body's
+// Every computation runs in a sequential schedule (post order), nested ones (while
+// condition and body, conditional branches, calls) at their call site in the order the code
+// runs them; temporaries whose live ranges do not overlap share arena bytes. A value read
+// inside a loop but defined before it (the loop state) lives until the loop ends. A while body's
 // dynamic-update-slice of a state leaf that nothing else in the body reads writes the state
 // in place (a decoding loop's cache update costs its slice, not two copies of the cache).
 //
