@@ -343,6 +343,35 @@ TEST(GpuControlFlowTest, ConditionalsRunTheBranchTheirIndexOrPredicatePicks) {
   }
 }
 
+// A plan written by hand for `entry {p = parameter(0); ROOT call(p)}` calling `callee`, whose
+// parameters are `params` and whose root is a tuple of those parameters' steps `root` (the
+// pipeline inlines calls, so no compiled plan has one). No kernel.
+GpuPlan HandWrittenCallPlan(std::unique_ptr<HloModule> module, const std::string& callee_name,
+                            const std::vector<std::string>& params, const std::vector<int>& root) {
+  GpuPlan plan;
+  plan.module = std::move(module);
+  const HloComputation* entry = plan.module->entry_computation();
+  const HloComputation* called = plan.module->GetComputationWithName(callee_name);
+  EXPECT_NE(called, nullptr);
+  GpuSequence main;
+  main.computation = entry;
+  main.steps.push_back({GpuPlanStep::Kind::kParameter, entry->GetInstructionWithName("p"), {}, 0});
+  GpuPlanStep call{GpuPlanStep::Kind::kCall, entry->root_instruction(), {0}};
+  call.callees = {1};
+  main.steps.push_back(call);
+  main.root = 1;
+  GpuSequence callee;
+  callee.computation = called;
+  for (size_t i = 0; i < params.size(); ++i) {
+    callee.steps.push_back(
+        {GpuPlanStep::Kind::kParameter, called->GetInstructionWithName(params[i]), {}, static_cast<int64_t>(i)});
+  }
+  callee.steps.push_back({GpuPlanStep::Kind::kTuple, called->root_instruction(), root});
+  callee.root = static_cast<int>(params.size());
+  plan.sequences = {main, callee};
+  return plan;
+}
+
 TEST(GpuControlFlowTest, CallsRunTheirComputation) {
   // The pipeline inlines calls, so this plan is written by hand: entry {p, c = call(p)}
   // and the callee's {q, t = tuple(q, q)}; no kernel.
@@ -356,24 +385,8 @@ ENTRY main {
   ROOT c = (f32[4], f32[4]) call(p), to_apply=twice
 })");
   ASSERT_TRUE(module.ok()) << module.status();
-  GpuPlan plan;
-  plan.module = *std::move(module);
+  GpuPlan plan = HandWrittenCallPlan(*std::move(module), "twice", {"q"}, {0, 0});
   const HloComputation* entry = plan.module->entry_computation();
-  const HloComputation* twice = plan.module->GetComputationWithName("twice");
-  ASSERT_NE(twice, nullptr);
-  GpuSequence main;
-  main.computation = entry;
-  main.steps.push_back({GpuPlanStep::Kind::kParameter, entry->GetInstructionWithName("p"), {}, 0});
-  GpuPlanStep call{GpuPlanStep::Kind::kCall, entry->root_instruction(), {0}};
-  call.callees = {1};
-  main.steps.push_back(call);
-  main.root = 1;
-  GpuSequence callee;
-  callee.computation = twice;
-  callee.steps.push_back({GpuPlanStep::Kind::kParameter, twice->GetInstructionWithName("q"), {}, 0});
-  callee.steps.push_back({GpuPlanStep::Kind::kTuple, twice->root_instruction(), {0, 0}});
-  callee.root = 1;
-  plan.sequences = {main, callee};
   ASSERT_TRUE(ValidateGpuPlan(plan).ok()) << ValidateGpuPlan(plan);
   absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
@@ -407,25 +420,7 @@ ENTRY main {
   ROOT c = (f32[4], f32[4]) call(p), to_apply=two
 })");
   ASSERT_TRUE(module.ok()) << module.status();
-  GpuPlan plan;
-  plan.module = *std::move(module);
-  const HloComputation* entry = plan.module->entry_computation();
-  const HloComputation* two = plan.module->GetComputationWithName("two");
-  ASSERT_NE(two, nullptr);
-  GpuSequence main;
-  main.computation = entry;
-  main.steps.push_back({GpuPlanStep::Kind::kParameter, entry->GetInstructionWithName("p"), {}, 0});
-  GpuPlanStep call{GpuPlanStep::Kind::kCall, entry->root_instruction(), {0}};
-  call.callees = {1};
-  main.steps.push_back(call);
-  main.root = 1;
-  GpuSequence callee;
-  callee.computation = two;
-  callee.steps.push_back({GpuPlanStep::Kind::kParameter, two->GetInstructionWithName("a"), {}, 0});
-  callee.steps.push_back({GpuPlanStep::Kind::kParameter, two->GetInstructionWithName("b"), {}, 1});
-  callee.steps.push_back({GpuPlanStep::Kind::kTuple, two->root_instruction(), {0, 1}});
-  callee.root = 2;
-  plan.sequences = {main, callee};
+  GpuPlan plan = HandWrittenCallPlan(*std::move(module), "two", {"a", "b"}, {0, 1});
   absl::Status s = ValidateGpuPlan(plan);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_THAT(std::string(s.message()), HasSubstr("passes 1 values to two, which has 2 parameters"));
