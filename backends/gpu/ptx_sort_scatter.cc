@@ -153,16 +153,8 @@ absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* 
   }
   const int64_t dim = hlo->dimensions(0);
   const int64_t length = shape.rank() == 0 ? 1 : shape.dimensions(static_cast<int>(dim));
-  // In storage order the sort dimension has `inner` elements more minor and `outer` more major.
-  int64_t inner = 1, outer = 1;
-  bool minor = true;
-  for (int64_t d : shape.layout().minor_to_major()) {
-    if (d == dim) {
-      minor = false;
-      continue;
-    }
-    (minor ? inner : outer) *= shape.dimensions(static_cast<int>(d));
-  }
+  const cpu::RowsAround rows_around = cpu::StorageRowsAround(shape, dim);
+  const int64_t inner = rows_around.inner, outer = rows_around.outer;
   std::vector<cpu::Generator> operands;
   for (size_t t = 0; t < n; ++t) {
     ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(static_cast<int64_t>(t)));

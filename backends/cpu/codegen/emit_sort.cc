@@ -50,6 +50,19 @@ absl::StatusOr<llvm::Function*> EmitComparator(ElementalEmitter* e, llvm::Module
 
 }  // namespace
 
+RowsAround StorageRowsAround(const Shape& shape, int64_t dim) {
+  RowsAround rows;
+  bool minor = true;
+  for (int64_t d : shape.layout().minor_to_major()) {
+    if (d == dim) {
+      minor = false;
+      continue;
+    }
+    (minor ? rows.inner : rows.outer) *= shape.dimensions(static_cast<int>(d));
+  }
+  return rows;
+}
+
 absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
                            const std::vector<SerialOutput>& outputs) {
   llvm::IRBuilder<>* b = e->b();
@@ -76,16 +89,8 @@ absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const
   }));
   if (shape.rank() == 0) return absl::OkStatus();
   const int64_t dim = hlo->dimensions(0);
-  // In storage order the sort dimension has `inner` elements more minor and `outer` more major.
-  int64_t inner = 1, outer = 1;
-  bool minor = true;
-  for (int64_t d : shape.layout().minor_to_major()) {
-    if (d == dim) {
-      minor = false;
-      continue;
-    }
-    (minor ? inner : outer) *= shape.dimensions(static_cast<int>(d));
-  }
+  const RowsAround rows_around = StorageRowsAround(shape, dim);
+  const int64_t inner = rows_around.inner, outer = rows_around.outer;
   std::vector<PrimitiveType> types;
   for (const SerialOutput& out : outputs) types.push_back(out.shape.element_type());
   llvm::Module* module = b->GetInsertBlock()->getModule();

@@ -174,6 +174,14 @@ absl::Status EmitKernelLoops(ElementalEmitter* e, const HloInstruction* hlo, con
                              const Shape& iteration, llvm::Value* begin, llvm::Value* end,
                              const std::function<absl::Status(const IrIndex&)>& body);
 
+// In `shape`'s storage order, the elements more minor than dimension `dim` (`inner`: the
+// stride between one row's elements) and the rows more major (`outer`): sort's rows.
+struct RowsAround {
+  int64_t inner = 1;
+  int64_t outer = 1;
+};
+RowsAround StorageRowsAround(const Shape& shape, int64_t dim);
+
 // scatter and select-and-scatter (emit_scatter.cc): one sequential loop nest, in a kernel
 // run once, that fills the outputs and then combines updates into them in place.
 struct SerialOutput {
