@@ -1,7 +1,5 @@
 #include "backends/cpu/runtime/runtime.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -81,8 +79,6 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
   static const auto* symbols = new std::vector<RuntimeSymbol>{
       {"__xla_cpu_parallel_for", reinterpret_cast<void*>(&__xla_cpu_parallel_for)},
       {"__xla_cpu_cancelled", reinterpret_cast<void*>(&__xla_cpu_cancelled)},
-      {"__xla_cpu_gemm_f32", reinterpret_cast<void*>(&__xla_cpu_gemm_f32)},
-      {"__xla_cpu_gemm_f64", reinterpret_cast<void*>(&__xla_cpu_gemm_f64)},
       {"__xla_cpu_dot", reinterpret_cast<void*>(&__xla_cpu_dot)},
       {"__xla_cpu_conv", reinterpret_cast<void*>(&__xla_cpu_conv)},
       {"__xla_cpu_sort", reinterpret_cast<void*>(&__xla_cpu_sort)},
@@ -190,30 +186,6 @@ int32_t __xla_cpu_cancelled(void* run_context) {
   if (run_context == nullptr) return 0;
   const std::function<bool()>* should_cancel = static_cast<const xla::cpu::RunContext*>(run_context)->should_cancel;
   return should_cancel != nullptr && *should_cancel && (*should_cancel)() ? 1 : 0;
-}
-
-void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t trans_a, int64_t lda,
-                        const float* b, int64_t trans_b, int64_t ldb, float* c) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    std::fill(c, c + m * n, 0.0f);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,
-              static_cast<int>(ldb), 0.0f, c, static_cast<int>(n));
-}
-
-void __xla_cpu_gemm_f64(int64_t m, int64_t n, int64_t k, const double* a, int64_t trans_a, int64_t lda,
-                        const double* b, int64_t trans_b, int64_t ldb, double* c) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    std::fill(c, c + m * n, 0.0);
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0, a, static_cast<int>(lda), b,
-              static_cast<int>(ldb), 0.0, c, static_cast<int>(n));
 }
 
 }  // extern "C"

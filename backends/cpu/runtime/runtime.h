@@ -26,13 +26,6 @@ void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_
 // xla::cpu::RunContext, whose should_cancel (ExecuteOptions::should_cancel) is polled.
 int32_t __xla_cpu_cancelled(void* run_context);
 
-// Row-major C[m,n] = op(A) * op(B) (C overwritten); op transposes when trans_* != 0.
-// lda/ldb are the row strides of A and B as stored.
-void __xla_cpu_gemm_f32(int64_t m, int64_t n, int64_t k, const float* a, int64_t trans_a, int64_t lda,
-                        const float* b, int64_t trans_b, int64_t ldb, float* c);
-void __xla_cpu_gemm_f64(int64_t m, int64_t n, int64_t k, const double* a, int64_t trans_a, int64_t lda,
-                        const double* b, int64_t trans_b, int64_t ldb, double* c);
-
 // A compiled sort comparator: elements[2k] and elements[2k+1] point at operand k's two
 // elements being compared; nonzero when the first goes before the second.
 using XlaCpuComparator = int32_t (*)(void** elements);
