@@ -108,7 +108,10 @@ class CpuExecutable : public backend::Executable {
         program_(std::move(program)),
         pool_(std::move(pool)),
         device_(device),
-        constants_(std::move(constants)) {}
+        constants_(std::move(constants)),
+        alias_of_(plan_->slots.size(), nullptr) {
+    for (const OutputAlias& a : plan_->output_aliases) alias_of_[a.parameter_slot] = &a;
+  }
 
   const HloModule& module() const override { return *module_; }
   const BufferPlan& plan() const { return *plan_; }
@@ -129,8 +132,10 @@ class CpuExecutable : public backend::Executable {
     // Arguments: array leaves, relaid out when their layout is not the compiled one.
     std::vector<const CpuBuffer*> leaves;
     std::vector<std::shared_ptr<CpuBuffer>> relaid;
-    std::vector<bool> donated(arguments.size(), false), leaf_given;  // leaf_given: donated, sole
+    // Per argument leaf: donated and held by nobody else (only looked at for aliased leaves).
+    std::vector<bool> donated(arguments.size(), false), leaf_given;
     for (int64_t d : options.donated_arguments) donated[d] = true;
+    const bool reuse = !plan_->output_aliases.empty() && !options.donated_arguments.empty();
     for (size_t i = 0; i < arguments.size(); ++i) {
       if (arguments[i] == nullptr) return absl::InvalidArgumentError(absl::StrCat("argument ", i, " is null"));
       if (!ShapeUtil::Compatible(arguments[i]->shape(), plan_->parameter_shapes[i])) {
@@ -140,15 +145,13 @@ class CpuExecutable : public backend::Executable {
       std::vector<const CpuBuffer*> own;
       RETURN_IF_ERROR(FlattenLeaves(arguments[i], &own));
       leaves.insert(leaves.end(), own.begin(), own.end());
-      MarkSoleLeaves(arguments[i], donated[i], 1, &leaf_given);
+      if (reuse) MarkSoleLeaves(arguments[i], donated[i], 1, &leaf_given);
     }
     if (static_cast<int64_t>(leaves.size()) != plan_->parameter_leaf_count) {
       return absl::InternalError("argument leaves do not match the parameters");
     }
     std::vector<void*> table(plan_->slots.size(), nullptr);
     std::vector<std::shared_ptr<CpuBuffer>> outputs(plan_->output_slots.size());
-    std::vector<const OutputAlias*> alias_of(plan_->slots.size(), nullptr);
-    for (const OutputAlias& a : plan_->output_aliases) alias_of[a.parameter_slot] = &a;
     std::shared_ptr<void> arena = pool_->Allocate(plan_->arena_bytes);
     if (arena == nullptr) return absl::ResourceExhaustedError("out of host memory for temporaries");
     for (size_t s = 0; s < plan_->slots.size(); ++s) {
@@ -162,9 +165,9 @@ class CpuExecutable : public backend::Executable {
               ShapeUtil::ElementsIn(have) > 1) {
             ASSIGN_OR_RETURN(copy, Relayout(*leaf, slot.shape));
           }
-          if (alias_of[s] != nullptr) {
-            RETURN_IF_ERROR(BindAliasedParameter(*alias_of[s], *leaf, std::move(copy), leaf_given[slot.index], &table,
-                                                 &outputs));
+          if (alias_of_[s] != nullptr) {
+            const bool given = reuse && leaf_given[slot.index];
+            RETURN_IF_ERROR(BindAliasedParameter(*alias_of_[s], *leaf, std::move(copy), given, &table, &outputs));
           } else if (copy != nullptr) {
             table[s] = copy->data();
             relaid.push_back(std::move(copy));
@@ -209,7 +212,8 @@ class CpuExecutable : public backend::Executable {
   // copy); otherwise the argument is left untouched: an in-place result starts as a copy
   // of it, a result computed into a shared slot just gets its own memory.
   absl::Status BindAliasedParameter(const OutputAlias& alias, const CpuBuffer& leaf, std::shared_ptr<CpuBuffer> copy,
-                                    bool given, std::vector<void*>* table, std::vector<std::shared_ptr<CpuBuffer>>* outputs) {
+                                    bool given, std::vector<void*>* table,
+                                    std::vector<std::shared_ptr<CpuBuffer>>* outputs) {
     const Shape& shape = plan_->slots[alias.parameter_slot].shape;
     std::shared_ptr<CpuBuffer>& out = (*outputs)[alias.output_leaf];
     if (copy != nullptr) {
@@ -253,6 +257,7 @@ class CpuExecutable : public backend::Executable {
   std::shared_ptr<HostMemoryPool> pool_;
   interpreter::DeviceState* device_;
   std::vector<std::unique_ptr<Literal>> constants_;
+  std::vector<const OutputAlias*> alias_of_;  // per slot: the output alias of a parameter slot
 };
 
 // FAILED_PRECONDITION naming what differs when the executable's target is not this host's.

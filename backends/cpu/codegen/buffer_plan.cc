@@ -1,7 +1,6 @@
 #include "backends/cpu/codegen/buffer_plan.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -13,7 +12,6 @@ namespace cpu {
 namespace {
 
 constexpr int64_t kAlignment = 64;
-constexpr int64_t kPinned = std::numeric_limits<int64_t>::max();
 
 void CollectLeaves(const Shape& shape, std::vector<Shape>* out) {
   if (shape.IsTuple()) {
@@ -289,7 +287,7 @@ class Planner {
       const HloInstruction* base = first->operand(0);
       bool ok = ArrayLeaves(plan_->result_shape)[k] == plan_->slots[p].shape &&
                 plan_->entry->slots(base) == std::vector<int>{p} && base->users().size() == 1 &&
-                base != root && last_use_[p] != kPinned && last_use_[p] == position_.at(first);
+                base != root && last_use_[p] == position_.at(first);
       for (size_t i = 1; ok && i < chain.size(); ++i) ok = chain[i]->users().size() == 1 && chain[i] != root;
       for (int64_t i = 1; ok && i < first->operand_count(); ++i) {
         for (int s : plan_->entry->slots(first->operand(i))) ok = ok && s != p;
@@ -314,26 +312,18 @@ class Planner {
   // value lives until the loop's end (the outermost such loop's, recorded when it ends).
   void Use(int slot, int64_t position) {
     for (Loop& loop : loops_) {
-      if (def_[slot] != kPinned && def_[slot] <= loop.begin) {
+      if (def_[slot] <= loop.begin) {
         loop.outer_reads.push_back(slot);
         break;
       }
     }
-    UseAt(slot, position);
+    last_use_[slot] = std::max(last_use_[slot], position);
   }
 
   void EndLoop(int64_t end) {
     Loop loop = std::move(loops_.back());
     loops_.pop_back();
     for (int s : loop.outer_reads) Use(s, end);
-  }
-
-  void UseAt(int slot, int64_t position) {
-    if (position == kPinned) {
-      last_use_[slot] = kPinned;
-    } else if (last_use_[slot] != kPinned) {
-      last_use_[slot] = std::max(last_use_[slot], position);
-    }
   }
 
   absl::Status PlanEntry(const HloModule& module) {
@@ -392,7 +382,7 @@ class Planner {
       out.shape = result_leaves[k];
       out.bytes = ShapeUtil::ByteSizeOf(out.shape);
       out.index = static_cast<int64_t>(k);
-      const int o = AddSlot(std::move(out), kPinned);
+      const int o = AddSlot(std::move(out), next_position_);  // written after everything ran
       taken.push_back(true);
       plan_->output_slots.push_back(o);
       plan_->output_copies.emplace_back(s, o);
@@ -402,7 +392,9 @@ class Planner {
     for (int p : written_parameters_) {
       bool realized = false;
       for (const OutputAlias& a : plan_->output_aliases) realized = realized || (a.in_place && a.parameter_slot == p);
-      if (!realized) return absl::InternalError(absl::StrCat("parameter slot ", p, " is updated in place but unaliased"));
+      if (!realized) {
+        return absl::InternalError(absl::StrCat("parameter slot ", p, " is updated in place but unaliased"));
+      }
     }
     AssignArena();
     return absl::OkStatus();
@@ -445,8 +437,7 @@ class Planner {
       Slot& slot = plan_->slots[s];
       auto owner = owner_.find(s);
       if (uses_of_p != 0 || std::count(root_slots.begin(), root_slots.end(), s) != 1 || slot.kind != SlotKind::kTemp ||
-          owner == owner_.end() || def_[s] == kPinned || last_use_[p] == kPinned || last_use_[p] >= def_[s] ||
-          slot.shape != plan_->slots[p].shape) {
+          owner == owner_.end() || last_use_[p] >= def_[s] || slot.shape != plan_->slots[p].shape) {
         return false;
       }
       slot.kind = SlotKind::kShared;
@@ -469,7 +460,7 @@ class Planner {
       Slot& slot = plan_->slots[s];
       if (slot.kind != SlotKind::kTemp) continue;
       const int64_t size = std::max<int64_t>(kAlignment, (slot.bytes + kAlignment - 1) / kAlignment * kAlignment);
-      const int64_t def = def_[s] == kPinned ? 0 : def_[s];
+      const int64_t def = def_[s];
       const int64_t last = last_use_[s];
       std::vector<std::pair<int64_t, int64_t>> busy;
       for (const Placed& p : placed) {
