@@ -3,11 +3,13 @@
 // stay untouched. Also while loops updating their state in place. Values are always
 // compared with the interpreter.
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "backends/cpu/codegen/buffer_plan.h"
+#include "backends/cpu/plan_format.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -309,6 +311,35 @@ TEST(CpuDonation, SerializedPlanKeepsItsAliases) {
   EXPECT_EQ(result->host_data(), memory);
   run.arguments.clear();
   EXPECT_EQ(*run.backend->TransferFromDevice(*result), Expected(kCacheUpdate, args));
+}
+
+// Serialized plans whose aliases do not hang together are refused by name: each breakage of
+// a good plan's alias or shared slot.
+TEST(CpuDonation, MalformedSerializedAliasesAreRefused) {
+  auto module = ParseAndReturnUnverifiedModule(kAfterLastRead);
+  ASSERT_TRUE(module.ok());
+  auto good = PlanBuffers(**module);
+  ASSERT_TRUE(good.ok());
+  ASSERT_EQ((*good)->output_aliases.size(), 1u);
+  ASSERT_TRUE(DecodeRuntimePlan(EncodeRuntimePlan(**good)).ok());
+  const int shared = (*good)->output_aliases[0].result_slot;
+  const std::pair<const char*, std::function<void(BufferPlan*)>> breakages[] = {
+      {"output alias 0 is malformed", [](BufferPlan* p) { p->output_aliases[0].in_place = true; }},
+      {"output alias 0 is malformed", [](BufferPlan* p) { p->output_aliases[0].output_leaf = 1; }},
+      {"aliased result leaf 3 is out of range", [](BufferPlan* p) { p->output_aliases[0].output_leaf = 3; }},
+      {"output alias 1 is malformed", [](BufferPlan* p) { p->output_aliases.push_back(p->output_aliases[0]); }},
+      {"shared slot", [shared](BufferPlan* p) { p->slots[shared].index = shared; }},
+      {"result leaf 0 has no output slot", [](BufferPlan* p) { p->output_aliases.clear(); }},
+  };
+  for (const auto& [message, breakage] : breakages) {
+    auto plan = PlanBuffers(**module);
+    ASSERT_TRUE(plan.ok());
+    breakage(plan->get());
+    auto decoded = DecodeRuntimePlan(EncodeRuntimePlan(**plan));
+    ASSERT_FALSE(decoded.ok()) << message;
+    EXPECT_EQ(decoded.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(std::string(decoded.status().message()).find(message), std::string::npos) << decoded.status();
+  }
 }
 
 TEST(CpuDonation, VerifierRefusesConflictingAliases) {
