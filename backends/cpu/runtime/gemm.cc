@@ -14,6 +14,7 @@
 
 #include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/runtime.h"
+#include "hlo/float_types.h"
 #include "proto/xla_data.pb.h"
 
 namespace xla {
@@ -28,36 +29,7 @@ struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
 
-// --- element conversions ---
-
-float Bf16ToF32(uint16_t bits) {
-  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, 4);
-  return f;
-}
-
-// Round to nearest even; NaN stays a (quiet) NaN.
-uint16_t F32ToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-float F16ToF32(uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, 2);
-  return static_cast<float>(h);
-}
-
-uint16_t F32ToF16(float f) {
-  const _Float16 h = static_cast<_Float16>(f);
-  uint16_t bits;
-  std::memcpy(&bits, &h, 2);
-  return bits;
-}
+// --- element conversions (hlo/float_types.h: the rounding literals and the interpreter use) ---
 
 // `count` elements of float type `type` (F32, BF16, F16) as f32.
 void WidenToF32(int64_t type, const void* in, int64_t count, float* out) {
@@ -67,18 +39,18 @@ void WidenToF32(int64_t type, const void* in, int64_t count, float* out) {
   }
   const uint16_t* bits = static_cast<const uint16_t*>(in);
   if (type == BF16) {
-    for (int64_t i = 0; i < count; ++i) out[i] = Bf16ToF32(bits[i]);
+    for (int64_t i = 0; i < count; ++i) out[i] = Bfloat16ToFloat(bits[i]);
   } else {
-    for (int64_t i = 0; i < count; ++i) out[i] = F16ToF32(bits[i]);
+    for (int64_t i = 0; i < count; ++i) out[i] = HalfToFloat(bits[i]);
   }
 }
 
 void NarrowFromF32(int64_t type, const float* in, int64_t count, void* out) {
   uint16_t* bits = static_cast<uint16_t*>(out);
   if (type == BF16) {
-    for (int64_t i = 0; i < count; ++i) bits[i] = F32ToBf16(in[i]);
+    for (int64_t i = 0; i < count; ++i) bits[i] = FloatToBfloat16(in[i]);
   } else {
-    for (int64_t i = 0; i < count; ++i) bits[i] = F32ToF16(in[i]);
+    for (int64_t i = 0; i < count; ++i) bits[i] = FloatToHalf(in[i]);
   }
 }
 
