@@ -61,6 +61,15 @@ class PlanBuilder {
         case HloOpcode::kAfterAll:
           step.kind = GpuPlanStep::Kind::kToken;
           break;
+        case HloOpcode::kSend:
+        case HloOpcode::kRecv:
+          // As the interpreter and the cpu backend: one device, no peer and no host channels.
+          refusals_.push_back(absl::StrCat(std::string(HloOpcodeString(hlo->opcode())), " on channel ",
+                                           hlo->attrs().channel_id(),
+                                           hlo->attrs().is_host_transfer() ? " (host transfer)" : "",
+                                           " needs a peer device or host; the gpu backend has one device and no "
+                                           "host channels"));
+          break;
         default:
           if (IsAlias(*hlo)) {
             step.kind = GpuPlanStep::Kind::kAlias;
@@ -84,12 +93,14 @@ class PlanBuilder {
   // Where kernels()[k]'s step is: {sequence, step}.
   const std::vector<std::pair<int, int>>& kernel_steps() const { return kernel_steps_; }
   const std::vector<std::string>& unsupported() const { return unsupported_; }
+  const std::vector<std::string>& refusals() const { return refusals_; }
 
  private:
   GpuPlan* const plan_;
   std::vector<const HloInstruction*> kernels_;
   std::vector<std::pair<int, int>> kernel_steps_;
   std::vector<std::string> unsupported_;
+  std::vector<std::string> refusals_;  // ops no single-device backend runs, with the reason
 };
 
 // The single-device pass names the cpu backend in its errors (the one device it speaks of
@@ -112,6 +123,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   plan.sm = target.sm;
   PlanBuilder builder(&plan);
   builder.Build(module->entry_computation());
+  if (!builder.refusals().empty()) return absl::UnimplementedError(absl::StrJoin(builder.refusals(), "; "));
   if (!builder.unsupported().empty()) {
     return absl::UnimplementedError(
         absl::StrCat("gpu backend does not run these ops yet: ", absl::StrJoin(builder.unsupported(), ", ")));

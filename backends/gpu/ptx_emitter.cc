@@ -1,6 +1,8 @@
 #include "backends/gpu/ptx_emitter.h"
 
+#include <atomic>
 #include <cctype>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -13,6 +15,7 @@
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
@@ -45,14 +48,19 @@ llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>* b, llvm::Intrinsic::ID id) {
   return b->CreateZExt(b->CreateCall(f), b->getInt64Ty());
 }
 
+// Every launch has kGpuThreadsPerBlock threads per block (gpu_backend.cc), so the block size is
+// a constant here rather than %ntid. That is also a workaround: with ctaid * ntid, LLVM 16's
+// DAG combiner could narrow the product to an i1 multiply when only its low bit was used
+// (a dimension of size 2), which NVPTX cannot select (a fatal LLVM error, found by the
+// kernel emulator's suites).
 llvm::Value* GlobalThread(llvm::IRBuilder<>* b) {
-  return b->CreateAdd(b->CreateMul(ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                   ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                      ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+  return b->CreateAdd(
+      b->CreateMul(ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b->getInt64(kGpuThreadsPerBlock)),
+      ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
 }
 llvm::Value* GridThreads(llvm::IRBuilder<>* b) {
   return b->CreateMul(ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                      ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+                      b->getInt64(kGpuThreadsPerBlock));
 }
 
 // The arrays the kernel writes (its first parameters) with their shapes.
@@ -142,12 +150,8 @@ std::vector<llvm::Value*> RowMajorIndex(llvm::IRBuilder<>* b, absl::Span<const i
 absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo) {
   llvm::IRBuilder<>& b = *k.b;
   const Shape& out = hlo->shape();
-  llvm::Value* thread = b.CreateAdd(
-      b.CreateMul(ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                  ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-      ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-  llvm::Value* stride = b.CreateMul(ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                                    ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+  llvm::Value* thread = GlobalThread(&b);
+  llvm::Value* stride = GridThreads(&b);
   ASSIGN_OR_RETURN(cpu::Generator generator, k.elemental->MakeGenerator(hlo, k.operand));
   // A variadic reduce or reduce-window (or a fusion with one at its root) generates a struct
   // of one value per output.
@@ -424,6 +428,12 @@ bool IsKernelCandidate(const HloInstruction& hlo) {
   }
 }
 
+namespace {
+std::atomic<KernelIrObserver> kernel_ir_observer{nullptr};
+}  // namespace
+
+void SetKernelIrObserver(KernelIrObserver observer) { kernel_ir_observer.store(observer); }
+
 absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernels, const std::string& module_name,
                                   const GpuTarget& target) {
   ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm, NvptxTargetMachine(target));
@@ -451,6 +461,12 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
   if (llvm::verifyModule(*module, &verify_stream)) {
     return absl::InternalError(absl::StrCat("gpu backend emitted invalid IR: ", verify_stream.str()));
   }
+  const KernelIrObserver observer = kernel_ir_observer.load();
+  std::string bitcode;
+  if (observer != nullptr) {
+    llvm::raw_string_ostream bitcode_stream(bitcode);
+    llvm::WriteBitcodeToFile(*module, bitcode_stream);
+  }
   // libm calls and transcendental intrinsics become libdevice's device functions; what is
   // left that NVPTX cannot lower is refused by name.
   RETURN_IF_ERROR(LinkLibdevice(*module, target.sm,
@@ -459,6 +475,12 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
   cpu::OptimizeLlvmModule(*module, tm.get());
   // Optimization may turn loops into calls (library routines, intrinsics): checked again.
   RETURN_IF_ERROR(CheckNoHostCalls(*module, result));
+  // XLA_GPU_DUMP_IR=<dir>: the optimized IR of every module, as code generation gets it.
+  if (const char* dir = std::getenv("XLA_GPU_DUMP_IR"); dir != nullptr && *dir != '\0') {
+    std::error_code ec;
+    llvm::raw_fd_ostream dump(absl::StrCat(dir, "/", module_name, ".ll"), ec);
+    if (!ec) module->print(dump, nullptr);
+  }
   llvm::SmallString<0> ptx;
   llvm::raw_svector_ostream out(ptx);
   llvm::legacy::PassManager codegen;
@@ -467,6 +489,7 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
   }
   codegen.run(*module);
   result.ptx = std::string(ptx.str());
+  if (observer != nullptr) observer(result.ptx, bitcode);
   return result;
 }
 

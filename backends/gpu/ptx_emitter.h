@@ -63,6 +63,13 @@ bool IsKernelCandidate(const HloInstruction& hlo);
 absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernels, const std::string& module_name,
                                   const GpuTarget& target = {});
 
+// Test seam (backends/gpu/testing/kernel_emulator.h runs kernels on the host through it):
+// when set, EmitPtx hands every module it emits to `observer` as the PTX and the kernels' LLVM
+// IR as bitcode, taken before libdevice is linked (libm calls and intrinsics as the elemental
+// emitter wrote them). Set before compiling; null turns it off.
+using KernelIrObserver = void (*)(const std::string& ptx, const std::string& bitcode);
+void SetKernelIrObserver(KernelIrObserver observer);
+
 // Where libdevice is read from: $XLA_GPU_LIBDEVICE, else
 // /usr/local/cuda/nvvm/libdevice/libdevice.10.bc (libdevice.h).
 std::string LibdevicePath();

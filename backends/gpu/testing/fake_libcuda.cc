@@ -2,7 +2,7 @@
 // needed). It exports cuGetProcAddress_v2, as the real driver's loader entry, plus test hooks
 // (xla_fake_cuda_*). $XLA_FAKE_CUDA_MODE picks the behaviour: "ok" (two sm_90 devices of
 // 1 GiB whose memory is host memory; modules load; kernels do not run unless a test installs
-// a launch handler that stands in for them), "zero_devices",
+// a launch handler or a kernel runner that stands in for them), "zero_devices",
 // "no_device" (cuInit fails as on a machine without GPUs), "missing_entry" (cuLaunchKernel
 // cannot be resolved).
 #include <cuda.h>
@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 
 namespace {
 
@@ -36,11 +37,23 @@ std::map<CUdeviceptr, size_t> allocations;  // all devices together
 std::string last_image;
 std::atomic<int> launches{0};
 std::atomic<int> device_to_host_copies{0};
-std::set<std::string> function_names;  // a CUfunction is a pointer to its name here
+// A CUmodule points to its image (PTX text); a CUfunction to one of these, whose first
+// member is the kernel's name (launch handlers read it as a C string).
+struct FakeFunction {
+  std::string name;
+  const std::string* image;
+};
+std::set<std::string*> images;
+std::map<std::tuple<const std::string*, std::string>, FakeFunction*> functions;
 // Called for each launch with the kernel's name and parameters when set; 0 is success.
 using LaunchHandler = int (*)(const char* kernel, void** params, void* context);
 std::atomic<LaunchHandler> launch_handler{nullptr};
 std::atomic<void*> launch_context{nullptr};
+// Called instead, when set, with the kernel's module image and launch dimensions too.
+using KernelRunner = int (*)(const char* image, const char* kernel, const unsigned* grid, const unsigned* block,
+                             void** params, void* context);
+std::atomic<KernelRunner> kernel_runner{nullptr};
+std::atomic<void*> runner_context{nullptr};
 
 CUresult FakeDeviceGetCount(int* n) {
   *n = std::strcmp(Mode(), "zero_devices") == 0 ? 0 : 2;
@@ -116,27 +129,50 @@ CUresult FakeStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
 CUresult FakeModuleLoadDataEx(CUmodule* m, const void* image, unsigned int, CUjit_option*, void**) {
   std::lock_guard<std::mutex> lock(mu);
   last_image = static_cast<const char*>(image);
-  *m = reinterpret_cast<CUmodule>(new int(0));
+  auto* held = new std::string(last_image);
+  images.insert(held);
+  *m = reinterpret_cast<CUmodule>(held);
   return CUDA_SUCCESS;
 }
 CUresult FakeModuleUnload(CUmodule m) {
-  delete reinterpret_cast<int*>(m);
-  return CUDA_SUCCESS;
-}
-CUresult FakeModuleGetFunction(CUfunction* f, CUmodule, const char* name) {
   std::lock_guard<std::mutex> lock(mu);
-  if (last_image.find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
-  const std::string& interned = *function_names.insert(name).first;
-  *f = reinterpret_cast<CUfunction>(const_cast<char*>(interned.c_str()));
+  auto* image = reinterpret_cast<std::string*>(m);
+  if (images.erase(image) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  for (auto it = functions.begin(); it != functions.end();) {
+    if (std::get<0>(it->first) == image) {
+      delete it->second;
+      it = functions.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  delete image;
   return CUDA_SUCCESS;
 }
-CUresult FakeLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
-                          void** params, void**) {
+CUresult FakeModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
+  std::lock_guard<std::mutex> lock(mu);
+  auto* image = reinterpret_cast<std::string*>(m);
+  if (images.count(image) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  if (image->find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
+  FakeFunction*& function = functions[{image, name}];
+  if (function == nullptr) function = new FakeFunction{name, image};
+  *f = reinterpret_cast<CUfunction>(function);
+  return CUDA_SUCCESS;
+}
+CUresult FakeLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                          unsigned, CUstream, void** params, void**) {
   ++launches;
+  const auto* function = reinterpret_cast<const FakeFunction*>(f);
+  if (KernelRunner runner = kernel_runner.load(); runner != nullptr) {
+    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+    return runner(function->image->c_str(), function->name.c_str(), grid, block, params, runner_context.load()) == 0
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_LAUNCH_FAILED;
+  }
   LaunchHandler handler = launch_handler.load();
   if (handler == nullptr) return CUDA_ERROR_NOT_SUPPORTED;  // the fake runs no device code
-  return handler(reinterpret_cast<const char*>(f), params, launch_context.load()) == 0 ? CUDA_SUCCESS
-                                                                                       : CUDA_ERROR_LAUNCH_FAILED;
+  return handler(function->name.c_str(), params, launch_context.load()) == 0 ? CUDA_SUCCESS
+                                                                             : CUDA_ERROR_LAUNCH_FAILED;
 }
 CUresult FakeGetErrorName(CUresult r, const char** s) {
   switch (r) {
@@ -144,6 +180,7 @@ CUresult FakeGetErrorName(CUresult r, const char** s) {
     case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
     case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; return CUDA_SUCCESS;
     case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
@@ -226,4 +263,12 @@ extern "C" __attribute__((visibility("default"))) void xla_fake_cuda_set_launch_
                                                                                       void* context) {
   launch_context.store(context);
   launch_handler.store(handler);
+}
+// `runner` (null: none) runs each launched kernel in place of the device, before any launch
+// handler: it gets the PTX the kernel's module was loaded from, the launch's grid and block
+// dimensions, and the parameters as a launch handler does (kernel_emulator.h is one).
+extern "C" __attribute__((visibility("default"))) void xla_fake_cuda_set_kernel_runner(KernelRunner runner,
+                                                                                     void* context) {
+  runner_context.store(context);
+  kernel_runner.store(runner);
 }

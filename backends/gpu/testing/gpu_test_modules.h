@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hlo/float_types.h"
 #include "hlo/literal.h"
@@ -513,6 +514,65 @@ inline void FillRandom(Literal* literal, const Shape& shape, uint64_t* state, do
       default: break;  // other types keep the literal's zeros
     }
   }
+}
+
+// The gpu device check's curated cases (tests/gpu/gpu_bundle.cc), also run on the kernel
+// emulator (kernel_emulator_test.cc).
+struct CuratedCase {
+  std::string name;
+  std::string hlo;
+  std::string check;  // "rtol atol"; or "bench" (timed against a copy of as many bytes) or
+                      // "bench flops N" (timed, N floating-point operations), not compared
+};
+
+inline constexpr char kDefaultPrecisionDotModule[] = R"(HloModule dot_default
+ENTRY main {
+  a = f32[256,512] parameter(0)
+  b = f32[512,256] parameter(1)
+  ROOT d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+
+inline std::vector<CuratedCase> CuratedCases() {
+  return {
+      {"gelu_small", GeluModule("1024,1000"), "1e-6 1e-6"},
+      {"softmax_64x128", SoftmaxModule(64, 128), "1e-5 1e-7"},
+      {"softmax_97x5000", SoftmaxModule(97, 5000), "1e-5 1e-9"},
+      {"row_and_column_reductions", kReductionsModule, "1e-5 1e-6"},
+      {"mixed_int_bf16_movement", kMixedModule, "0 0"},
+      {"f32_math", kMathModule, "2e-6 1e-30"},
+      {"integers", kIntegersModule, "0 0"},
+      // Every float elementwise op; the transcendental ones through libdevice (within a few
+      // ulps of libm: 2-4 for f32, 1-3 for f64); f16 and bf16 round f32 results once, so they
+      // may differ from the interpreter by one of their own ulps.
+      {"float_ops_f32", FloatOpsModule("f32", 65536), "4e-6 1e-7"},
+      {"float_ops_f64", FloatOpsModule("f64", 65536), "1e-13 1e-300"},
+      {"float_ops_f16", FloatOpsModule("f16", 65536), "2e-3 1e-4"},
+      {"float_ops_bf16", FloatOpsModule("bf16", 65536), "1.6e-2 1e-3"},
+      // Control flow: the host loops and branches on a pred or index read back per step. The
+      // first chains five x + sin(x) steps (each may double an ulp-level difference); the last
+      // takes cos of exp(x) (up to e^2: its ulps are absolute errors of the cosine). A wrong
+      // iteration count or branch is off by far more.
+      {"while_counted_with_branches", kWhileModule, "1e-4 1e-6"},
+      {"while_until_small", kDataDependentWhileModule, "0 0"},
+      {"conditionals_index_and_pred", kConditionalModule, "4e-6 2e-6"},
+      {"contractions_windows_indexing", kContractionsModule, "1e-5 1e-4"},
+      {"mlp_forward_batch64", MlpModule(64, /*highest=*/true), "1e-3 1e-5"},
+      // Sort and scatter move values without arithmetic (scatter's adds run in the
+      // interpreter's order): exact.
+      {"sort_keys_values_ties_descending", kSortModule, "0 0"},
+      {"sort_long_rows_stable", kLongSortModule, "0 0"},
+      {"scatter_duplicates_unique_out_of_bounds", kScatterModule, "0 0"},
+      {"select_and_scatter_variadic_scatter", kSelectAndScatterModule, "0 0"},
+      {"variadic_reduce_and_reduce_window", kVariadicReduceModule, "0 0"},
+      {"collectives_custom_call_tokens", kCollectivesModule, "0 0"},
+      // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
+      {"dot_default_precision_tf32", kDefaultPrecisionDotModule, "1e-2 0.5"},
+      {"gelu_256M", GeluModule("16384,16384"), "bench"},
+      {"softmax_16384x16384", SoftmaxModule(16384, 16384), "bench"},
+      // Timed as FLOP rates.
+      {"mlp_forward_batch4096", MlpModule(4096), "bench flops 15360000000"},
+      {"matmul_bf16_8192", kMatmulBf16Module, "bench flops 1099511627776"},
+  };
 }
 
 }  // namespace testing

@@ -1,0 +1,369 @@
+#include "backends/gpu/testing/kernel_emulator.h"
+
+#include <dlfcn.h>
+#include <ucontext.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/gpu/ptx_emitter.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+using KernelRunner = int (*)(const char* image, const char* kernel, const unsigned* grid, const unsigned* block,
+                             void** params, void* context);
+using SetKernelRunner = void (*)(KernelRunner, void*);
+using Entry = void (*)(void** params);
+
+constexpr size_t kFiberStackBytes = size_t{256} << 10;
+constexpr char kSregFunction[] = "xla_gpu_emu_sreg";
+constexpr char kBarrierFunction[] = "xla_gpu_emu_barrier";
+constexpr char kEntryPrefix[] = "xla_gpu_emu_entry.";
+
+// The special registers a kernel reads, by the code its calls pass to the emulator.
+enum Sreg : int32_t { kTid = 0, kCtaid = 1, kNtid = 2, kNctaid = 3 };
+
+struct EmulatedKernel {
+  Entry entry = nullptr;
+  bool barriers = false;  // a block's threads must run as fibers
+};
+
+struct EmulatedModule {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::map<std::string, EmulatedKernel> kernels;
+};
+
+// Every launch runs under this lock; it guards the maps and the grid below too.
+std::mutex mu;
+std::unordered_map<std::string, std::string>& BitcodeByPtx() {
+  static auto* map = new std::unordered_map<std::string, std::string>();
+  return *map;
+}
+std::unordered_map<std::string, std::unique_ptr<EmulatedModule>>& ModulesByPtx() {
+  static auto* map = new std::unordered_map<std::string, std::unique_ptr<EmulatedModule>>();
+  return *map;
+}
+std::atomic<int> launches{0};
+
+// The launch being run.
+enum class FiberState : uint8_t { kRunnable, kAtBarrier, kDone };
+struct Grid {
+  uint32_t tid = 0, ctaid = 0, ntid = 1, nctaid = 1;
+  Entry entry = nullptr;
+  void** params = nullptr;
+  bool fibers = false;
+  ucontext_t scheduler;
+  std::vector<ucontext_t> contexts;
+  std::vector<std::unique_ptr<char[]>> stacks;
+  std::vector<FiberState> state;
+};
+Grid grid;
+
+int32_t EmulatedSreg(int32_t which) {
+  switch (which) {
+    case kTid: return static_cast<int32_t>(grid.tid);
+    case kCtaid: return static_cast<int32_t>(grid.ctaid);
+    case kNtid: return static_cast<int32_t>(grid.ntid);
+    case kNctaid: return static_cast<int32_t>(grid.nctaid);
+    default: return 0;
+  }
+}
+
+void EmulatedBarrier() {
+  if (!grid.fibers) {
+    std::fprintf(stderr, "kernel emulator: a barrier in a kernel run without fibers\n");
+    std::abort();
+  }
+  const uint32_t me = grid.tid;
+  grid.state[me] = FiberState::kAtBarrier;
+  swapcontext(&grid.contexts[me], &grid.scheduler);
+}
+
+void FiberMain() {
+  grid.entry(grid.params);
+  grid.state[grid.tid] = FiberState::kDone;  // uc_link returns to the scheduler
+}
+
+// Every block in turn; a block's threads one after another, or as fibers that each run to
+// their next barrier (or end) before the next is resumed, when the kernel has barriers.
+// Threads that ended count as arrived, as on the device.
+void RunGrid(const EmulatedKernel& kernel, uint32_t blocks, uint32_t threads, void** params) {
+  grid.entry = kernel.entry;
+  grid.params = params;
+  grid.ntid = threads;
+  grid.nctaid = blocks;
+  grid.fibers = kernel.barriers;
+  if (!kernel.barriers) {
+    for (uint32_t b = 0; b < blocks; ++b) {
+      grid.ctaid = b;
+      for (uint32_t t = 0; t < threads; ++t) {
+        grid.tid = t;
+        kernel.entry(params);
+      }
+    }
+    return;
+  }
+  grid.contexts.resize(threads);
+  grid.state.assign(threads, FiberState::kRunnable);
+  while (grid.stacks.size() < threads) grid.stacks.emplace_back(new char[kFiberStackBytes]);
+  for (uint32_t b = 0; b < blocks; ++b) {
+    grid.ctaid = b;
+    for (uint32_t t = 0; t < threads; ++t) {
+      ucontext_t& c = grid.contexts[t];
+      getcontext(&c);
+      c.uc_stack.ss_sp = grid.stacks[t].get();
+      c.uc_stack.ss_size = kFiberStackBytes;
+      c.uc_link = &grid.scheduler;
+      makecontext(&c, &FiberMain, 0);
+      grid.state[t] = FiberState::kRunnable;
+    }
+    for (bool waiting = true; waiting;) {
+      for (uint32_t t = 0; t < threads; ++t) {
+        if (grid.state[t] != FiberState::kRunnable) continue;
+        grid.tid = t;
+        swapcontext(&grid.scheduler, &grid.contexts[t]);
+      }
+      waiting = false;
+      for (FiberState& s : grid.state) {
+        if (s == FiberState::kAtBarrier) {
+          s = FiberState::kRunnable;
+          waiting = true;
+        }
+      }
+    }
+  }
+  grid.fibers = false;
+}
+
+absl::Status Refuse(const std::string& why) { return absl::InternalError(absl::StrCat("kernel emulator: ", why)); }
+
+absl::Status FromLlvm(llvm::Error error, const char* what) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << error;
+  return Refuse(absl::StrCat(what, ": ", os.str()));
+}
+
+// The code of an NVPTX special register the emulator answers, or -1.
+int32_t SregCode(llvm::StringRef name) {
+  if (!name.consume_front("llvm.nvvm.read.ptx.sreg.")) return -1;
+  if (name == "tid.x") return kTid;
+  if (name == "ctaid.x") return kCtaid;
+  if (name == "ntid.x") return kNtid;
+  if (name == "nctaid.x") return kNctaid;
+  return -1;
+}
+
+// True when `f` or a function it calls (defined in the module) reaches the barrier.
+bool ReachesBarrier(const llvm::Function& f, std::unordered_set<const llvm::Function*>& seen) {
+  if (!seen.insert(&f).second) return false;
+  for (const llvm::BasicBlock& block : f) {
+    for (const llvm::Instruction& i : block) {
+      const auto* call = llvm::dyn_cast<llvm::CallBase>(&i);
+      const llvm::Function* callee = call != nullptr ? call->getCalledFunction() : nullptr;
+      if (callee == nullptr) continue;
+      if (callee->getName() == kBarrierFunction) return true;
+      if (!callee->isDeclaration() && ReachesBarrier(*callee, seen)) return true;
+    }
+  }
+  return false;
+}
+
+// The kernels' IR, made host code: special registers and barriers become calls to the
+// emulator, shared memory a host global, and each kernel gets an entry taking the launch's
+// parameter array.
+absl::StatusOr<std::unique_ptr<EmulatedModule>> LoadModule(const std::string& bitcode) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  auto context = std::make_unique<llvm::LLVMContext>();
+  llvm::Expected<std::unique_ptr<llvm::Module>> parsed =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "kernels"), *context);
+  if (!parsed) return FromLlvm(parsed.takeError(), "reading the kernels' bitcode");
+  llvm::Module& m = **parsed;
+  llvm::LLVMContext& c = *context;
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
+  llvm::FunctionCallee sreg = m.getOrInsertFunction(kSregFunction, llvm::FunctionType::get(i32, {i32}, false));
+  llvm::FunctionCallee barrier =
+      m.getOrInsertFunction(kBarrierFunction, llvm::FunctionType::get(llvm::Type::getVoidTy(c), false));
+
+  std::vector<llvm::Function*> nvvm;
+  for (llvm::Function& f : m) {
+    if (f.getName().startswith("llvm.nvvm.")) nvvm.push_back(&f);
+  }
+  for (llvm::Function* f : nvvm) {
+    const int32_t code = SregCode(f->getName());
+    const bool is_barrier = f->getName() == "llvm.nvvm.barrier0";
+    if (code < 0 && !is_barrier) return Refuse(absl::StrCat("no host version of ", f->getName().str()));
+    for (llvm::User* user : llvm::make_early_inc_range(f->users())) {
+      auto* call = llvm::dyn_cast<llvm::CallInst>(user);
+      if (call == nullptr) return Refuse(absl::StrCat(f->getName().str(), " is used other than by a call"));
+      llvm::IRBuilder<> b(call);
+      llvm::Value* replacement = is_barrier ? b.CreateCall(barrier) : b.CreateCall(sreg, {b.getInt32(code)});
+      if (!call->getType()->isVoidTy()) call->replaceAllUsesWith(replacement);
+      call->eraseFromParent();
+    }
+    f->eraseFromParent();
+  }
+
+  // Shared memory (address space 3): one host array per kernel, which is the running block's
+  // since blocks run one at a time. The kernels keep their address-space pointers, which the
+  // host's code generator treats as plain ones.
+  std::vector<llvm::GlobalVariable*> shared;
+  for (llvm::GlobalVariable& g : m.globals()) {
+    if (g.getAddressSpace() == 3) shared.push_back(&g);
+  }
+  for (llvm::GlobalVariable* g : shared) {
+    auto* host = new llvm::GlobalVariable(m, g->getValueType(), false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::Constant::getNullValue(g->getValueType()), g->getName() + ".host");
+    host->setAlignment(g->getAlign());
+    g->replaceAllUsesWith(llvm::ConstantExpr::getAddrSpaceCast(host, g->getType()));
+    g->eraseFromParent();
+  }
+  if (llvm::NamedMDNode* annotations = m.getNamedMetadata("nvvm.annotations")) m.eraseNamedMetadata(annotations);
+
+  auto module = std::make_unique<EmulatedModule>();
+  std::vector<llvm::Function*> kernels;
+  for (llvm::Function& f : m) {
+    f.removeFnAttr("target-cpu");
+    f.removeFnAttr("target-features");
+    if (!f.isDeclaration() && f.getCallingConv() == llvm::CallingConv::PTX_Kernel) kernels.push_back(&f);
+  }
+  llvm::Type* ptr = llvm::PointerType::get(c, 0);
+  for (llvm::Function* kernel : kernels) {
+    kernel->setCallingConv(llvm::CallingConv::C);
+    // entry(params): kernel(*(uint64_t*)params[0], *(uint64_t*)params[1], ...)
+    auto* entry = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr}, false),
+                                         llvm::GlobalValue::ExternalLinkage, kEntryPrefix + kernel->getName(), m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", entry));
+    std::vector<llvm::Value*> args;
+    for (unsigned i = 0; i < kernel->arg_size(); ++i) {
+      llvm::Value* slot = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, entry->getArg(0), i));
+      llvm::Value* address = b.CreateLoad(b.getInt64Ty(), slot);
+      args.push_back(b.CreateIntToPtr(address, kernel->getArg(i)->getType()));
+    }
+    b.CreateCall(kernel, args);
+    b.CreateRetVoid();
+    std::unordered_set<const llvm::Function*> seen;
+    module->kernels[kernel->getName().str()].barriers = ReachesBarrier(*kernel, seen);
+  }
+
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) return FromLlvm(jtmb.takeError(), "host detection");
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::None);
+  auto data_layout = jtmb->getDefaultDataLayoutForTarget();
+  if (!data_layout) return FromLlvm(data_layout.takeError(), "host data layout");
+  m.setTargetTriple(jtmb->getTargetTriple().str());
+  m.setDataLayout(*data_layout);
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (llvm::verifyModule(m, &os)) return Refuse(absl::StrCat("the host form of the kernels is invalid IR: ", os.str()));
+
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) return FromLlvm(jit.takeError(), "JIT creation");
+  llvm::orc::JITDylib& dylib = (*jit)->getMainJITDylib();
+  llvm::orc::SymbolMap symbols;
+  symbols[(*jit)->mangleAndIntern(kSregFunction)] =
+      llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&EmulatedSreg), llvm::JITSymbolFlags::Exported);
+  symbols[(*jit)->mangleAndIntern(kBarrierFunction)] =
+      llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&EmulatedBarrier), llvm::JITSymbolFlags::Exported);
+  if (auto error = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
+    return FromLlvm(std::move(error), "emulator symbols");
+  }
+  // libm stands in for libdevice (expf for __nv_expf, ...).
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*jit)->getDataLayout().getGlobalPrefix());
+  if (!process) return FromLlvm(process.takeError(), "process symbols");
+  dylib.addGenerator(std::move(*process));
+  if (auto error = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(*parsed), std::move(context)))) {
+    return FromLlvm(std::move(error), "adding the kernels");
+  }
+  for (auto& [name, kernel] : module->kernels) {
+    auto address = (*jit)->lookup(kEntryPrefix + name);
+    if (!address) return FromLlvm(address.takeError(), "compiling the kernels for the host");
+    kernel.entry = address->toPtr<Entry>();
+  }
+  module->jit = std::move(*jit);
+  return module;
+}
+
+void Observe(const std::string& ptx, const std::string& bitcode) {
+  std::lock_guard<std::mutex> lock(mu);
+  BitcodeByPtx()[ptx] = bitcode;
+}
+
+int Run(const char* image, const char* kernel, const unsigned* grid_dims, const unsigned* block_dims, void** params,
+        void*) {
+  std::lock_guard<std::mutex> lock(mu);
+  ++launches;
+  const std::string ptx(image);
+  auto& modules = ModulesByPtx();
+  auto it = modules.find(ptx);
+  if (it == modules.end()) {
+    auto bitcode = BitcodeByPtx().find(ptx);
+    if (bitcode == BitcodeByPtx().end()) {
+      std::fprintf(stderr, "kernel emulator: %s is in a module this process did not emit\n", kernel);
+      return 1;
+    }
+    absl::StatusOr<std::unique_ptr<EmulatedModule>> loaded = LoadModule(bitcode->second);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "kernel emulator: %s: %s\n", kernel, std::string(loaded.status().message()).c_str());
+      return 1;
+    }
+    it = modules.emplace(ptx, *std::move(loaded)).first;
+  }
+  auto k = it->second->kernels.find(kernel);
+  if (k == it->second->kernels.end()) {
+    std::fprintf(stderr, "kernel emulator: no kernel %s in its module\n", kernel);
+    return 1;
+  }
+  if (grid_dims[1] != 1 || grid_dims[2] != 1 || block_dims[1] != 1 || block_dims[2] != 1) {
+    std::fprintf(stderr, "kernel emulator: %s launched with a grid or block of more than one dimension\n", kernel);
+    return 1;
+  }
+  RunGrid(k->second, grid_dims[0], block_dims[0], params);
+  return 0;
+}
+
+}  // namespace
+
+absl::Status InstallKernelEmulator(const std::string& fake_libcuda) {
+  void* lib = dlopen(fake_libcuda.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) return Refuse(absl::StrCat("cannot load the fake libcuda ", fake_libcuda));
+  auto set_runner = reinterpret_cast<SetKernelRunner>(dlsym(lib, "xla_fake_cuda_set_kernel_runner"));
+  if (set_runner == nullptr) return Refuse(absl::StrCat(fake_libcuda, " is not the fake libcuda"));
+  SetKernelIrObserver(&Observe);
+  set_runner(&Run, nullptr);
+  return absl::OkStatus();
+}
+
+int EmulatedLaunches() { return launches.load(); }
+
+}  // namespace gpu
+}  // namespace xla
