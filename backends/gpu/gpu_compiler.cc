@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/cpu/passes/single_device_collectives.h"
+#include "backends/gpu/gpu_expanders.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/status_macros.h"
 
@@ -118,6 +119,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   // One device, as the cpu backend: collectives and the allowlisted custom-calls become plain
   // HLO (a module built for more devices, or an unknown custom-call target, fails here).
   RETURN_IF_ERROR(ForThisBackend(cpu::SingleDeviceCollectives().Run(module.get()).status()));
+  RETURN_IF_ERROR(ExpandForGpu(module.get()).status());
   RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
   GpuPlan plan;
   plan.sm = target.sm;

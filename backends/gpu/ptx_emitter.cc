@@ -301,7 +301,11 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
   };
   const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
   *rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
-  if (hlo->opcode() == HloOpcode::kSort) {
+  if (IsRngKernel(*hlo)) {
+    RETURN_IF_ERROR(EmitRngBody(k, hlo));
+  } else if (IsLinalgKernel(*hlo)) {
+    RETURN_IF_ERROR(EmitLinalgBody(k, hlo));
+  } else if (hlo->opcode() == HloOpcode::kSort) {
     RETURN_IF_ERROR(EmitSortBody(k, hlo, rows));
   } else if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
     RETURN_IF_ERROR(EmitSerialBody(k, hlo));
@@ -368,6 +372,7 @@ absl::Status CheckNoHostCalls(const llvm::Module& module, const PtxModule& resul
 }  // namespace
 
 bool IsKernelCandidate(const HloInstruction& hlo) {
+  if (IsRngKernel(hlo) || IsLinalgKernel(hlo)) return true;
   const std::vector<const Shape*> outputs = KernelOutputs(hlo.shape());
   if (outputs.empty()) return false;
   for (const Shape* output : outputs) {

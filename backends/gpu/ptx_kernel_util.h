@@ -75,6 +75,15 @@ std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloIns
 absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* rows);
 absl::Status EmitSerialBody(KernelContext& k, const HloInstruction* hlo);
 
+// ptx_rng.cc: the random-number ops emitted as kernels (IsRngKernel), and their bodies.
+bool IsRngKernel(const HloInstruction& hlo);
+absl::Status EmitRngBody(KernelContext& k, const HloInstruction* hlo);
+
+// ptx_linalg.cc: fft, cholesky and triangular-solve as kernels (IsLinalgKernel), and their
+// bodies.
+bool IsLinalgKernel(const HloInstruction& hlo);
+absl::Status EmitLinalgBody(KernelContext& k, const HloInstruction* hlo);
+
 }  // namespace gpu
 }  // namespace xla
 

@@ -1,0 +1,100 @@
+#include "backends/gpu/gpu_expanders.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/passes/pass_util.h"
+#include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+// (a, b, index_a, index_b) -> a > b (largest) or a < b, floats in their total order.
+HloComputation* TopKComparator(HloModule* module, PrimitiveType type, bool largest) {
+  const std::string name = absl::StrCat("topk_compare_", std::string(primitive_util::LowercasePrimitiveTypeName(type)),
+                                        largest ? "_gt" : "_lt");
+  if (HloComputation* existing = module->GetComputationWithName(name)) return existing;
+  auto comparator = std::make_unique<HloComputation>(name);
+  std::vector<HloInstruction*> params;
+  for (int i = 0; i < 4; ++i) {
+    auto p = HloInstruction::Create(HloOpcode::kParameter,
+                                    cpu::WithDefaultLayout(ShapeUtil::MakeShape(i < 2 ? type : S32, {})));
+    p->mutable_attrs()->set_parameter_number(i);
+    p->set_name(absl::StrCat("p", i));
+    params.push_back(comparator->AddInstruction(std::move(p)));
+  }
+  auto compare = HloInstruction::Create(HloOpcode::kCompare, cpu::WithDefaultLayout(ShapeUtil::MakeShape(PRED, {})),
+                                        {params[0], params[1]});
+  compare->mutable_attrs()->set_comparison_direction(largest ? "GT" : "LT");
+  if (primitive_util::IsFloatingPointType(type)) compare->mutable_attrs()->set_comparison_type("TOTALORDER");
+  compare->set_name("compare");
+  comparator->set_root_instruction(comparator->AddInstruction(std::move(compare)));
+  return module->AddEmbeddedComputation(std::move(comparator));
+}
+
+absl::Status ExpandTopK(HloModule* module, HloComputation* computation, HloInstruction* topk) {
+  HloInstruction* x = topk->mutable_operand(0);
+  const Shape& in = x->shape();
+  const int64_t last = in.rank() - 1;
+  const int64_t k = topk->attrs().k();
+  const PrimitiveType type = in.element_type();
+  const Shape indices_shape = cpu::WithDefaultLayout(ShapeUtil::MakeShape(S32, in.dimensions()));
+  HloInstructionProto iota_attrs;
+  iota_attrs.add_dimensions(last);
+  HloInstruction* iota = cpu::AddWithShape(computation, HloOpcode::kIota, indices_shape, {}, iota_attrs);
+  HloInstructionProto sort_attrs;
+  sort_attrs.add_dimensions(last);
+  sort_attrs.set_is_stable(true);
+  const Shape values_shape = cpu::WithDefaultLayout(ShapeUtil::MakeShape(type, in.dimensions()));
+  HloInstruction* sort = cpu::AddWithShape(computation, HloOpcode::kSort,
+                                           ShapeUtil::MakeTupleShape({values_shape, indices_shape}), {x, iota}, sort_attrs);
+  sort->AppendComputation(TopKComparator(module, type, topk->attrs().largest()));
+  std::vector<HloInstruction*> parts;
+  for (int64_t i = 0; i < 2; ++i) {
+    const Shape& sorted_shape = i == 0 ? values_shape : indices_shape;
+    HloInstructionProto gte_attrs;
+    gte_attrs.set_tuple_index(i);
+    HloInstruction* sorted = cpu::AddWithShape(computation, HloOpcode::kGetTupleElement, sorted_shape, {sort}, gte_attrs);
+    HloInstructionProto slice_attrs;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+      auto* dim = slice_attrs.add_slice_dimensions();
+      dim->set_start(0);
+      dim->set_limit(d == last ? k : in.dimensions(d));
+      dim->set_stride(1);
+    }
+    parts.push_back(cpu::AddWithShape(computation, HloOpcode::kSlice, topk->shape().tuple_shapes(i), {sorted},
+                                      slice_attrs));
+  }
+  HloInstruction* tuple = cpu::AddWithShape(computation, HloOpcode::kTuple, topk->shape(), parts);
+  RETURN_IF_ERROR(topk->ReplaceAllUsesWith(tuple));
+  if (computation->root_instruction() == topk) computation->set_root_instruction(tuple);
+  return computation->RemoveInstruction(topk);
+}
+
+}  // namespace
+
+absl::StatusOr<bool> ExpandForGpu(HloModule* module) {
+  bool changed = false;
+  for (HloComputation* computation : module->MakeComputationPostOrder()) {
+    for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (hlo->opcode() != HloOpcode::kTopk) continue;
+      const Shape& in = hlo->operand(0)->shape();
+      const int64_t k = hlo->attrs().k();
+      if (!in.IsArray() || in.rank() < 1 || k < 0 || k > in.dimensions(in.rank() - 1) || !hlo->shape().IsTuple() ||
+          hlo->shape().tuple_shapes_size() != 2) {
+        return absl::InvalidArgumentError(absl::StrCat("topk ", hlo->name(), ": k=", k, " of ", in.ToString(true)));
+      }
+      RETURN_IF_ERROR(ExpandTopK(module, computation, hlo));
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace gpu
+}  // namespace xla

@@ -1,0 +1,22 @@
+#ifndef XLA_BACKENDS_GPU_GPU_EXPANDERS_H_
+#define XLA_BACKENDS_GPU_GPU_EXPANDERS_H_
+
+// HLO rewrites the gpu compiler runs before the shared pipeline, for ops whose gpu form is
+// other HLO the backend already runs as kernels:
+//  - topk(x), k, largest -> a stable sort of (x, iota) along the last dimension (descending
+//    for largest, ascending otherwise, in the total order of floats, so ties keep the lower
+//    index first and NaNs sort as XLA's topk sorts them), then the first k of each.
+
+#include "absl/status/statusor.h"
+#include "hlo/hlo_module.h"
+
+namespace xla {
+namespace gpu {
+
+// Returns whether anything changed.
+absl::StatusOr<bool> ExpandForGpu(HloModule* module);
+
+}  // namespace gpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_GPU_GPU_EXPANDERS_H_
