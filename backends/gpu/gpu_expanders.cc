@@ -76,12 +76,45 @@ absl::Status ExpandTopK(HloModule* module, HloComputation* computation, HloInstr
   return computation->RemoveInstruction(topk);
 }
 
+// cholesky or triangular-solve on a type narrower than f64/c128: the same op on operands
+// converted to f64 (c128 for complex), its result converted back, so the value is rounded
+// once from double as the interpreter rounds it.
+absl::Status WidenSolver(HloComputation* computation, HloInstruction* hlo) {
+  const PrimitiveType type = hlo->shape().element_type();
+  const PrimitiveType wide = primitive_util::IsComplexType(type) ? C128 : F64;
+  std::vector<HloInstruction*> operands;
+  for (HloInstruction* operand : hlo->operands()) {
+    Shape shape = operand->shape();
+    shape.set_element_type(wide);
+    operands.push_back(cpu::AddWithShape(computation, HloOpcode::kConvert, shape, {operand}));
+  }
+  Shape wide_shape = hlo->shape();
+  wide_shape.set_element_type(wide);
+  HloInstruction* widened = cpu::AddWithShape(computation, hlo->opcode(), wide_shape, operands, hlo->attrs());
+  HloInstruction* back = cpu::AddWithShape(computation, HloOpcode::kConvert, hlo->shape(), {widened});
+  RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(back));
+  if (computation->root_instruction() == hlo) computation->set_root_instruction(back);
+  return computation->RemoveInstruction(hlo);
+}
+
+bool NeedsWidening(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kCholesky && hlo.opcode() != HloOpcode::kTriangularSolve) return false;
+  if (!hlo.shape().IsArray()) return false;
+  const PrimitiveType type = hlo.shape().element_type();
+  return (primitive_util::IsFloatingPointType(type) && type != F64) || type == C64;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ExpandForGpu(HloModule* module) {
   bool changed = false;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
+      if (NeedsWidening(*hlo)) {
+        RETURN_IF_ERROR(WidenSolver(computation, hlo));
+        changed = true;
+        continue;
+      }
       if (hlo->opcode() != HloOpcode::kTopk) continue;
       const Shape& in = hlo->operand(0)->shape();
       const int64_t k = hlo->attrs().k();

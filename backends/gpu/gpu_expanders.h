@@ -5,7 +5,10 @@
 // other HLO the backend already runs as kernels:
 //  - topk(x), k, largest -> a stable sort of (x, iota) along the last dimension (descending
 //    for largest, ascending otherwise, in the total order of floats, so ties keep the lower
-//    index first and NaNs sort as XLA's topk sorts them), then the first k of each.
+//    index first and NaNs sort as XLA's topk sorts them), then the first k of each;
+//  - cholesky and triangular-solve of types narrower than f64/c128 -> the same op on
+//    operands converted to f64/c128 and its result converted back (the kernels compute in
+//    double, as the interpreter does, and round once).
 
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"

@@ -10,8 +10,6 @@ set(XLA_GPU_SUITES_SKIPPED opcode_coverage_test)
 # Ops with no gpu kernel yet (the compile fails naming them):
 set(XLA_GPU_SUITE_EXCLUDED_ops_device_feed_test InterpreterFeedTest.*)       # infeed, outfeed
 set(XLA_GPU_SUITE_EXCLUDED_ops_device_test InterpreterDeviceTest.RaggedAllToAllWithOnePeer)
-set(XLA_GPU_SUITE_EXCLUDED_ops_linalg_fft_test InterpreterFftTest.*)
-set(XLA_GPU_SUITE_EXCLUDED_ops_linalg_solve_test InterpreterCholeskyTest.* InterpreterTriangularSolveTest.*)
 set(XLA_GPU_SUITE_EXCLUDED_ops_rng_bits_test RngBitGeneratorTest.*)
 set(XLA_GPU_SUITE_EXCLUDED_ops_rng_test InterpreterRngTest.*)
 set(XLA_GPU_SUITE_EXCLUDED_ops_shape_test InterpreterShapeTest.DynamicReshapeAtBounds)

@@ -167,6 +167,27 @@ TEST(PtxEmitterTest, VariadicReduceAndReduceWindowAreOneKernelEachWithAPointerPe
   EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
 }
 
+// fft, cholesky and triangular-solve are kernels of their own (narrow solvers computed in
+// double between converts), and ptxas accepts them.
+TEST(PtxEmitterTest, FftAndSolversAreKernelsThatAssemble) {
+  absl::StatusOr<GpuPlan> ffts = CompilePlan(modules::kFftModule);
+  ASSERT_TRUE(ffts.ok()) << ffts.status();
+  EXPECT_EQ(KernelSteps(*ffts, HloOpcode::kFft).size(), 4u);
+  EXPECT_EQ(Assemble(ffts->ptx), "") << ffts->ptx;
+  absl::StatusOr<GpuPlan> solvers = CompilePlan(modules::kSolversModule);
+  ASSERT_TRUE(solvers.ok()) << solvers.status();
+  const std::vector<const GpuPlanStep*> choleskys = KernelSteps(*solvers, HloOpcode::kCholesky);
+  const std::vector<const GpuPlanStep*> solves = KernelSteps(*solvers, HloOpcode::kTriangularSolve);
+  ASSERT_EQ(choleskys.size(), 2u);
+  ASSERT_EQ(solves.size(), 3u);
+  for (const GpuPlanStep* s : choleskys) EXPECT_EQ(s->hlo->shape().element_type(), F64) << s->hlo->name();
+  for (const GpuPlanStep* s : solves) {
+    const PrimitiveType t = s->hlo->shape().element_type();
+    EXPECT_TRUE(t == F64 || t == C128) << s->hlo->name();
+  }
+  EXPECT_EQ(Assemble(solvers->ptx), "") << solvers->ptx;
+}
+
 TEST(PtxEmitterTest, CollectivesAndCustomCallsLeaveNoKernelOfTheirOwn) {
   absl::StatusOr<GpuPlan> plan = CompilePlan(modules::kCollectivesModule);
   ASSERT_TRUE(plan.ok()) << plan.status();

@@ -1,15 +1,497 @@
-// fft, cholesky and triangular-solve as gpu kernels. None yet: the gpu compiler
-// refuses them as ops it does not run.
+// fft, cholesky and triangular-solve as gpu kernels, computed in double / complex<double> and
+// rounded once, as the interpreter computes them (backends/interpreter/ops_linalg_*.cc):
+//  - fft: a thread per output element sums its whole transform directly (a DFT over the up to
+//    three transformed axes; IRFFT rebuilds the last axis by Hermitian symmetry and keeps the
+//    real part). Twiddles are exact at quarter turns, cos/sin of 2*pi*m/n otherwise, as the
+//    interpreter's. Correct for every length and batch; O(n) work per element per axis
+//    (O(n^3) for a 3-d transform), so it is the slow form: a batched radix-2 kernel is to come.
+//  - cholesky: a thread per matrix runs the column-by-column factorization in the result's
+//    memory; a pivot that is not positive makes the whole factor NaN. Only f64 and c128: the
+//    gpu compiler computes narrower types through them (gpu_expanders.h), as the interpreter
+//    computes in double.
+//  - triangular-solve: a thread per (matrix, right-hand side) substitutes in the result's
+//    memory, reading only the named triangle of a. f64 and c128 too.
+// Complex values are (re, im) pairs of doubles here; real types have a zero imaginary part
+// that the optimizer folds away.
+#include <cmath>
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/ptx_kernel_util.h"
+#include "hlo/primitive_util.h"
+#include "hlo/shape_util.h"
+#include "llvm/IR/Intrinsics.h"
 
 namespace xla {
 namespace gpu {
+namespace {
 
-bool IsLinalgKernel(const HloInstruction&) { return false; }
+struct Cx {
+  llvm::Value* re;
+  llvm::Value* im;
+};
 
-absl::Status EmitLinalgBody(KernelContext&, const HloInstruction* hlo) {
-  return absl::InternalError(absl::StrCat("gpu backend: no linalg kernel for ", hlo->name()));
+class LinalgEmitter {
+ public:
+  explicit LinalgEmitter(KernelContext& k) : k_(k), b_(*k.b) {}
+
+  llvm::Value* Real(double v) { return llvm::ConstantFP::get(b_.getDoubleTy(), v); }
+  llvm::Value* I64(int64_t v) { return b_.getInt64(v); }
+
+  // Element `multi` of operand `i` (of `shape`), widened to a complex double.
+  absl::StatusOr<Cx> Load(int64_t i, const Shape& shape, const std::vector<llvm::Value*>& multi) {
+    ASSIGN_OR_RETURN(cpu::Generator g, k_.operand(i));
+    cpu::IrIndex index;
+    index.multi = multi;
+    ASSIGN_OR_RETURN(llvm::Value* v, g(index));
+    return Widen(v, shape.element_type());
+  }
+  // Element `multi` of the result (the kernel's first parameter).
+  Cx LoadOut(const Shape& shape, const std::vector<llvm::Value*>& multi) {
+    cpu::IrIndex index;
+    index.multi = multi;
+    return Widen(k_.elemental->LoadElement(k_.kernel->getArg(0), shape, index), shape.element_type());
+  }
+  void Store(Cx v, const Shape& shape, const std::vector<llvm::Value*>& multi) {
+    cpu::IrIndex index;
+    index.multi = multi;
+    k_.elemental->StoreElement(Narrow(v, shape.element_type()), k_.kernel->getArg(0), shape, index);
+  }
+
+  Cx Widen(llvm::Value* v, PrimitiveType type) {
+    cpu::ElementalEmitter& e = *k_.elemental;
+    if (primitive_util::IsComplexType(type)) {
+      auto [re, im] = e.ComplexParts(v, type);
+      if (type == C64) return {b_.CreateFPExt(re, b_.getDoubleTy()), b_.CreateFPExt(im, b_.getDoubleTy())};
+      return {re, im};
+    }
+    if (type == F64) return {v, Real(0)};
+    if (type == F32) return {b_.CreateFPExt(v, b_.getDoubleTy()), Real(0)};
+    return {b_.CreateFPExt(e.WidenToF32(v, type), b_.getDoubleTy()), Real(0)};
+  }
+  llvm::Value* Narrow(Cx v, PrimitiveType type) {
+    cpu::ElementalEmitter& e = *k_.elemental;
+    if (type == C128) return e.MakeComplex(v.re, v.im, type);
+    if (type == C64) {
+      return e.MakeComplex(b_.CreateFPTrunc(v.re, b_.getFloatTy()), b_.CreateFPTrunc(v.im, b_.getFloatTy()), type);
+    }
+    if (type == F64) return v.re;
+    if (type == F32) return b_.CreateFPTrunc(v.re, b_.getFloatTy());
+    return e.NarrowFromF64(v.re, type);
+  }
+
+  Cx Add(Cx a, Cx c) { return {b_.CreateFAdd(a.re, c.re), b_.CreateFAdd(a.im, c.im)}; }
+  Cx Sub(Cx a, Cx c) { return {b_.CreateFSub(a.re, c.re), b_.CreateFSub(a.im, c.im)}; }
+  Cx Conj(Cx a) { return {a.re, b_.CreateFNeg(a.im)}; }
+  // (a + bi)(c + di) = (ac - bd) + (ad + bc)i, as std::complex computes finite products.
+  Cx Mul(Cx a, Cx c) {
+    return {b_.CreateFSub(b_.CreateFMul(a.re, c.re), b_.CreateFMul(a.im, c.im)),
+            b_.CreateFAdd(b_.CreateFMul(a.re, c.im), b_.CreateFMul(a.im, c.re))};
+  }
+  Cx Scale(Cx a, llvm::Value* s) { return {b_.CreateFMul(a.re, s), b_.CreateFMul(a.im, s)}; }
+  Cx DivReal(Cx a, llvm::Value* s) { return {b_.CreateFDiv(a.re, s), b_.CreateFDiv(a.im, s)}; }
+  // a / c by Smith's method (scaled by the larger part of c, so no intermediate overflows);
+  // a real c (zero imaginary part) divides each part, giving IEEE inf/NaN for a zero pivot.
+  Cx Div(Cx a, Cx c, bool complex) {
+    if (!complex) return {b_.CreateFDiv(a.re, c.re), Real(0)};
+    llvm::Value* abs_re = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, c.re);
+    llvm::Value* abs_im = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, c.im);
+    llvm::Value* re_major = b_.CreateFCmpOGE(abs_re, abs_im);
+    // |re| >= |im|: r = im/re, den = re + im r; (a.re + a.im r)/den + (a.im - a.re r)/den i.
+    llvm::Value* r1 = b_.CreateFDiv(c.im, c.re);
+    llvm::Value* d1 = b_.CreateFAdd(c.re, b_.CreateFMul(c.im, r1));
+    Cx q1{b_.CreateFDiv(b_.CreateFAdd(a.re, b_.CreateFMul(a.im, r1)), d1),
+          b_.CreateFDiv(b_.CreateFSub(a.im, b_.CreateFMul(a.re, r1)), d1)};
+    // otherwise: r = re/im, den = re r + im; (a.re r + a.im)/den + (a.im r - a.re)/den i.
+    llvm::Value* r2 = b_.CreateFDiv(c.re, c.im);
+    llvm::Value* d2 = b_.CreateFAdd(b_.CreateFMul(c.re, r2), c.im);
+    Cx q2{b_.CreateFDiv(b_.CreateFAdd(b_.CreateFMul(a.re, r2), a.im), d2),
+          b_.CreateFDiv(b_.CreateFSub(b_.CreateFMul(a.im, r2), a.re), d2)};
+    // A zero divisor: each part divided by zero, as a real division would give.
+    llvm::Value* zero = b_.CreateAnd(b_.CreateFCmpOEQ(c.re, Real(0)), b_.CreateFCmpOEQ(c.im, Real(0)));
+    Cx q0{b_.CreateFDiv(a.re, c.re), b_.CreateFDiv(a.im, c.re)};
+    Cx q{b_.CreateSelect(re_major, q1.re, q2.re), b_.CreateSelect(re_major, q1.im, q2.im)};
+    return {b_.CreateSelect(zero, q0.re, q.re), b_.CreateSelect(zero, q0.im, q.im)};
+  }
+
+  // A complex double kept in memory across loop iterations.
+  struct Slot {
+    llvm::AllocaInst* re;
+    llvm::AllocaInst* im;
+  };
+  Slot NewSlot() {
+    llvm::IRBuilder<> entry(&k_.kernel->getEntryBlock(), k_.kernel->getEntryBlock().begin());
+    return {entry.CreateAlloca(b_.getDoubleTy()), entry.CreateAlloca(b_.getDoubleTy())};
+  }
+  Cx Read(const Slot& s) { return {b_.CreateLoad(b_.getDoubleTy(), s.re), b_.CreateLoad(b_.getDoubleTy(), s.im)}; }
+  void Write(const Slot& s, Cx v) {
+    b_.CreateStore(v.re, s.re);
+    b_.CreateStore(v.im, s.im);
+  }
+
+  // exp(sign * 2*pi*i * m / n) for 0 <= m < n: exact at quarter turns, as the interpreter's.
+  Cx Twiddle(llvm::Value* m, int64_t n, int sign) {
+    llvm::Value* four_m = b_.CreateMul(m, I64(4));
+    llvm::Value* exact = b_.CreateICmpEQ(b_.CreateURem(four_m, I64(n)), I64(0));
+    llvm::Value* quarter = b_.CreateUDiv(four_m, I64(n));
+    llvm::Value* angle =
+        b_.CreateFDiv(b_.CreateFMul(Real(2.0 * M_PI), b_.CreateUIToFP(m, b_.getDoubleTy())), Real(static_cast<double>(n)));
+    llvm::Value* c = b_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, angle);
+    llvm::Value* s = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, angle);
+    if (sign < 0) s = b_.CreateFNeg(s);
+    auto is = [&](int64_t q) { return b_.CreateICmpEQ(quarter, I64(q)); };
+    llvm::Value* exact_re = b_.CreateSelect(is(0), Real(1), b_.CreateSelect(is(2), Real(-1), Real(0)));
+    llvm::Value* exact_im = b_.CreateSelect(is(1), Real(sign), b_.CreateSelect(is(3), Real(-sign), Real(0)));
+    return {b_.CreateSelect(exact, exact_re, c), b_.CreateSelect(exact, exact_im, s)};
+  }
+
+  // `linear` as a row-major index over `dims`.
+  std::vector<llvm::Value*> Unflatten(absl::Span<const int64_t> dims, llvm::Value* linear) {
+    std::vector<llvm::Value*> multi(dims.size());
+    for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+      multi[d] = d == 0 ? linear : b_.CreateURem(linear, I64(dims[d]));
+      linear = b_.CreateUDiv(linear, I64(std::max<int64_t>(dims[d], 1)));
+    }
+    return multi;
+  }
+
+  template <typename F>
+  absl::Status For(llvm::Value* start, llvm::Value* limit, const char* name, F body) {
+    return EmitStridedLoop(&b_, start, limit, I64(1), name, body);
+  }
+  template <typename F>
+  absl::Status For(int64_t limit, const char* name, F body) {
+    return For(I64(0), I64(limit), name, body);
+  }
+  // A grid-stride loop over `count` items, one per thread.
+  template <typename F>
+  absl::Status ForEachThread(int64_t count, F body) {
+    return EmitStridedLoop(&b_, GlobalThread(&b_), I64(count), GridThreads(&b_), "item", body);
+  }
+
+  llvm::IRBuilder<>& b() { return b_; }
+
+ private:
+  KernelContext& k_;
+  llvm::IRBuilder<>& b_;
+};
+
+bool IsFftType(PrimitiveType t) { return t == F32 || t == F64 || t == C64 || t == C128; }
+
+// The shapes fft_length and fft_type imply, as the interpreter checks them.
+absl::Status CheckFftShapes(const HloInstruction* hlo) {
+  const Shape& in = hlo->operand(0)->shape();
+  const Shape& out = hlo->shape();
+  const FftType type = hlo->attrs().fft_type();
+  const bool complex_in = primitive_util::IsComplexType(in.element_type());
+  const bool complex_out = primitive_util::IsComplexType(out.element_type());
+  const bool types_ok = type == FFT || type == IFFT ? complex_in && complex_out
+                        : type == RFFT              ? !complex_in && complex_out
+                        : type == IRFFT             ? complex_in && !complex_out
+                                                    : false;
+  const int64_t rank = in.rank();
+  const int64_t fft_rank = hlo->attrs().fft_length_size();
+  std::vector<int64_t> full(in.dimensions().begin(), in.dimensions().end());
+  bool lengths_ok = out.rank() == rank;
+  for (int64_t i = 0; i < fft_rank; ++i) {
+    lengths_ok &= hlo->attrs().fft_length(i) >= 0;
+    full[rank - fft_rank + i] = hlo->attrs().fft_length(i);
+  }
+  std::vector<int64_t> half = full;
+  half[rank - 1] = full[rank - 1] / 2 + 1;
+  const std::vector<int64_t>& want_in = type == IRFFT ? half : full;
+  const std::vector<int64_t>& want_out = type == RFFT ? half : full;
+  if (!types_ok || !lengths_ok || in.dimensions() != absl::MakeConstSpan(want_in) ||
+      out.dimensions() != absl::MakeConstSpan(want_out)) {
+    return absl::InvalidArgumentError(absl::StrCat("fft ", hlo->name(), ": ", in.ToString(), " -> ", out.ToString(),
+                                                   " does not match fft_type ", FftType_Name(type), " and fft_length"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EmitFft(KernelContext& k, const HloInstruction* hlo) {
+  RETURN_IF_ERROR(CheckFftShapes(hlo));
+  LinalgEmitter e(k);
+  llvm::IRBuilder<>& b = e.b();
+  const Shape& in = hlo->operand(0)->shape();
+  const Shape& out = hlo->shape();
+  const FftType type = hlo->attrs().fft_type();
+  const int64_t rank = out.rank();
+  const int64_t fft_rank = hlo->attrs().fft_length_size();
+  const int64_t first = rank - fft_rank;
+  std::vector<int64_t> lengths(hlo->attrs().fft_length().begin(), hlo->attrs().fft_length().end());
+  const int sign = type == FFT || type == RFFT ? -1 : 1;
+  const bool inverse = type == IFFT || type == IRFFT;
+  double scale = 1;
+  for (int64_t n : lengths) scale *= n == 0 ? 1 : static_cast<double>(n);
+  const bool complex_in = primitive_util::IsComplexType(in.element_type());
+  LinalgEmitter::Slot sum = e.NewSlot();
+  return e.ForEachThread(ShapeUtil::ElementsIn(out), [&](llvm::Value* i) -> absl::Status {
+    const std::vector<llvm::Value*> at = e.Unflatten(out.dimensions(), i);
+    e.Write(sum, {e.Real(0), e.Real(0)});
+    // The input index: the batch dimensions as the output's, the transformed ones looped.
+    std::vector<llvm::Value*> from(at.begin(), at.end());
+    // The innermost transformed axis; for IRFFT it runs over the full length, reading the
+    // stored half and conjugating the mirrored part.
+    std::function<absl::Status(int64_t, Cx)> axis = [&](int64_t a, Cx weight) -> absl::Status {
+      if (a == rank) {
+        ASSIGN_OR_RETURN(Cx x, e.Load(0, in, from));
+        if (!complex_in) x.im = e.Real(0);
+        e.Write(sum, e.Add(e.Read(sum), e.Mul(x, weight)));
+        return absl::OkStatus();
+      }
+      const int64_t n = lengths[a - first];
+      return e.For(n, "dft", [&](llvm::Value* j) -> absl::Status {
+        // w^(j * k) with the product reduced mod n first (exact for every length here).
+        llvm::Value* m = b.CreateURem(b.CreateMul(j, at[a]), e.I64(n));
+        Cx w = e.Mul(weight, e.Twiddle(m, n, sign));
+        from[a] = j;
+        return axis(a + 1, w);
+      });
+    };
+    if (type != IRFFT) {
+      RETURN_IF_ERROR(axis(first, {e.Real(1), e.Real(0)}));
+    } else {
+      // x[n] = Re(sum over k of X~[k] w^(k n)), X~[k] = X[k] for k < n/2 + 1, else
+      // conj(X[-k]) (every transformed axis mirrored), as the interpreter's inverse of the
+      // leading axes followed by the Hermitian rebuild of the last.
+      const int64_t n_last = lengths.back();
+      const int64_t half = n_last / 2 + 1;
+      RETURN_IF_ERROR(e.For(n_last, "last", [&](llvm::Value* j) -> absl::Status {
+        llvm::Value* stored = b.CreateICmpULT(j, e.I64(half));
+        Cx w_last = e.Twiddle(b.CreateURem(b.CreateMul(j, at[rank - 1]), e.I64(n_last)), n_last, sign);
+        // The leading axes' sum over column j: X[k, j] where stored, else conj(X[-k, n_last - j]).
+        LinalgEmitter::Slot inner = e.NewSlot();
+        e.Write(inner, {e.Real(0), e.Real(0)});
+        from[rank - 1] = b.CreateSelect(stored, j, b.CreateSub(e.I64(n_last), j));
+        std::function<absl::Status(int64_t, Cx)> lead = [&](int64_t a, Cx weight) -> absl::Status {
+          if (a == rank - 1) {
+            ASSIGN_OR_RETURN(Cx x, e.Load(0, in, from));
+            x.im = b.CreateSelect(stored, x.im, b.CreateFNeg(x.im));  // conj(X[-k]) for mirrored columns
+            e.Write(inner, e.Add(e.Read(inner), e.Mul(x, weight)));
+            return absl::OkStatus();
+          }
+          const int64_t n = lengths[a - first];
+          return e.For(n, "lead", [&](llvm::Value* q) -> absl::Status {
+            // Mirrored columns read X[-q] where the stored ones read X[q].
+            llvm::Value* mirrored = b.CreateURem(b.CreateSub(e.I64(n), q), e.I64(n));
+            from[a] = b.CreateSelect(stored, q, mirrored);
+            llvm::Value* m = b.CreateURem(b.CreateMul(q, at[a]), e.I64(n));
+            return lead(a + 1, e.Mul(weight, e.Twiddle(m, n, sign)));
+          });
+        };
+        RETURN_IF_ERROR(lead(first, {e.Real(1), e.Real(0)}));
+        e.Write(sum, e.Add(e.Read(sum), e.Mul(e.Read(inner), w_last)));
+        return absl::OkStatus();
+      }));
+    }
+    Cx result = e.Read(sum);
+    if (inverse) result = e.DivReal(result, e.Real(scale));
+    e.Store(result, out, at);
+    return absl::OkStatus();
+  });
+}
+
+// The batch (leading) dimensions of a [..., r, c] shape, and their element count.
+std::vector<int64_t> BatchDims(const Shape& s) {
+  return std::vector<int64_t>(s.dimensions().begin(), s.dimensions().end() - 2);
+}
+int64_t Product(const std::vector<int64_t>& dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p *= d;
+  return p;
+}
+
+absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
+  LinalgEmitter e(k);
+  llvm::IRBuilder<>& b = e.b();
+  const Shape& in = hlo->operand(0)->shape();
+  const Shape& out = hlo->shape();
+  const int64_t rank = out.rank();
+  const int64_t n = out.dimensions(rank - 1);
+  const bool lower = hlo->attrs().cholesky_options().lower();
+  const bool complex = primitive_util::IsComplexType(out.element_type());
+  const std::vector<int64_t> batch_dims = BatchDims(out);
+  llvm::AllocaInst* ok = nullptr;
+  {
+    llvm::IRBuilder<> entry(&k.kernel->getEntryBlock(), k.kernel->getEntryBlock().begin());
+    ok = entry.CreateAlloca(b.getInt1Ty());
+  }
+  LinalgEmitter::Slot acc = e.NewSlot();
+  return e.ForEachThread(Product(batch_dims), [&](llvm::Value* batch) -> absl::Status {
+    const std::vector<llvm::Value*> base = e.Unflatten(batch_dims, batch);
+    auto at = [&](llvm::Value* r, llvm::Value* c) {
+      std::vector<llvm::Value*> m = base;
+      m.push_back(r);
+      m.push_back(c);
+      return m;
+    };
+    // The Hermitian matrix's lower triangle, read from the named triangle of the operand.
+    auto a = [&](llvm::Value* i, llvm::Value* j) -> absl::StatusOr<Cx> {
+      if (lower) return e.Load(0, in, at(i, j));
+      ASSIGN_OR_RETURN(Cx v, e.Load(0, in, at(j, i)));
+      return e.Conj(v);
+    };
+    // The lower factor L lives in the result: at (i, j) for lower, conjugated at (j, i) for upper.
+    auto get = [&](llvm::Value* i, llvm::Value* j) {
+      return lower ? e.LoadOut(out, at(i, j)) : e.Conj(e.LoadOut(out, at(j, i)));
+    };
+    auto set = [&](llvm::Value* i, llvm::Value* j, Cx v) {
+      if (lower) e.Store(v, out, at(i, j));
+      else e.Store(e.Conj(v), out, at(j, i));
+    };
+    b.CreateStore(b.getTrue(), ok);
+    RETURN_IF_ERROR(e.For(n, "col", [&](llvm::Value* j) -> absl::Status {
+      ASSIGN_OR_RETURN(Cx ajj, a(j, j));
+      b.CreateStore(ajj.re, acc.re);
+      RETURN_IF_ERROR(e.For(e.I64(0), j, "dot", [&](llvm::Value* q) -> absl::Status {
+        Cx l = get(j, q);
+        llvm::Value* norm = b.CreateFAdd(b.CreateFMul(l.re, l.re), b.CreateFMul(l.im, l.im));
+        b.CreateStore(b.CreateFSub(b.CreateLoad(b.getDoubleTy(), acc.re), norm), acc.re);
+        return absl::OkStatus();
+      }));
+      llvm::Value* d = b.CreateLoad(b.getDoubleTy(), acc.re);
+      // !(d > 0): NaN or not positive; the loop goes on (on NaNs) and the factor is NaN after.
+      b.CreateStore(b.CreateAnd(b.CreateLoad(b.getInt1Ty(), ok), b.CreateFCmpOGT(d, e.Real(0))), ok);
+      llvm::Value* pivot = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, d);
+      // The diagonal is real (stored as is for upper too: no -0 imaginary part).
+      e.Store({pivot, e.Real(0)}, out, at(j, j));
+      return e.For(b.CreateAdd(j, e.I64(1)), e.I64(n), "row", [&](llvm::Value* i) -> absl::Status {
+        ASSIGN_OR_RETURN(Cx aij, a(i, j));
+        e.Write(acc, aij);
+        RETURN_IF_ERROR(e.For(e.I64(0), j, "dot", [&](llvm::Value* q) -> absl::Status {
+          e.Write(acc, e.Sub(e.Read(acc), e.Mul(get(i, q), e.Conj(get(j, q)))));
+          return absl::OkStatus();
+        }));
+        set(i, j, e.DivReal(e.Read(acc), pivot));
+        return absl::OkStatus();
+      });
+    }));
+    // Zeros in the other triangle, or NaN everywhere when a pivot was not positive.
+    llvm::Value* failed = b.CreateNot(b.CreateLoad(b.getInt1Ty(), ok));
+    const double nan = std::nan("");
+    return e.For(n, "fill_r", [&](llvm::Value* r) -> absl::Status {
+      return e.For(n, "fill_c", [&](llvm::Value* c) -> absl::Status {
+        llvm::Value* other = lower ? b.CreateICmpUGT(c, r) : b.CreateICmpULT(c, r);
+        Cx kept = e.LoadOut(out, at(r, c));
+        llvm::Value* re = b.CreateSelect(failed, e.Real(nan), b.CreateSelect(other, e.Real(0), kept.re));
+        llvm::Value* im = b.CreateSelect(failed, e.Real(complex ? nan : 0), b.CreateSelect(other, e.Real(0), kept.im));
+        e.Store({re, im}, out, at(r, c));
+        return absl::OkStatus();
+      });
+    });
+  });
+}
+
+absl::Status EmitTriangularSolve(KernelContext& k, const HloInstruction* hlo) {
+  LinalgEmitter e(k);
+  llvm::IRBuilder<>& b = e.b();
+  const Shape& a_shape = hlo->operand(0)->shape();
+  const Shape& b_shape = hlo->operand(1)->shape();
+  const Shape& out = hlo->shape();
+  const int64_t rank = out.rank();
+  const TriangularSolveOptions& o = hlo->attrs().triangular_solve_options();
+  const bool left = o.left_side();
+  const bool unit = o.unit_diagonal();
+  const bool transpose = o.transpose_a() == TriangularSolveOptions::TRANSPOSE ||
+                         o.transpose_a() == TriangularSolveOptions::ADJOINT;
+  const bool conjugate = o.transpose_a() == TriangularSolveOptions::ADJOINT;
+  const bool complex = primitive_util::IsComplexType(out.element_type());
+  const int64_t rows = out.dimensions(rank - 2), cols = out.dimensions(rank - 1);
+  const int64_t m = a_shape.dimensions(rank - 1);
+  const int64_t rhs = left ? cols : rows;  // independent right-hand sides
+  // The system is t x = b (left) or x t = b, with t = op(triangle of a); coef(i, j) is the
+  // coefficient of x_j in equation i, and equations are solved forward when `forward`.
+  bool forward = o.lower() != transpose;
+  if (!left) forward = !forward;
+  const std::vector<int64_t> batch_dims = BatchDims(out);
+  LinalgEmitter::Slot acc = e.NewSlot();
+  return e.ForEachThread(Product(batch_dims) * rhs, [&](llvm::Value* item) -> absl::Status {
+    llvm::Value* c = b.CreateURem(item, e.I64(std::max<int64_t>(rhs, 1)));
+    const std::vector<llvm::Value*> base = e.Unflatten(batch_dims, b.CreateUDiv(item, e.I64(std::max<int64_t>(rhs, 1))));
+    auto at = [&](llvm::Value* r, llvm::Value* col) {
+      std::vector<llvm::Value*> v = base;
+      v.push_back(r);
+      v.push_back(col);
+      return v;
+    };
+    // x_i of this right-hand side, where b and the result hold it.
+    auto x_at = [&](llvm::Value* i) { return left ? at(i, c) : at(c, i); };
+    // v(i, j): a's named triangle, ones on the diagonal when unit_diagonal, conjugated for
+    // ADJOINT; the other triangle is never read (a select, so a NaN there does not leak).
+    auto v = [&](llvm::Value* i, llvm::Value* j) -> absl::StatusOr<Cx> {
+      ASSIGN_OR_RETURN(Cx x, e.Load(0, a_shape, at(i, j)));
+      llvm::Value* in_triangle = o.lower() ? b.CreateICmpULE(j, i) : b.CreateICmpUGE(j, i);
+      Cx value{b.CreateSelect(in_triangle, x.re, e.Real(0)), b.CreateSelect(in_triangle, x.im, e.Real(0))};
+      if (unit) {
+        llvm::Value* diagonal = b.CreateICmpEQ(i, j);
+        value = {b.CreateSelect(diagonal, e.Real(1), value.re), b.CreateSelect(diagonal, e.Real(0), value.im)};
+      }
+      return conjugate ? e.Conj(value) : value;
+    };
+    auto t = [&](llvm::Value* r, llvm::Value* s) { return transpose ? v(s, r) : v(r, s); };
+    auto coef = [&](llvm::Value* i, llvm::Value* j) { return left ? t(i, j) : t(j, i); };
+    // The result starts as b.
+    RETURN_IF_ERROR(e.For(m, "copy", [&](llvm::Value* i) -> absl::Status {
+      ASSIGN_OR_RETURN(Cx bi, e.Load(1, b_shape, x_at(i)));
+      e.Store(bi, out, x_at(i));
+      return absl::OkStatus();
+    }));
+    return e.For(m, "step", [&](llvm::Value* step) -> absl::Status {
+      llvm::Value* i = forward ? step : b.CreateSub(e.I64(m - 1), step);
+      e.Write(acc, e.LoadOut(out, x_at(i)));
+      llvm::Value* from = forward ? e.I64(0) : b.CreateAdd(i, e.I64(1));
+      llvm::Value* to = forward ? i : e.I64(m);
+      RETURN_IF_ERROR(e.For(from, to, "sub", [&](llvm::Value* j) -> absl::Status {
+        ASSIGN_OR_RETURN(Cx cij, coef(i, j));
+        e.Write(acc, e.Sub(e.Read(acc), e.Mul(cij, e.LoadOut(out, x_at(j)))));
+        return absl::OkStatus();
+      }));
+      Cx s = e.Read(acc);
+      if (!unit) {
+        ASSIGN_OR_RETURN(Cx cii, coef(i, i));
+        s = e.Div(s, cii, complex);
+      }
+      e.Store(s, out, x_at(i));
+      return absl::OkStatus();
+    });
+  });
+}
+
+}  // namespace
+
+bool IsLinalgKernel(const HloInstruction& hlo) {
+  const Shape& out = hlo.shape();
+  if (!out.IsArray() || hlo.operand_count() < 1 || !hlo.operand(0)->shape().IsArray()) return false;
+  switch (hlo.opcode()) {
+    case HloOpcode::kFft: {
+      const int64_t fft_rank = hlo.attrs().fft_length_size();
+      return IsFftType(out.element_type()) && IsFftType(hlo.operand(0)->shape().element_type()) && fft_rank >= 1 &&
+             fft_rank <= 3 && fft_rank <= out.rank();
+    }
+    case HloOpcode::kCholesky:
+    case HloOpcode::kTriangularSolve:
+      // Narrower types are computed through these (gpu_expanders.h).
+      return (out.element_type() == F64 || out.element_type() == C128) && out.rank() >= 2 &&
+             hlo.operand(0)->shape().element_type() == out.element_type();
+    default:
+      return false;
+  }
+}
+
+absl::Status EmitLinalgBody(KernelContext& k, const HloInstruction* hlo) {
+  switch (hlo->opcode()) {
+    case HloOpcode::kFft:
+      return EmitFft(k, hlo);
+    case HloOpcode::kCholesky:
+      return EmitCholesky(k, hlo);
+    case HloOpcode::kTriangularSolve:
+      return EmitTriangularSolve(k, hlo);
+    default:
+      return absl::InternalError(absl::StrCat("gpu backend: no linalg kernel for ", hlo->name()));
+  }
 }
 
 }  // namespace gpu

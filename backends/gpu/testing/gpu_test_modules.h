@@ -481,6 +481,69 @@ ENTRY main {
   ROOT n = f32[64,8] negate(sharded)
 })";
 
+// Every fft type, batched, over one to three axes of lengths that are and are not powers of
+// two (IRFFT's input is the half spectrum of its last axis).
+inline constexpr char kFftModule[] = R"(HloModule ffts
+ENTRY main {
+  c = c64[3,6,10] parameter(0)
+  r = f32[4,12] parameter(1)
+  h = c128[2,5,9] parameter(2)
+  t = c64[2,4,3,8] parameter(3)
+  f = c64[3,6,10] fft(c), fft_type=FFT, fft_length={6,10}
+  rf = c64[4,7] fft(r), fft_type=RFFT, fft_length={12}
+  irf = f64[2,5,16] fft(h), fft_type=IRFFT, fft_length={5,16}
+  i3 = c64[2,4,3,8] fft(t), fft_type=IFFT, fft_length={4,3,8}
+  ROOT out = (c64[3,6,10], c64[4,7], f64[2,5,16], c64[2,4,3,8]) tuple(f, rf, irf, i3)
+})";
+
+// Cholesky of x x^T + n I (positive definite), then solves with the factor: lower and left
+// in f32, upper, right-side and transposed in f64, adjoint in c64.
+inline constexpr char kSolversModule[] = R"(HloModule solvers
+ENTRY main {
+  x = f32[4,16,16] parameter(0)
+  b = f32[4,16,5] parameter(1)
+  y = f64[3,12,12] parameter(2)
+  c = f64[3,7,12] parameter(3)
+  z = c64[2,8,8] parameter(4)
+  w = c64[2,8,3] parameter(5)
+  xx = f32[4,16,16] dot(x, x), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  i0 = s32[16,16] iota(), iota_dimension=0
+  i1 = s32[16,16] iota(), iota_dimension=1
+  eye = pred[16,16] compare(i0, i1), direction=EQ
+  sixteen = f32[] constant(16)
+  zero = f32[] constant(0)
+  s16 = f32[16,16] broadcast(sixteen), dimensions={}
+  z16 = f32[16,16] broadcast(zero), dimensions={}
+  d16 = f32[16,16] select(eye, s16, z16)
+  dd16 = f32[4,16,16] broadcast(d16), dimensions={1,2}
+  a = f32[4,16,16] add(xx, dd16)
+  l = f32[4,16,16] cholesky(a), lower=true
+  sl = f32[4,16,5] triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+  yy = f64[3,12,12] dot(y, y), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  j0 = s32[12,12] iota(), iota_dimension=0
+  j1 = s32[12,12] iota(), iota_dimension=1
+  eye12 = pred[12,12] compare(j0, j1), direction=EQ
+  twelve = f64[] constant(12)
+  zero64 = f64[] constant(0)
+  s12 = f64[12,12] broadcast(twelve), dimensions={}
+  z12 = f64[12,12] broadcast(zero64), dimensions={}
+  d12 = f64[12,12] select(eye12, s12, z12)
+  dd12 = f64[3,12,12] broadcast(d12), dimensions={1,2}
+  ay = f64[3,12,12] add(yy, dd12)
+  u = f64[3,12,12] cholesky(ay), lower=false
+  su = f64[3,7,12] triangular-solve(u, c), left_side=false, lower=false, transpose_a=TRANSPOSE
+  zeye = pred[8,8] constant({{1,0,0,0,0,0,0,0},{0,1,0,0,0,0,0,0},{0,0,1,0,0,0,0,0},{0,0,0,1,0,0,0,0},{0,0,0,0,1,0,0,0},{0,0,0,0,0,1,0,0},{0,0,0,0,0,0,1,0},{0,0,0,0,0,0,0,1}})
+  four = c64[] constant((4, 0))
+  czero = c64[] constant((0, 0))
+  s8 = c64[8,8] broadcast(four), dimensions={}
+  z8 = c64[8,8] broadcast(czero), dimensions={}
+  d8 = c64[8,8] select(zeye, s8, z8)
+  dd8 = c64[2,8,8] broadcast(d8), dimensions={1,2}
+  zd = c64[2,8,8] add(z, dd8)
+  sz = c64[2,8,3] triangular-solve(zd, w), left_side=true, lower=true, transpose_a=ADJOINT
+  ROOT out = (f32[4,16,16], f32[4,16,5], f64[3,12,12], f64[3,7,12], c64[2,8,3]) tuple(l, sl, u, su, sz)
+})";
+
 // Seeded arguments (the device check and gpu_device_test): floats in [-range, range), integers
 // in [-100, 100) (unsigned: [0, 100)), random pred; other types keep the literal's zeros.
 inline void FillRandom(Literal* literal, const Shape& shape, uint64_t* state, double range = 2.0) {
@@ -565,6 +628,10 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"select_and_scatter_variadic_scatter", kSelectAndScatterModule, "0 0"},
       {"variadic_reduce_and_reduce_window", kVariadicReduceModule, "0 0"},
       {"collectives_custom_call_tokens", kCollectivesModule, "0 0"},
+      // Computed in double and rounded once, as the interpreter; the sums run in another
+      // order (a direct DFT where the interpreter may use radix-2).
+      {"fft_every_type_1_to_3_axes", kFftModule, "1e-5 1e-4"},
+      {"cholesky_and_triangular_solves", kSolversModule, "1e-5 1e-6"},
       // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
       {"dot_default_precision_tf32", kDefaultPrecisionDotModule, "1e-2 0.5"},
       {"gelu_256M", GeluModule("16384,16384"), "bench"},
