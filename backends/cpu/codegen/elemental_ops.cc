@@ -4,7 +4,8 @@
 // compare (including total order), convert with XLA's rounding and saturation, same-width
 // bitcast-convert. Sub-byte integers compute in their own width (i4 wraps as s4/u4 do);
 // narrow floats in f32 (8- and 4-bit ones decoded through a table, rounded back by
-// hlo/float_types.h in the runtime); complex ops live in elemental_complex.cc.
+// emit_narrow_float.h, hlo/float_types.h's rounding inline); complex ops live in
+// elemental_complex.cc.
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/codegen/emit_narrow_float.h"
 #include "backends/cpu/codegen/emit_reduce_precision.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "hlo/comparison_util.h"
@@ -138,23 +140,16 @@ llvm::Value* ElementalEmitter::WidenToF32(llvm::Value* v, PrimitiveType type) {
 llvm::Value* ElementalEmitter::NarrowFromF64(llvm::Value* v, PrimitiveType type) {
   if (type == F64) return v;
   if (type == F16 || type == BF16 || type == F32) return NarrowFromF32(b_->CreateFPTrunc(v, b_->getFloatTy()), type);
-  llvm::FunctionCallee f = module_->getOrInsertFunction(
-      "__xla_cpu_encode_narrow_float",
-      llvm::FunctionType::get(b_->getInt8Ty(), {b_->getInt32Ty(), b_->getDoubleTy()}, false));
-  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
-    fn->setDoesNotThrow();
-    fn->setDoesNotAccessMemory();
-    fn->setWillReturn();
-  }
-  const int kind = static_cast<int>(*primitive_util::NarrowFloatFormat(type));
-  return b_->CreateCall(f, {b_->getInt32(kind), v});
+  // 8- and 4-bit floats: EncodeFloat's rounding, inline (no host call, so it vectorizes and
+  // runs in gpu kernels too).
+  return EmitEncodeNarrowFloat(b_, v, *primitive_util::NarrowFloatFormat(type));
 }
 
 llvm::Value* ElementalEmitter::NarrowFromF32(llvm::Value* v, PrimitiveType type) {
   if (type == F32) return v;
   if (type == F16) return b_->CreateFPTrunc(v, b_->getHalfTy());
-  // 8- and 4-bit floats: from the exact double (the runtime's rounding).
-  if (type != BF16) return NarrowFromF64(b_->CreateFPExt(v, b_->getDoubleTy()), type);
+  // 8- and 4-bit floats straight from the f32 bits: the same bits as from the exact double.
+  if (type != BF16) return EmitEncodeNarrowFloat(b_, v, *primitive_util::NarrowFloatFormat(type));
   // bf16, round to nearest even; NaNs stay quiet NaNs.
   llvm::Value* bits = b_->CreateBitCast(v, b_->getInt32Ty());
   llvm::Value* lsb = b_->CreateAnd(b_->CreateLShr(bits, 16), b_->getInt32(1));

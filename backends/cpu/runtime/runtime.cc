@@ -96,7 +96,6 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_rng_get_and_update_state", reinterpret_cast<void*>(&__xla_cpu_rng_get_and_update_state)},
       {"__xla_cpu_complex_c64", reinterpret_cast<void*>(&__xla_cpu_complex_c64)},
       {"__xla_cpu_complex_c128", reinterpret_cast<void*>(&__xla_cpu_complex_c128)},
-      {"__xla_cpu_encode_narrow_float", reinterpret_cast<void*>(&__xla_cpu_encode_narrow_float)},
       // libm, for the functions without an approximation emitted in IR.
 #define XLA_LIBM(name, type) {#name, reinterpret_cast<void*>(static_cast<type>(&::name))}
       XLA_LIBM(sinf, float (*)(float)), XLA_LIBM(sin, double (*)(double)),

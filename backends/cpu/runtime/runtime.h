@@ -86,9 +86,6 @@ void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const 
 // does; writes the real and imaginary parts to out[0], out[1] (abs: |x| and 0).
 void __xla_cpu_complex_c64(int32_t opcode, float ar, float ai, float br, float bi, float* out);
 void __xla_cpu_complex_c128(int32_t opcode, double ar, double ai, double br, double bi, double* out);
-// `value` rounded once to the 8- or 4-bit float format `kind` (an xla::FloatFormatKind):
-// xla::EncodeFloat, the interpreter's and literals' rounding.
-uint8_t __xla_cpu_encode_narrow_float(int32_t kind, double value);
 }
 
 namespace xla {

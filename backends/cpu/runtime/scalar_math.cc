@@ -1,14 +1,12 @@
 // Scalar routines that generated code calls per element where inline IR would not match the
 // interpreter to the bit: complex math (computed with std::complex, as the interpreter's
-// elementwise ops are, so the library's special cases and rounding are the same) and the
-// rounding of a value to an 8- or 4-bit float (hlo/float_types.h, the one definition the
-// interpreter and literals use). Formulas beyond std::complex: backends/complex_math.h.
+// elementwise ops are, so the library's special cases and rounding are the same). Formulas
+// beyond std::complex: backends/complex_math.h.
 #include <cmath>
 #include <complex>
 
 #include "backends/complex_math.h"
 #include "backends/cpu/runtime/runtime.h"
-#include "hlo/float_types.h"
 #include "hlo/hlo_opcode.h"
 
 namespace {
@@ -63,10 +61,6 @@ extern "C" void __xla_cpu_complex_c128(int32_t opcode, double ar, double ai, dou
   const std::complex<double> r = ComplexOp<double>(opcode, {ar, ai}, {br, bi});
   out[0] = r.real();
   out[1] = r.imag();
-}
-
-extern "C" uint8_t __xla_cpu_encode_narrow_float(int32_t kind, double value) {
-  return static_cast<uint8_t>(xla::EncodeFloat(static_cast<xla::FloatFormatKind>(kind), value));
 }
 
 namespace xla {
