@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "backends/gpu/cublas_library.h"
 #include "backends/gpu/device_memory_pool.h"
+#include "backends/interpreter/device_state.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -19,6 +20,8 @@ namespace {
 
 constexpr uint64_t kRegionBytes = uint64_t{256} << 20;
 constexpr int kNewestSmEmitted = 90;  // LLVM 16's NVPTX; newer GPUs JIT sm_90 PTX forward
+constexpr uint64_t kDefaultRngSeed = 42;   // as the interpreter's and the cpu backend's
+constexpr int64_t kInfeedTimeoutMs = 10000;  // as the interpreter's and the cpu backend's
 
 struct Device {
   const CudaDriver* driver = nullptr;
@@ -31,6 +34,9 @@ struct Device {
   int sm = 0;  // compute capability major * 10 + minor
   int multiprocessors = 1;
   std::unique_ptr<DeviceMemoryPool> pool;
+  // What the host keeps for the device, as the interpreter's DeviceState: the infeed and
+  // outfeed queues and the rng state (thread-safe on its own, so feeds need not take mu).
+  std::unique_ptr<interpreter::DeviceState> host;
   cublasHandle_t cublas = nullptr;  // created at the first gemm (under mu)
   bool cublas_unusable = false;     // cuBLAS loaded but could not initialize: kernels do the dots
   // Serializes the stream: one execution or transfer at a time per device, in order.
@@ -186,23 +192,32 @@ class GpuExecutable : public backend::Executable {
       ASSIGN_OR_RETURN(args.emplace_back(), PrepareArgument(arguments[i], entry.parameter_instruction(i)->shape(), i));
     }
     RETURN_IF_ERROR(UseContext(*device_));
-    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, RunSequence(0, args, options));
+    Run run{options, options.rng_seed != 0 ? options.rng_seed : kDefaultRngSeed};
+    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, RunSequence(0, args, run));
     CUDA_RETURN_IF_ERROR(device_->driver, cuStreamSynchronize(device_->stream));
     return result;
   }
 
  private:
+  // One execution's options and rng draws so far (the interpreter's draw count, which makes
+  // each rng op's key; see RngKernelKey).
+  struct Run {
+    const backend::ExecuteOptions& options;
+    uint64_t rng_seed;
+    uint64_t rng_draws = 0;
+  };
+
   // Runs sequence `q` on `args` (its parameters' values); the result may still be being
   // computed on the stream. Every value lives until the stream is done with it: freed blocks
   // may be reused by later kernels of this stream only, which run after the readers.
   absl::StatusOr<std::shared_ptr<backend::Buffer>> RunSequence(int q, absl::Span<const std::shared_ptr<backend::Buffer>> args,
-                                                               const backend::ExecuteOptions& options)
+                                                               Run& run)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
     const CudaDriver* d = device_->driver;
     const GpuSequence& sequence = plan_.sequences[q];
     std::vector<std::shared_ptr<backend::Buffer>> values(sequence.steps.size());
     auto cancelled = [&]() -> absl::Status {
-      if (!options.should_cancel || !options.should_cancel()) return absl::OkStatus();
+      if (!run.options.should_cancel || !run.options.should_cancel()) return absl::OkStatus();
       d->cuStreamSynchronize(device_->stream);
       return absl::CancelledError(absl::StrCat("execution of ", plan_.module->name(), " cancelled"));
     };
@@ -227,7 +242,7 @@ class GpuExecutable : public backend::Executable {
         case GpuPlanStep::Kind::kCall: {
           std::vector<std::shared_ptr<backend::Buffer>> operands;
           for (int o : step.operands) operands.push_back(values[o]);
-          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[0], operands, options));
+          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[0], operands, run));
           break;
         }
         // Control flow is decided on the host: the condition's pred or the branch index is
@@ -237,10 +252,10 @@ class GpuExecutable : public backend::Executable {
           std::shared_ptr<backend::Buffer> state = values[step.operands[0]];
           while (true) {
             RETURN_IF_ERROR(cancelled());
-            ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], {state}, options));
+            ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], {state}, run));
             ASSIGN_OR_RETURN(int64_t go, ReadScalar(*keep_going));
             if (go == 0) break;
-            ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, options));
+            ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, run));
           }
           values[s] = std::move(state);
           break;
@@ -255,7 +270,7 @@ class GpuExecutable : public backend::Executable {
           } else if (index < 0 || index >= branches) {
             branch = branches - 1;  // out of range: the last branch, as XLA defines
           }
-          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[branch], {values[step.operands[branch + 1]]}, options));
+          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[branch], {values[step.operands[branch + 1]]}, run));
           break;
         }
         case GpuPlanStep::Kind::kAlias: {
@@ -292,6 +307,37 @@ class GpuExecutable : public backend::Executable {
         case GpuPlanStep::Kind::kToken:
           values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), 0, 0);
           break;
+        // The host's own data, moved in one copy each (gpu_plan.h): the device's rng state
+        // and its feed queues live on the host, as the interpreter keeps them.
+        case GpuPlanStep::Kind::kRngState: {
+          const uint64_t state[2] = {device_->host->GetAndUpdateRngState(step.hlo->attrs().delta()), 0};
+          ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
+          CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(out->address(), state, sizeof(state), device_->stream));
+          values[s] = std::move(out);
+          break;
+        }
+        case GpuPlanStep::Kind::kInfeed: {
+          RETURN_IF_ERROR(cancelled());
+          const Shape& data = step.hlo->shape().tuple_shapes(0);
+          ASSIGN_OR_RETURN(Literal value, device_->host->PopInfeed(kInfeedTimeoutMs));
+          if (!ShapeUtil::Compatible(value.shape(), data)) {
+            return absl::InvalidArgumentError(absl::StrCat("the infeed value has shape ", value.shape().ToString(),
+                                                           ", the infeed ", step.hlo->name(), " expects ",
+                                                           data.ToString()));
+          }
+          ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> in, UploadAs(value, data));
+          std::vector<std::shared_ptr<backend::Buffer>> elements = {
+              std::move(in), std::make_shared<GpuBuffer>(device_, step.hlo->shape().tuple_shapes(1), 0, 0)};
+          values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
+          break;
+        }
+        case GpuPlanStep::Kind::kOutfeed: {
+          // Download waits for the kernels that compute the value.
+          ASSIGN_OR_RETURN(Literal value, Download(device_, *values[step.operands[0]]));
+          device_->host->PushOutfeed(std::move(value));
+          values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), 0, 0);
+          break;
+        }
         case GpuPlanStep::Kind::kKernel: {
           RETURN_IF_ERROR(cancelled());
           // One array per output (sort and scatter of several operands write a tuple).
@@ -304,6 +350,10 @@ class GpuExecutable : public backend::Executable {
               elements.push_back(std::move(out));
             }
             values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
+          } else if (step.hlo->opcode() == HloOpcode::kRng) {
+            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateRngOutput(step.hlo->shape(), RngKey(step, run)));
+            pointers.push_back(out->address());
+            values[s] = std::move(out);
           } else {
             ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
             pointers.push_back(out->address());
@@ -333,6 +383,46 @@ class GpuExecutable : public backend::Executable {
       }
     }
     return values[sequence.root];
+  }
+
+  // The key of rng step `step` in this execution: the interpreter's, from the seed, the
+  // instruction's name and the execution's rng draws so far (counting this one).
+  static uint64_t RngKey(const GpuPlanStep& step, Run& run) {
+    return RngKernelKey(run.rng_seed, step.hlo->name(), run.rng_draws++);
+  }
+
+  // An rng kernel's output: the array of `shape`, then the 8-byte key the kernel reads
+  // (RngKernelKeyOffset), written from the host before the launch. That key is how the
+  // execution's seed and draw count, host integers, reach the kernel.
+  absl::StatusOr<std::shared_ptr<GpuBuffer>> AllocateRngOutput(const Shape& shape, uint64_t key)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    const int64_t bytes = ShapeUtil::ByteSizeOf(shape);
+    if (bytes == 0) return std::make_shared<GpuBuffer>(device_, shape, 0, 0);  // no launch
+    const int64_t offset = RngKernelKeyOffset(shape);
+    ASSIGN_OR_RETURN(uint64_t address, device_->pool->Allocate(static_cast<uint64_t>(offset + kRngKernelKeyBytes)));
+    auto out = std::make_shared<GpuBuffer>(device_, shape, static_cast<CUdeviceptr>(address), bytes);
+    // Copied from pageable memory: the call returns once `key` has been read.
+    CUDA_RETURN_IF_ERROR(device_->driver, cuMemcpyHtoDAsync(out->address() + static_cast<CUdeviceptr>(offset), &key,
+                                                            sizeof(key), device_->stream));
+    return out;
+  }
+
+  // `literal` (compatible with `want`) in new buffers laid out as `want` (an array without a
+  // layout row-major); tokens have no data.
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> UploadAs(const Literal& literal, const Shape& want)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    if (want.IsTuple()) {
+      std::vector<std::shared_ptr<backend::Buffer>> elements;
+      for (int64_t i = 0; i < want.tuple_shapes_size(); ++i) {
+        ASSIGN_OR_RETURN(elements.emplace_back(), UploadAs(literal.tuple_element(i), want.tuple_shapes(i)));
+      }
+      return std::make_shared<GpuBuffer>(device_, want, std::move(elements));
+    }
+    if (!want.IsArray()) return std::make_shared<GpuBuffer>(device_, want, 0, 0);
+    Shape laid_out = want;
+    ShapeUtil::SetDefaultLayoutsIfMissing(&laid_out);
+    ASSIGN_OR_RETURN(Literal relaid, literal.Relayout(laid_out.layout()));
+    return Upload(device_, relaid);
   }
 
   // The value of a pred[] or s32[] buffer, read back to the host (waits for its kernel).
@@ -537,11 +627,16 @@ class GpuBackend : public backend::Backend {
     return AllocateZeroed(device, laid_out);
   }
 
-  absl::Status TransferToInfeed(int, const Literal&) override {
-    return absl::UnimplementedError("gpu backend: infeed is not supported yet");
+  // The device's feed queues are on the host (as the interpreter's): infeed steps copy from
+  // them to device memory, outfeed steps from device memory to them.
+  absl::Status TransferToInfeed(int ordinal, const Literal& literal) override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(ordinal));
+    device->host->PushInfeed(literal.Clone());
+    return absl::OkStatus();
   }
-  absl::StatusOr<Literal> TransferFromOutfeed(int, const Shape&, int64_t) override {
-    return absl::UnimplementedError("gpu backend: outfeed is not supported yet");
+  absl::StatusOr<Literal> TransferFromOutfeed(int ordinal, const Shape& shape, int64_t timeout_ms) override {
+    ASSIGN_OR_RETURN(Device * device, GetDevice(ordinal));
+    return device->host->PopOutfeed(timeout_ms, shape);
   }
 
  private:
@@ -585,6 +680,7 @@ absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const CudaDriver* driver, int
   auto device = std::make_unique<Device>();
   device->driver = driver;
   device->ordinal = ordinal;
+  device->host = std::make_unique<interpreter::DeviceState>(ordinal);
   CUDA_RETURN_IF_ERROR(driver, cuDeviceGet(&device->device, ordinal));
   char name[256] = {};
   CUDA_RETURN_IF_ERROR(driver, cuDeviceGetName(name, sizeof(name) - 1, device->device));

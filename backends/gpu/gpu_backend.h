@@ -8,15 +8,18 @@
 // buffer bookkeeping. while, conditional and call run their computations' steps; the host
 // decides which to run next from the pred or branch index their kernels computed, read back
 // with a device-to-host copy of a few bytes per iteration or branch (gpu_plan.h), the one
-// genuine host involvement. Other ops fail at Compile with UNIMPLEMENTED naming the op:
-// nothing is computed on the host behind the caller's back. Executables serialize as their plans and load
+// genuine host involvement in computing. The host also moves what only it has: the device's
+// rng state (rng-get-and-update-state) and rng's per-execution key, a few bytes each, and
+// infeed and outfeed values between the device's host-side queues and device memory. Other
+// ops fail at Compile with UNIMPLEMENTED naming the op: nothing is computed on the host
+// behind the caller's back. Executables serialize as their plans and load
 // without LLVM: this file and the plan are LLVM-free.
 //
 // Per device: the primary context, one stream that executions and transfers use in turn,
 // and a DeviceMemoryPool. Buffers are device memory; host_data() is null.
 //
-// Stage of the work (see README): GEMM convolution, sort/scatter, infeed/outfeed and pinned
-// staging for transfers are still to come.
+// Stage of the work (see README): GEMM convolution and pinned staging for transfers are
+// still to come.
 
 #include <functional>
 #include <memory>

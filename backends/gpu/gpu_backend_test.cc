@@ -1,14 +1,19 @@
 // The gpu backend on the fake driver (testing/fake_libcuda.cc): devices, memory, transfers,
-// compilation to loaded PTX, and executions that need no kernel. Kernels run only on a real
-// GPU (gpu_device_test.cc, tests/gpu/device_check.sh).
+// compilation to loaded PTX, and executions that need no kernel. Kernels run on a real GPU
+// (gpu_device_test.cc, tests/gpu/device_check.sh), and here only in a child process with the
+// kernel emulator installed (the rng kernels against the interpreter).
 #include "backends/gpu/gpu_compiler.h"
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
 
+#include "backends/cpu/runtime/runtime.h"
+#include "backends/executable_format.h"
+#include "backends/gpu/testing/kernel_emulator.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -174,15 +179,21 @@ ENTRY main {
 TEST(GpuBackendTest, UnsupportedOpsAreNamedAtCompile) {
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
-  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(Parse(R"(HloModule cholesky
+  // ragged-all-to-all's offsets are checked on the host by the cpu backend; no gpu kernel yet.
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(Parse(R"(HloModule ragged
 ENTRY main {
-  x = f32[4,4] parameter(0)
-  ROOT c = f32[4,4] cholesky(x), lower=true
+  input = f32[4,2] parameter(0)
+  output = f32[5,2] parameter(1)
+  in_off = s32[1] parameter(2)
+  send = s32[1] parameter(3)
+  out_off = s32[1] parameter(4)
+  recv = s32[1] parameter(5)
+  ROOT r = f32[5,2] ragged-all-to-all(input, output, in_off, send, out_off, recv), replica_groups={{0}}
 })"),
                                                                          backend::CompileOptions{});
   ASSERT_FALSE(exe.ok());
   EXPECT_TRUE(absl::IsUnimplemented(exe.status())) << exe.status();
-  EXPECT_THAT(std::string(exe.status().message()), HasSubstr("cholesky (c)"));
+  EXPECT_THAT(std::string(exe.status().message()), HasSubstr("ragged-all-to-all (r)"));
   EXPECT_TRUE(absl::IsInvalidArgument(b->Compile(Parse("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}"),
                                                  backend::CompileOptions{7})
                                           .status()));
@@ -329,6 +340,251 @@ ENTRY main {
   for (size_t i = 0; i < plan->entry().steps.size(); ++i) {
     EXPECT_EQ(back->entry().steps[i].gemm, plan->entry().steps[i].gemm) << i;
   }
+}
+
+// rng-get-and-update-state, infeed and outfeed: steps that move the host's data, no kernel.
+constexpr char kHostDataModule[] = R"(HloModule host_data
+ENTRY main {
+  t = token[] after-all()
+  in = ((f32[2,3]{0,1}, s32[]), token[]) infeed(t)
+  d = (f32[2,3]{0,1}, s32[]) get-tuple-element(in), index=0
+  it = token[] get-tuple-element(in), index=1
+  o = token[] outfeed(d, it)
+  s = u64[2] rng-get-and-update-state(), delta=5
+  ROOT r = (u64[2], token[]) tuple(s, o)
+})";
+
+const GpuPlanStep* StepOfKind(const GpuPlan& plan, GpuPlanStep::Kind kind) {
+  for (const GpuPlanStep& s : plan.entry().steps) {
+    if (s.kind == kind) return &s;
+  }
+  return nullptr;
+}
+
+TEST(GpuBackendTest, HostDataStepsValidateAndSerialize) {
+  auto fresh = [] {
+    absl::StatusOr<GpuPlan> plan = CompileGpuPlan(Parse(kHostDataModule), GpuTarget{});
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return *std::move(plan);
+  };
+  GpuPlan plan = fresh();
+  ASSERT_NE(StepOfKind(plan, GpuPlanStep::Kind::kRngState), nullptr);
+  ASSERT_NE(StepOfKind(plan, GpuPlanStep::Kind::kInfeed), nullptr);
+  ASSERT_NE(StepOfKind(plan, GpuPlanStep::Kind::kOutfeed), nullptr);
+  EXPECT_TRUE(plan.ptx.empty()) << "no kernel moves feed data or the rng state";
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->entry().steps.size(), plan.entry().steps.size());
+  for (size_t i = 0; i < plan.entry().steps.size(); ++i) {
+    EXPECT_EQ(back->entry().steps[i].kind, plan.entry().steps[i].kind) << i;
+    EXPECT_EQ(back->entry().steps[i].hlo->name(), plan.entry().steps[i].hlo->name()) << i;
+  }
+  EXPECT_EQ(*SerializeGpuPlan(*back), *bytes);
+  // Version 3 had no such kinds: a plan claiming it with them is damaged.
+  absl::StatusOr<backend::ExecutableFields> fields = backend::ReadExecutableContainer(*bytes);
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  fields->Set("plan_version", "3");
+  absl::StatusOr<GpuPlan> v3 = DeserializeGpuPlan(backend::WriteExecutableContainer(*fields));
+  EXPECT_TRUE(absl::IsInvalidArgument(v3.status())) << v3.status();
+  EXPECT_THAT(std::string(v3.status().message()), HasSubstr("malformed step"));
+
+  auto step = [](GpuPlan& p, GpuPlanStep::Kind kind) -> GpuPlanStep& {
+    return *const_cast<GpuPlanStep*>(StepOfKind(p, kind));
+  };
+  struct Breakage {
+    const char* what;
+    std::function<void(GpuPlan&)> apply;
+  };
+  using Kind = GpuPlanStep::Kind;
+  const std::vector<Breakage> breakages = {
+      {"is not rng-get-and-update-state", [&](GpuPlan& p) { step(p, Kind::kInfeed).kind = Kind::kRngState; }},
+      {"is not an infeed", [&](GpuPlan& p) { step(p, Kind::kOutfeed).kind = Kind::kInfeed; }},
+      {"is not an outfeed", [&](GpuPlan& p) { step(p, Kind::kRngState).kind = Kind::kOutfeed; }},
+      {"moves host data but names a kernel", [&](GpuPlan& p) { step(p, Kind::kRngState).kernel = "k0_s"; }},
+      {"moves host data but names a kernel", [&](GpuPlan& p) { step(p, Kind::kInfeed).elements = 6; }},
+  };
+  for (const Breakage& b : breakages) {
+    GpuPlan broken = fresh();
+    b.apply(broken);
+    absl::Status s = ValidateGpuPlan(broken);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << b.what << ": " << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr(b.what)) << s;
+  }
+}
+
+TEST(GpuBackendTest, FeedsAndTheRngStateMoveThroughTheHostQueues) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(Parse(kHostDataModule), backend::CompileOptions{1});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const Literal value = L("(f32[2,3] {{1, 2, 3}, {4, 5, 6}}, s32[] -7)");
+  std::vector<uint64_t> states;
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE(b->TransferToInfeed(1, value).ok());
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute({}, backend::ExecuteOptions());
+    ASSERT_TRUE(out.ok()) << out.status();
+    absl::StatusOr<Literal> result = b->TransferFromDevice(**out);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->tuple_element(0).GetAsUint64(1), 0u);
+    states.push_back(result->tuple_element(0).GetAsUint64(0));
+    // The value went to the device (laid out {0,1}) and back, whole.
+    EXPECT_TRUE(LiteralEqual(value, b->TransferFromOutfeed(1, value.shape(), 1000))) << run;
+  }
+  EXPECT_EQ(states[1], states[0] + 5) << "the state advances by delta per execution";
+  // Device 0 has queues of its own.
+  EXPECT_TRUE(absl::IsDeadlineExceeded(b->TransferFromOutfeed(0, value.shape(), 10).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(b->TransferToInfeed(4, value)));
+  // A value of another shape is refused by the execution.
+  ASSERT_TRUE(b->TransferToInfeed(1, L("f32[] 1")).ok());
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> wrong = (*exe)->Execute({}, backend::ExecuteOptions());
+  EXPECT_TRUE(absl::IsInvalidArgument(wrong.status())) << wrong.status();
+  EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("infeed value has shape"));
+}
+
+// rng-bit-generator's (state, bits) becomes a bits kernel and the state's arithmetic; rng a
+// kernel; bad states are refused as the interpreter refuses them.
+TEST(GpuBackendTest, RandomNumberOpsBecomeKernels) {
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(Parse(R"(HloModule rng
+ENTRY main {
+  s = u64[3] parameter(0)
+  g = (u64[3], u32[5,2]) rng-bit-generator(s), algorithm=rng_philox
+  a = f32[] constant(0)
+  b = f32[] constant(1)
+  r = f32[7] rng(a, b), distribution=rng_uniform
+  ROOT t = ((u64[3], u32[5,2]), f32[7]) tuple(g, r)
+})"),
+                                                GpuTarget{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int bit_kernels = 0, rng_kernels = 0;
+  for (const GpuPlanStep& s : plan->entry().steps) {
+    if (s.hlo->opcode() == HloOpcode::kRngBitGenerator) {
+      EXPECT_EQ(s.kind, GpuPlanStep::Kind::kKernel);
+      EXPECT_TRUE(s.hlo->shape().IsArray()) << "the bits alone";
+      EXPECT_EQ(s.elements, 10);
+      ++bit_kernels;
+    }
+    if (s.hlo->opcode() == HloOpcode::kRng) {
+      EXPECT_EQ(s.kind, GpuPlanStep::Kind::kKernel);
+      EXPECT_EQ(s.elements, 7);
+      ++rng_kernels;
+    }
+  }
+  EXPECT_EQ(bit_kernels, 1);
+  EXPECT_EQ(rng_kernels, 1);
+  EXPECT_EQ(RngKernelKeyOffset(ShapeUtil::MakeShape(F32, {7})), 32);
+  EXPECT_EQ(RngKernelKeyOffset(ShapeUtil::MakeShape(U8, {16})), 16);
+  // The interpreter's key: SplitMix64(seed ^ name mix) ^ SplitMix64(draw), the name mix as the
+  // cpu backend's runtime computes it.
+  auto split_mix = [](uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+  };
+  EXPECT_EQ(RngKernelKey(42, "r", 0), split_mix(42 ^ cpu::RngNameMix("r")));
+  EXPECT_EQ(RngKernelKey(7, "x.1", 3), split_mix(7 ^ cpu::RngNameMix("x.1")) ^ split_mix(3));
+
+  auto compile = [](const std::string& state, const std::string& algorithm) {
+    return CompileGpuPlan(Parse("HloModule m\nENTRY main {\n  s = " + state + " parameter(0)\n  ROOT r = (" + state +
+                                ", u32[2]) rng-bit-generator(s), algorithm=" + algorithm + "\n}"),
+                          GpuTarget{})
+        .status();
+  };
+  absl::Status threefry3 = compile("u64[3]", "rng_three_fry");
+  EXPECT_TRUE(absl::IsInvalidArgument(threefry3)) << threefry3;
+  EXPECT_THAT(std::string(threefry3.message()), HasSubstr("u64[2] state"));
+  EXPECT_TRUE(absl::IsInvalidArgument(compile("u64[4]", "rng_philox")));
+  EXPECT_TRUE(absl::IsInvalidArgument(compile("s32[2]", "rng_philox")));
+}
+
+// Runs `text` with `seed` on `b` (device 0), with `args`.
+absl::StatusOr<Literal> RunSeeded(backend::Backend& b, const std::string& text, const std::vector<Literal>& args,
+                                  uint64_t seed) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
+  if (!module.ok()) return module.status();
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b.Compile(*std::move(module), backend::CompileOptions{});
+  if (!exe.ok()) return exe.status();
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (const Literal& arg : args) {
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = b.TransferToDevice(arg, 0);
+    if (!buffer.ok()) return buffer.status();
+    buffers.push_back(*std::move(buffer));
+  }
+  backend::ExecuteOptions options;
+  options.rng_seed = seed;
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute(buffers, options);
+  if (!out.ok()) return out.status();
+  return b.TransferFromDevice(**out);
+}
+
+// The rng kernels run by the kernel emulator against the interpreter, bit for bit: 0 when
+// every module matches, else the number of mismatches (each printed).
+int CompareRngWithInterpreter() {
+  if (!InstallKernelEmulator(XLA_FAKE_LIBCUDA).ok()) return 100;
+  std::unique_ptr<backend::Backend> gpu = FakeBackend();
+  backend::RegisterBuiltinBackends();
+  absl::StatusOr<std::unique_ptr<backend::Backend>> interpreter = backend::CreateBackend("interpreter");
+  if (gpu == nullptr || !interpreter.ok()) return 101;
+  auto bit_generator = [](const std::string& state, const std::string& bits, const std::string& algorithm) {
+    return "HloModule g\nENTRY main {\n  s = " + state + " parameter(0)\n  ROOT r = (" + state + ", " + bits +
+           ") rng-bit-generator(s), algorithm=" + algorithm + "\n}";
+  };
+  auto rng = [](const std::string& type, const std::string& dims, const std::string& a, const std::string& b,
+                const std::string& distribution) {
+    return "HloModule r\nENTRY main {\n  a = " + type + "[] constant(" + a + ")\n  b = " + type + "[] constant(" + b +
+           ")\n  ROOT r = " + type + dims + " rng(a, b), distribution=" + distribution + "\n}";
+  };
+  const Literal state2 = L("u64[2] {81985529216486895, 18446744073709551610}");
+  const Literal state3 = L("u64[3] {12345, 18446744073709551614, 7}");
+  struct Case {
+    std::string text;
+    std::vector<Literal> args;
+  };
+  std::vector<Case> cases;
+  cases.push_back({bit_generator("u64[2]", "u32[3,5]", "rng_three_fry"), {}});
+  cases.push_back({bit_generator("u64[2]", "u32[5,3]{0,1}", "rng_three_fry"), {}});
+  cases.push_back({bit_generator("u64[2]", "s64[3,3]", "rng_three_fry"), {}});
+  cases.push_back({bit_generator("u64[2]", "u8[]", "rng_three_fry"), {}});
+  cases.push_back({bit_generator("u64[3]", "u32[13]", "rng_philox"), {}});
+  cases.push_back({bit_generator("u64[3]", "u64[2,3]{0,1}", "rng_default"), {}});
+  cases.push_back({bit_generator("u64[2]", "s16[2,5]", "rng_philox"), {}});
+  cases.push_back({bit_generator("u64[3]", "u4[9]", "rng_philox"), {}});
+  for (Case& c : cases) {
+    const bool wide = c.text.find("u64[3] parameter") != std::string::npos;
+    c.args.push_back(wide ? state3.Clone() : state2.Clone());
+  }
+  cases.push_back({rng("f32", "[4,5]{0,1}", "-2", "3", "rng_uniform"), {}});
+  cases.push_back({rng("f64", "[9]", "-1", "0.5", "rng_uniform"), {}});
+  cases.push_back({rng("bf16", "[6]", "0", "10", "rng_uniform"), {}});
+  cases.push_back({rng("f16", "[3,3]", "-1", "1", "rng_uniform"), {}});
+  cases.push_back({rng("s32", "[17]", "-5", "5", "rng_uniform"), {}});
+  cases.push_back({rng("u8", "[11]", "250", "255", "rng_uniform"), {}});
+  cases.push_back({rng("s64", "[2,3]", "-3", "3", "rng_uniform"), {}});
+  cases.push_back({rng("u16", "[5]", "7", "7", "rng_uniform"), {}});
+  cases.push_back({rng("f32", "[5,3]", "10", "2", "rng_normal"), {}});
+  cases.push_back({rng("f32", "[]", "0", "1", "rng_normal"), {}});
+  cases.push_back({rng("f64", "[3,3]", "-1", "0.5", "rng_normal"), {}});
+  cases.push_back({rng("f16", "[7]", "0", "1", "rng_normal"), {}});
+  int mismatches = 0;
+  for (const Case& c : cases) {
+    absl::StatusOr<Literal> want = RunSeeded(**interpreter, c.text, c.args, 9);
+    absl::StatusOr<Literal> got = RunSeeded(*gpu, c.text, c.args, 9);
+    const ::testing::AssertionResult same =
+        want.ok() ? LiteralEqual(*want, got) : ::testing::AssertionFailure() << want.status();
+    if (!same) {
+      ++mismatches;
+      std::fprintf(stderr, "MISMATCH %s\n%s\n", c.text.c_str(), same.message());
+    }
+  }
+  return mismatches;
+}
+
+// In a child process: the emulator, once installed, runs every later launch of the process.
+TEST(GpuBackendTest, RandomNumberKernelsMatchTheInterpreterBitForBit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::exit(CompareRngWithInterpreter()), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

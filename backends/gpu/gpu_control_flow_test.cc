@@ -80,6 +80,8 @@ struct StandIn {
   interpreter::DeviceState device{0};
   int kernels_run = 0;
   std::string error;
+  // Each rng kernel launched: its instruction's name and the key after its output array.
+  std::vector<std::pair<std::string, uint64_t>> rng_keys;
 };
 
 int RunKernelOnHost(const char* kernel, void** params, void* context) {
@@ -90,6 +92,12 @@ int RunKernelOnHost(const char* kernel, void** params, void* context) {
     return 1;
   }
   const HloInstruction& hlo = *it->second;
+  if (hlo.opcode() == HloOpcode::kRng) {
+    const CUdeviceptr out = *static_cast<CUdeviceptr*>(params[0]);
+    uint64_t key = 0;
+    std::memcpy(&key, reinterpret_cast<const void*>(out + RngKernelKeyOffset(hlo.shape())), sizeof(key));
+    standin->rng_keys.emplace_back(hlo.name(), key);
+  }
   // A tuple result (sort, scatter of several operands) has a pointer per element first.
   const int64_t outputs = hlo.shape().IsTuple() ? static_cast<int64_t>(hlo.shape().tuple_shapes().size()) : 1;
   std::vector<Literal> operands;
@@ -270,10 +278,12 @@ TEST(GpuControlFlowTest, PlansOfAnotherFormatVersionAreRefused) {
   absl::StatusOr<GpuPlan> refused = DeserializeGpuPlan(backend::WriteExecutableContainer(newer));
   EXPECT_TRUE(absl::IsFailedPrecondition(refused.status())) << refused.status();
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr(absl::StrCat("version ", kGpuPlanFormatVersion + 1)));
-  // Version 2 plans are version 3 plans without the new kinds: still read.
-  backend::ExecutableFields v2 = *fields;
-  v2.Set("plan_version", "2");
-  EXPECT_TRUE(DeserializeGpuPlan(backend::WriteExecutableContainer(v2)).ok());
+  // Version 2 and 3 plans are newer plans without the newer kinds: still read.
+  for (const char* older_version : {"2", "3"}) {
+    backend::ExecutableFields v = *fields;
+    v.Set("plan_version", older_version);
+    EXPECT_TRUE(DeserializeGpuPlan(backend::WriteExecutableContainer(v)).ok()) << older_version;
+  }
   // The first plans had no version (and one sequence).
   backend::ExecutableFields older;
   for (const auto& [name, value] : fields->all()) {
@@ -538,6 +548,55 @@ ENTRY main {
 })");
   EXPECT_TRUE(absl::IsUnimplemented(plan.status())) << plan.status();
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("my_kernel"));
+}
+
+// The runtime writes each rng kernel's key after its output: the interpreter's key for the
+// execution's seed (42 by default) and its count of rng draws, which a loop keeps counting.
+TEST(GpuControlFlowTest, RngKernelsGetTheirExecutionsKeyAfterTheirOutput) {
+  SKIP_WITHOUT_LIBDEVICE();
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  const char* text = R"(HloModule rng_loop
+cond {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+body {
+  s = (s32[], f32[5]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[5] rng(lo, hi), distribution=rng_uniform
+  ROOT t = (s32[], f32[5]) tuple(next, r)
+}
+ENTRY main {
+  zero = s32[] constant(0)
+  zeros = f32[5] constant({0, 0, 0, 0, 0})
+  init = (s32[], f32[5]) tuple(zero, zeros)
+  w = (s32[], f32[5]) while(init), condition=cond, body=body
+  nine = s32[] constant(9)
+  e = s32[3] rng(zero, nine), distribution=rng_uniform
+  ROOT out = ((s32[], f32[5]), s32[3]) tuple(w, e)
+})";
+  for (uint64_t seed : {uint64_t{0}, uint64_t{77}}) {
+    StandIn standin;
+    backend::ExecuteOptions options;
+    options.rng_seed = seed;
+    absl::StatusOr<Literal> out = RunWithStandIn(*b, text, {}, &standin, options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(standin.rng_keys.size(), 4u);
+    int in_loop = 0;
+    for (size_t draw = 0; draw < standin.rng_keys.size(); ++draw) {
+      const auto& [name, key] = standin.rng_keys[draw];
+      EXPECT_EQ(key, RngKernelKey(seed == 0 ? 42 : seed, name, draw)) << name << " draw " << draw;
+      in_loop += name == "r";
+    }
+    EXPECT_EQ(in_loop, 3);
+  }
 }
 
 TEST(GpuControlFlowTest, ALoopIsCancelledBetweenIterations) {

@@ -61,14 +61,15 @@ absl::Status ParseIndices(absl::string_view field, absl::string_view line, std::
   return absl::OkStatus();
 }
 
-absl::Status ParseSteps(absl::string_view text, GpuPlan* plan) {
+absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
+  const int newest_kind = static_cast<int>(NewestStepKind(version));
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
     int sequence = 0, kind = 0, gemm = 0;
     GpuPlanStep step;
     if (f.size() != 10 || !absl::SimpleAtoi(f[0], &sequence) || sequence < 0 ||
         sequence >= static_cast<int>(plan->sequences.size()) || !absl::SimpleAtoi(f[1], &kind) || kind < 0 ||
-        kind > static_cast<int>(GpuPlanStep::Kind::kToken) || !absl::SimpleAtoi(f[3], &step.index) ||
+        kind > newest_kind || !absl::SimpleAtoi(f[3], &step.index) ||
         !absl::SimpleAtoi(f[4], &step.elements) || !absl::SimpleAtoi(f[5], &step.rows) ||
         !absl::SimpleAtoi(f[6], &gemm) || gemm < 0 || gemm > 1) {
       return BadPlan(absl::StrCat("malformed step '", std::string(line), "'"));
@@ -98,6 +99,35 @@ bool RowMajor(const Shape& shape) {
 }
 
 }  // namespace
+
+GpuPlanStep::Kind NewestStepKind(int version) {
+  if (version <= 2) return GpuPlanStep::Kind::kCall;
+  if (version == 3) return GpuPlanStep::Kind::kToken;
+  return GpuPlanStep::Kind::kOutfeed;
+}
+
+int64_t RngKernelKeyOffset(const Shape& out) {
+  const int64_t bytes = out.IsArray() ? ShapeUtil::ByteSizeOf(out) : 0;
+  return (bytes + 7) / 8 * 8;
+}
+
+namespace {
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+uint64_t RngKernelKey(uint64_t seed, const std::string& name, uint64_t draw) {
+  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a-64
+  for (unsigned char c : name) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return SplitMix64(seed ^ SplitMix64(hash)) ^ (draw == 0 ? 0 : SplitMix64(draw));
+}
 
 bool IsCublasGemm(const HloInstruction& dot) {
   if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) return false;
@@ -176,7 +206,7 @@ absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes) {
   ASSIGN_OR_RETURN(std::string_view sequences, fields.Get("sequences"));
   RETURN_IF_ERROR(ParseSequences(absl::string_view(sequences.data(), sequences.size()), &plan));
   ASSIGN_OR_RETURN(std::string_view steps, fields.Get("steps"));
-  RETURN_IF_ERROR(ParseSteps(absl::string_view(steps.data(), steps.size()), &plan));
+  RETURN_IF_ERROR(ParseSteps(absl::string_view(steps.data(), steps.size()), version_number, &plan));
   RETURN_IF_ERROR(ValidateGpuPlan(plan));
   return plan;
 }
@@ -314,6 +344,32 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
       case GpuPlanStep::Kind::kCall:
         RETURN_IF_ERROR(ValidateCallees(plan, q, i, s));
         break;
+      case GpuPlanStep::Kind::kRngState: {
+        const Shape& shape = s.hlo->shape();
+        if (s.hlo->opcode() != HloOpcode::kRngGetAndUpdateState || !shape.IsArray() || shape.element_type() != U64 ||
+            ShapeUtil::ElementsIn(shape) != 2) {
+          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not rng-get-and-update-state of u64[2]"));
+        }
+        break;
+      }
+      case GpuPlanStep::Kind::kInfeed: {
+        const Shape& shape = s.hlo->shape();
+        if (s.hlo->opcode() != HloOpcode::kInfeed || !shape.IsTuple() || shape.tuple_shapes_size() != 2 ||
+            !shape.tuple_shapes(1).IsToken()) {
+          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not an infeed of (data, token)"));
+        }
+        break;
+      }
+      case GpuPlanStep::Kind::kOutfeed:
+        if (s.hlo->opcode() != HloOpcode::kOutfeed || s.hlo->operand_count() != 2 || !s.hlo->shape().IsToken()) {
+          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is not an outfeed of (data, token)"));
+        }
+        break;
+    }
+    const bool host_data = s.kind == GpuPlanStep::Kind::kRngState || s.kind == GpuPlanStep::Kind::kInfeed ||
+                           s.kind == GpuPlanStep::Kind::kOutfeed;
+    if (host_data && (!s.kernel.empty() || s.elements != 0 || s.rows != 0 || s.gemm)) {
+      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") moves host data but names a kernel"));
     }
     if (!position.emplace(s.hlo, static_cast<int>(i)).second) {
       return BadPlan(absl::StrCat("instruction ", s.hlo->name(), " has two steps"));

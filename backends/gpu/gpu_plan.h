@@ -12,7 +12,11 @@
 // Control flow runs on the host: kernels compute a while's condition and body and a
 // conditional's branch index on the device, and the runtime reads the predicate or index
 // back (one device-to-host copy of a few bytes per iteration or branch) to pick the next
-// sequence. That round trip is the one place where the host takes part in an execution.
+// sequence. That round trip is the one place where the host takes part in computing a value.
+// The host also moves the data that only it has, a few bytes or one copy per step:
+// rng-get-and-update-state's value (the device's rng state, a host integer), rng's key (from
+// the execution's seed and draw count, written next to the kernel's output), and infeed and
+// outfeed values between the device's host-side feed queues and device memory.
 
 #include <cstdint>
 #include <memory>
@@ -36,8 +40,9 @@ struct GpuTarget {
 
 // The version of the steps' serialized form; executables of another are refused to load,
 // except those of kGpuPlanFormatOldestRead and newer (version 3 added the alias and token
-// kinds and kernels with several outputs, so a version 2 plan is a version 3 plan).
-inline constexpr int kGpuPlanFormatVersion = 3;
+// kinds and kernels with several outputs, version 4 the rng-state and feed kinds; the lines
+// are the same, so an older plan reads as a newer one without the kinds it did not have).
+inline constexpr int kGpuPlanFormatVersion = 4;
 inline constexpr int kGpuPlanFormatOldestRead = 2;
 
 struct GpuPlanStep {
@@ -55,6 +60,15 @@ struct GpuPlanStep {
     // (operand, operand, zeroed contexts) and copy-done its first element.
     kAlias = 8,
     kToken = 9,  // after-all: a token, which has no data
+    // rng-get-and-update-state: the host reads and advances the device's rng state (a host
+    // integer, as in the interpreter) and copies {state, 0} into the u64[2] result.
+    kRngState = 10,
+    // infeed: the host pops the device's next infeed value and copies it into new device
+    // buffers of the data shape's layouts; the result is (data, token).
+    kInfeed = 11,
+    // outfeed: the host copies operand 0 from the device (after the kernels computing it) and
+    // pushes it on the device's outfeed queue; the result is a token.
+    kOutfeed = 12,
   };
   Kind kind = Kind::kKernel;
   const HloInstruction* hlo = nullptr;  // in its sequence's computation
@@ -62,6 +76,8 @@ struct GpuPlanStep {
   int64_t index = 0;                    // parameter number or tuple index
   // The PTX entry (kKernel). Its result is an array, or a tuple of arrays of one shape (sort,
   // scatter of several operands): the kernel takes a pointer per array, then the operands'.
+  // An rng kernel's output buffer holds, after its array, the key the runtime writes before
+  // the launch (RngKernelKeyOffset).
   std::string kernel;
   int64_t elements = 0;                 // the kernel's (first) output's elements (kKernel)
   // A row kernel (ptx_emitter.h) when > 0: blocks stride over this many rows (the output's
@@ -103,6 +119,20 @@ absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes);
 // True for a dot of the canonical forms the pipeline leaves ([m,k]x[k,n] or [b,m,k]x[b,k,n],
 // all row-major) on f32, f64, or bf16/f16 inputs (with an output of their type or f32).
 bool IsCublasGemm(const HloInstruction& dot);
+
+// The newest kind of step a plan of format `version` has.
+GpuPlanStep::Kind NewestStepKind(int version);
+
+// An rng kernel (ptx_rng.cc) reads the u64 key of its execution at this byte offset of its
+// output buffer: after the array of `out`, 8-byte aligned. The runtime allocates the buffer
+// kRngKernelKeyBytes larger and writes RngKernelKey there before the launch: the key, which
+// depends on the execution, is the one value such a kernel gets from the host.
+inline constexpr int64_t kRngKernelKeyBytes = 8;
+int64_t RngKernelKeyOffset(const Shape& out);
+// The interpreter's rng key (backends/interpreter/ops_rng.cc) of instruction `name` for the
+// execution's seed (ExecuteOptions::rng_seed, 42 when 0) and its `draw`-th rng op:
+// SplitMix64(seed ^ SplitMix64(FNV-1a-64(name))) ^ (draw == 0 ? 0 : SplitMix64(draw)).
+uint64_t RngKernelKey(uint64_t seed, const std::string& name, uint64_t draw);
 
 // The arrays a kernel of result `shape` writes, in its parameters' order: the array, or the
 // elements of a tuple of arrays of one shape; none for any other shape.
