@@ -567,6 +567,8 @@ int CompareRngWithInterpreter() {
   cases.push_back({rng("f32", "[]", "0", "1", "rng_normal"), {}});
   cases.push_back({rng("f64", "[3,3]", "-1", "0.5", "rng_normal"), {}});
   cases.push_back({rng("f16", "[7]", "0", "1", "rng_normal"), {}});
+  cases.push_back({rng("f8e4m3fn", "[12]", "-2", "2", "rng_uniform"), {}});
+  cases.push_back({rng("f8e5m2", "[3,2]", "1", "0.5", "rng_normal"), {}});
   int mismatches = 0;
   for (const Case& c : cases) {
     absl::StatusOr<Literal> want = RunSeeded(**interpreter, c.text, c.args, 9);

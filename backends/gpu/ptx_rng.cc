@@ -303,7 +303,11 @@ absl::Status EmitRngOpBody(KernelContext& k, const HloInstruction* hlo) {
   });
 }
 
-bool IsRngFloat(PrimitiveType type) { return type == F16 || type == BF16 || type == F32 || type == F64; }
+// f64 computes in double, every other float type in f32 rounded once (the 8- and 4-bit ones by
+// the elemental emitter's inline rounding).
+bool IsRngFloat(PrimitiveType type) {
+  return primitive_util::IsFloatingPointType(type) && cpu::IsSupportedElementType(type);
+}
 
 }  // namespace
 
