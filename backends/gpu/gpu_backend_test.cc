@@ -569,6 +569,34 @@ int CompareRngWithInterpreter() {
   cases.push_back({rng("f16", "[7]", "0", "1", "rng_normal"), {}});
   cases.push_back({rng("f8e4m3fn", "[12]", "-2", "2", "rng_uniform"), {}});
   cases.push_back({rng("f8e5m2", "[3,2]", "1", "0.5", "rng_normal"), {}});
+  // Draws count across instructions and loop iterations as in the interpreter.
+  cases.push_back({R"(HloModule draws
+cond {
+  s = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  two = s32[] constant(2)
+  ROOT lt = pred[] compare(i, two), direction=LT
+}
+body {
+  s = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  r = f32[3] rng(lo, hi), distribution=rng_uniform
+  ROOT t = (s32[], f32[3]) tuple(next, r)
+}
+ENTRY main {
+  a = f32[] constant(0)
+  b = f32[] constant(1)
+  x = f32[4] rng(a, b), distribution=rng_uniform
+  y = f32[4] rng(a, b), distribution=rng_normal
+  zero = s32[] constant(0)
+  init = (s32[], f32[3]) tuple(zero, f32[3] constant({0, 0, 0}))
+  w = (s32[], f32[3]) while(init), condition=cond, body=body
+  ROOT t = (f32[4], f32[4], (s32[], f32[3])) tuple(x, y, w)
+})", {}});
   int mismatches = 0;
   for (const Case& c : cases) {
     absl::StatusOr<Literal> want = RunSeeded(**interpreter, c.text, c.args, 9);
