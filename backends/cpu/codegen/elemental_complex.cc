@@ -2,10 +2,14 @@
 // bits (i64/i128, real part in the low half). add, subtract, multiply, negate, real, imag,
 // complex, compare and convert are emitted inline (multiply as C's Annex G defines it, which is
 // what std::complex computes, with its recovery of infinities as selects, so it vectorizes);
-// the rest (divide, power, atan2 and the transcendental functions) call
+// so are abs (hypot, which is what std::abs of a std::complex computes) and sign (z / |z|, as
+// the interpreter divides), which are bit-identical with the interpreter that way. On the
+// host, the rest (divide, power, atan2 and the transcendental functions) call
 // __xla_cpu_complex_c64/c128 (runtime/scalar_math.cc), which compute them with std::complex
 // as the interpreter does, so results match it to the bit, including the C library's
-// handling of infinities and NaNs.
+// handling of infinities and NaNs. Device code (NVPTX modules, which the gpu backend builds
+// with this emitter) cannot call host routines: there every op is inline IR
+// (elemental_complex_math.cc), within a few ulps of std::complex with its special values.
 #include <string>
 #include <tuple>
 #include <utility>
@@ -19,7 +23,6 @@
 
 namespace xla {
 namespace cpu {
-namespace {
 
 // (a + bi)(c + di) as C99 Annex G: (ac - bd) + (ad + bc)i, and where both parts are NaN,
 // infinities recovered: an infinite factor is "boxed" to +-1/+-0 with NaNs in the other
@@ -73,8 +76,6 @@ std::pair<llvm::Value*, llvm::Value*> AnnexGMultiply(llvm::IRBuilder<>* b, llvm:
   llvm::Value* recover = b->CreateAnd(b->CreateAnd(is_nan(x), is_nan(y)), b->CreateOr(boxed_any, overflow));
   return {pick(recover, x3, x), pick(recover, y3, y)};
 }
-
-}  // namespace
 
 std::pair<llvm::Value*, llvm::Value*> ElementalEmitter::ComplexParts(llvm::Value* v, PrimitiveType type) {
   const int half = type == C64 ? 32 : 64;
@@ -130,12 +131,16 @@ absl::StatusOr<llvm::Value*> ElementalEmitter::EmitComplexUnary(const HloInstruc
     case HloOpcode::kImag:
       return ComplexParts(x, in).second;
     case HloOpcode::kAbs:
+    case HloOpcode::kSign:
       // |x| has the component type.
-      return ComplexParts(CallComplexRuntime(op, x, nullptr, in), in).first;
+      return EmitInlineComplexOp(op, x, nullptr, in);
     default:
       break;
   }
   if (op != HloOpcode::kMultiply && op != HloOpcode::kDivide && IsComplexRuntimeOpcode(op)) {
+    if (InlineComplexMath()) {
+      if (llvm::Value* v = EmitInlineComplexOp(op, x, nullptr, in)) return v;
+    }
     return CallComplexRuntime(op, x, nullptr, in);
   }
   return absl::UnimplementedError(absl::StrCat(std::string(HloOpcodeString(op)), " is not defined on ",
@@ -161,6 +166,9 @@ llvm::Value* ElementalEmitter::EmitComplexBinary(HloOpcode op, llvm::Value* a, l
     case HloOpcode::kDivide:
     case HloOpcode::kPower:
     case HloOpcode::kAtan2:
+      if (InlineComplexMath()) {
+        if (llvm::Value* v = EmitInlineComplexOp(op, a, c, type)) return v;
+      }
       return CallComplexRuntime(op, a, c, type);
     default:
       return nullptr;

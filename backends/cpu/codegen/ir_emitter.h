@@ -88,6 +88,14 @@ class ElementalEmitter {
   llvm::Value* MakeComplex(llvm::Value* re, llvm::Value* im, PrimitiveType type);
   // op through __xla_cpu_complex_c64/c128 (c may be null for unary ops).
   llvm::Value* CallComplexRuntime(HloOpcode op, llvm::Value* a, llvm::Value* c, PrimitiveType type);
+  // op as inline IR (elemental_complex_math.cc) for the ops CallComplexRuntime computes (c
+  // null for unary ops): abs gives the component-type value, the others a complex register;
+  // null for any other op.
+  llvm::Value* EmitInlineComplexOp(HloOpcode op, llvm::Value* a, llvm::Value* c, PrimitiveType type);
+  // Whether every complex op is emitted inline instead of calling the runtime: when the module
+  // targets NVPTX (device code cannot call host routines), or, for tests of those forms on
+  // the host, when XLA_CPU_INLINE_COMPLEX_MATH=1 is in the environment of the compile.
+  bool InlineComplexMath() const;
 
   // Approximations emitted inline (math.cc): f32 in, f32 out, vectorizable.
   llvm::Value* EmitExpF32(llvm::Value* x);
@@ -161,6 +169,10 @@ class ElementalEmitter {
   // See MakeFusionGenerators.
   std::map<const HloInstruction*, FusedOverride> fused_overrides_;
 };
+
+// (a + bi)(c + di) as C99 Annex G (std::complex's product), branch-free (elemental_complex.cc).
+std::pair<llvm::Value*, llvm::Value*> AnnexGMultiply(llvm::IRBuilder<>* b, llvm::Value* a, llvm::Value* bi,
+                                                     llvm::Value* c, llvm::Value* d);
 
 // Emits loops over [0, dims) in `shape`'s layout order, innermost minor; `body` gets the
 // index (with the linear storage position of `shape`). The outermost dimension runs over
