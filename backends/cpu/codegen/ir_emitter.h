@@ -12,8 +12,9 @@
 // `half`; bf16 travels as its i16 bit pattern, the 8- and 4-bit floats as their byte;
 // f32/f64 float/double; c64/c128 as their i64/i128 storage bits (real part low).
 // f16/bf16/f8/f4 arithmetic widens to f32 and rounds back once per op (round to nearest
-// even), as XLA does; complex math other than add/subtract/negate calls runtime routines
-// that compute it with std::complex as the interpreter does (elemental_complex.cc).
+// even), as XLA does; complex divide, pow, atan2 and transcendentals call runtime routines
+// that compute them with std::complex as the interpreter does (elemental_complex.cc), except
+// in device code, which gets them as inline IR (elemental_complex_math.cc).
 
 #include <cstdint>
 #include <functional>
