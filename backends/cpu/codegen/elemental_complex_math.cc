@@ -17,8 +17,8 @@
 //   asin, acos, asinh, acosh: Hull, Fairgrieve and Tang's algorithm (ACM TOMS 23(3), 1997):
 //            A = (|z+1| + |z-1|)/2, B = x/A with the forms that avoid cancellation near 1,
 //            asymptotic forms for |z| > 2^p.
-//   atanh:   Kahan's log1p(4x/((1-x)^2 + y^2))/4 + i atan2(2y, (1-x)(1+x) - y^2)/2, 1/z for
-//            large |z|.
+//   atanh:   glibc's: Kahan's log1p(4x/((1-x)^2 + y^2))/4 + i atan2(2y, 1 - x^2 - y^2)/2 (the
+//            denominator without cancellation), log|y| at the pole, 1/z for |z| >= 16/eps.
 //   exp, sinh, cosh, tanh: from their real-part formulas, e^x as e^(x/2) e^(x/2) where e^x
 //            alone would overflow; sin, cos, tan through sinh, cosh, tanh of iz.
 //   pow, atan2, expm1, log1p, rsqrt, logistic: the interpreter's formulas
@@ -72,7 +72,6 @@ class ComplexMath {
   V Sqrt(V a) { return b_->CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a); }
   V CopySign(V m, V s) { return b_->CreateBinaryIntrinsic(llvm::Intrinsic::copysign, m, s); }
   V MaxNum(V a, V c) { return b_->CreateMaxNum(a, c); }
-  V MinNum(V a, V c) { return b_->CreateMinNum(a, c); }
   V Fma(V a, V c, V d) { return b_->CreateIntrinsic(llvm::Intrinsic::fma, {t_}, {a, c, d}); }
   V Sel(V cond, V a, V c) { return b_->CreateSelect(cond, a, c); }
   Cx Sel(V cond, Cx a, Cx c) { return {Sel(cond, a.re, c.re), Sel(cond, a.im, c.im)}; }
@@ -337,13 +336,13 @@ class ComplexMath {
   // sin z = -i sinh(iz), except that an infinite imaginary part with an infinite or NaN real
   // part gives +inf (glibc's csin; Annex G leaves the sign unspecified).
   Cx Sin(Cx z) {
-    Cx r = TimesMinusI(SinhCosh(TimesI(z, this), false), this);
+    Cx r = TimesMinusI(SinhCosh(TimesI(z), false));
     return Sel(And(Not(IsFinite(z.re)), IsInf(z.im)), Cx{NaN(), Inf()}, r);
   }
 
   // i z and -i z.
-  static Cx TimesI(Cx z, ComplexMath* m) { return {m->Neg(z.im), z.re}; }
-  static Cx TimesMinusI(Cx z, ComplexMath* m) { return {z.im, m->Neg(z.re)}; }
+  Cx TimesI(Cx z) { return {Neg(z.im), z.re}; }
+  Cx TimesMinusI(Cx z) { return {z.im, Neg(z.re)}; }
 
   // Hull et al.: asin (acos = false) or acos (acos = true) of x + iy for x, y >= 0, finite;
   // returns the real part and the magnitude of the imaginary part.
@@ -399,7 +398,7 @@ class ComplexMath {
   Cx Asin(Cx z) {
     Cx core = AsinAcosCore(Abs(z.re), Abs(z.im), false);
     Cx r{CopySign(core.re, z.re), CopySign(core.im, z.im)};
-    Cx special = TimesMinusI(AsinhSpecial(Neg(z.im), z.re), this);
+    Cx special = TimesMinusI(AsinhSpecial(Neg(z.im), z.re));
     return Sel(Finite(z), r, special);
   }
 
@@ -407,7 +406,7 @@ class ComplexMath {
     Cx core = AsinAcosCore(Abs(z.re), Abs(z.im), true);
     Cx r{Sel(SignBit(z.re), Sub(Pi(), core.re), core.re), Neg(CopySign(core.im, z.im))};
     // glibc: pi/2 - casin(z) for infinite or NaN parts (a -0 real part becomes +0).
-    Cx s = TimesMinusI(AsinhSpecial(Neg(z.im), z.re), this);
+    Cx s = TimesMinusI(AsinhSpecial(Neg(z.im), z.re));
     V re = Sub(HalfPi(), s.re);
     Cx special{Sel(IsZero(re), K(0), re), Neg(s.im)};
     return Sel(Finite(z), r, special);
@@ -564,8 +563,8 @@ llvm::Value* ElementalEmitter::EmitInlineComplexOp(HloOpcode op, llvm::Value* a,
     case HloOpcode::kTanh: r = m.Tanh(x); break;
     // sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz) (C99 G.6).
     case HloOpcode::kSine: r = m.Sin(x); break;
-    case HloOpcode::kCosine: r = m.SinhCosh(ComplexMath::TimesI(x, &m), true); break;
-    case HloOpcode::kTan: r = ComplexMath::TimesMinusI(m.Tanh(ComplexMath::TimesI(x, &m)), &m); break;
+    case HloOpcode::kCosine: r = m.SinhCosh(m.TimesI(x), true); break;
+    case HloOpcode::kTan: r = m.TimesMinusI(m.Tanh(m.TimesI(x))); break;
     case HloOpcode::kAsin: r = m.Asin(x); break;
     case HloOpcode::kAcos: r = m.Acos(x); break;
     case HloOpcode::kAsinh: r = m.Asinh(x); break;
