@@ -13,14 +13,6 @@ set(XLA_GPU_SUITE_EXCLUDED_ops_device_test InterpreterDeviceTest.RaggedAllToAllW
 set(XLA_GPU_SUITE_EXCLUDED_ops_rng_bits_test RngBitGeneratorTest.*)
 set(XLA_GPU_SUITE_EXCLUDED_ops_rng_test InterpreterRngTest.*)
 set(XLA_GPU_SUITE_EXCLUDED_ops_shape_test InterpreterShapeTest.DynamicReshapeAtBounds)
-# Element code the cpu backend gets from its runtime, which device code cannot call: complex
-# division, transcendentals and sign; rounding to 8- and 4-bit floats.
-set(XLA_GPU_SUITE_EXCLUDED_ops_elementwise_test
-    ElementwiseUnaryTest.FloatSignKeepsNegativeZeroAndNaN ElementwiseUnaryTest.NarrowFloatsRoundOnce
-    ElementwiseUnaryTest.ComplexMath ElementwiseBinaryTest.WrappingArithmetic ElementwiseBinaryTest.Power)
-set(XLA_GPU_SUITE_EXCLUDED_ops_elementwise_convert_test ElementwiseConvertTest.IntToFloatAndBetweenFloats)
-set(XLA_GPU_SUITE_EXCLUDED_ops_linalg_conv_test InterpreterConvTest.EveryElementType)
-set(XLA_GPU_SUITE_EXCLUDED_ops_linalg_dot_test InterpreterDotTest.EveryElementType)
 
 file(GLOB _xla_gpu_suites CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/backends/interpreter/*_test.cc)
 foreach(_suite_src ${_xla_gpu_suites})
