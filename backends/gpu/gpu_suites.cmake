@@ -8,10 +8,7 @@ set(XLA_GPU_SUITES_SKIPPED opcode_coverage_test)
 
 # Tests the gpu backend does not pass yet, as gtest negative filters, each with the reason.
 # Ops with no gpu kernel yet (the compile fails naming them):
-set(XLA_GPU_SUITE_EXCLUDED_ops_device_feed_test InterpreterFeedTest.*)       # infeed, outfeed
 set(XLA_GPU_SUITE_EXCLUDED_ops_device_test InterpreterDeviceTest.RaggedAllToAllWithOnePeer)
-set(XLA_GPU_SUITE_EXCLUDED_ops_rng_bits_test RngBitGeneratorTest.*)
-set(XLA_GPU_SUITE_EXCLUDED_ops_rng_test InterpreterRngTest.*)
 set(XLA_GPU_SUITE_EXCLUDED_ops_shape_test InterpreterShapeTest.DynamicReshapeAtBounds)
 
 file(GLOB _xla_gpu_suites CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/backends/interpreter/*_test.cc)

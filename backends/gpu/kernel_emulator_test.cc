@@ -5,10 +5,12 @@
 // cuBLAS is absent, so dots are the backend's own kernels.
 #include "backends/gpu/testing/kernel_emulator.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -60,24 +62,36 @@ backend::Backend* Interpreter() {
   return interpreter;
 }
 
-absl::StatusOr<Literal> Run(backend::Backend& b, const std::string& hlo, const std::vector<Literal>& args) {
+absl::StatusOr<std::unique_ptr<backend::Executable>> CompileOn(backend::Backend& b, const std::string& hlo) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
   if (!module.ok()) return module.status();
-  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b.Compile(*std::move(module), backend::CompileOptions());
-  if (!exe.ok()) return exe.status();
+  return b.Compile(*std::move(module), backend::CompileOptions());
+}
+
+absl::StatusOr<Literal> Execute(backend::Backend& b, backend::Executable& exe, const std::vector<Literal>& args) {
   std::vector<std::shared_ptr<backend::Buffer>> buffers;
   for (const Literal& a : args) {
     absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = b.TransferToDevice(a, 0);
     if (!buffer.ok()) return buffer.status();
     buffers.push_back(*std::move(buffer));
   }
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute(buffers, backend::ExecuteOptions());
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = exe.Execute(buffers, backend::ExecuteOptions());
   if (!out.ok()) return out.status();
   return b.TransferFromDevice(**out);
 }
 
+absl::StatusOr<Literal> RunOn(backend::Backend& b, const std::string& hlo, const std::vector<Literal>& args) {
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = CompileOn(b, hlo);
+  if (!exe.ok()) return exe.status();
+  return Execute(b, **exe, args);
+}
+
+constexpr int64_t kMaxEmulatedBytes = int64_t{4} << 20;
+
 // Seeded random arguments for the entry's parameters, as the device check makes them.
-absl::StatusOr<std::vector<Literal>> Arguments(const std::string& name, const std::string& hlo, int64_t* bytes) {
+// Stops early (the caller skips the module) past `max_bytes`.
+absl::StatusOr<std::vector<Literal>> Arguments(const std::string& name, const std::string& hlo, int64_t* bytes,
+                                               int64_t max_bytes) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
   if (!module.ok()) return module.status();
   uint64_t state = std::hash<std::string>()(name);
@@ -87,7 +101,7 @@ absl::StatusOr<std::vector<Literal>> Arguments(const std::string& name, const st
     ShapeUtil::ForEachSubshape(p->shape(), [&](const Shape& s, const ShapeIndex&) {
       if (s.IsArray()) *bytes += ShapeUtil::ByteSizeOf(s);
     });
-    if (*bytes > (int64_t{64} << 20)) return args;  // the caller skips it
+    if (*bytes > max_bytes) return args;
     absl::StatusOr<Literal> arg = Literal::Create(p->shape());
     if (!arg.ok()) return arg.status();
     modules::FillRandom(&*arg, p->shape(), &state);
@@ -101,10 +115,10 @@ void Check(const std::string& name, const std::string& hlo, double rtol, double 
   backend::Backend* gpu = Gpu();
   ASSERT_NE(gpu, nullptr);
   int64_t bytes = 0;
-  absl::StatusOr<std::vector<Literal>> args = Arguments(name, hlo, &bytes);
+  absl::StatusOr<std::vector<Literal>> args = Arguments(name, hlo, &bytes, int64_t{256} << 20);
   ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<Literal> actual = Run(*gpu, hlo, *args);
-  absl::StatusOr<Literal> expected = Run(*Interpreter(), hlo, *args);
+  absl::StatusOr<Literal> actual = RunOn(*gpu, hlo, *args);
+  absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, *args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   EXPECT_TRUE(LiteralNear(*expected, actual, rtol, atol)) << name;
 }
@@ -130,6 +144,60 @@ TEST_P(CuratedCaseTest, AgreesWithTheInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(Curated, CuratedCaseTest, ::testing::ValuesIn(CheckedCuratedCases()),
                          [](const ::testing::TestParamInfo<modules::CuratedCase>& info) { return info.param.name; });
+
+// Every conformance module (XLA's own test HLO) that the gpu backend compiles, on seeded
+// random arguments, against the interpreter, as the device check runs them on a GPU. Modules
+// the interpreter cannot run either (or with over 64 MiB of arguments) are passed over.
+TEST(KernelEmulatorTest, ConformanceModulesAgreeWithTheInterpreter) {
+  const char* shared = std::getenv("XLA_SHARED_DIR");
+  const std::filesystem::path dir = std::filesystem::path(shared != nullptr ? shared : "../shared") / "conformance";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no conformance modules at " << dir;
+  backend::Backend* gpu = Gpu();
+  ASSERT_NE(gpu, nullptr);
+  int compared = 0, not_compiled = 0, not_run = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".hlo") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string name = entry.path().stem().string();
+    const auto start = std::chrono::steady_clock::now();
+    const bool trace = std::getenv("XLA_EMULATOR_TRACE") != nullptr;
+    absl::StatusOr<std::unique_ptr<backend::Executable>> on_gpu = CompileOn(*gpu, text.str());
+    if (!on_gpu.ok()) {
+      ++not_compiled;
+      continue;
+    }
+    int64_t bytes = 0;
+    absl::StatusOr<std::vector<Literal>> args = Arguments(name, text.str(), &bytes, kMaxEmulatedBytes);
+    // Emulated kernels run every thread on one core: modules moving more than 4 MiB (the
+    // conformance set has convolutions of 20 GFLOP) are left to the device check.
+    int64_t result_bytes = 0;
+    ShapeUtil::ForEachSubshape((*on_gpu)->module().entry_computation()->root_instruction()->shape(),
+                               [&](const Shape& s, const ShapeIndex&) {
+                                 if (s.IsArray()) result_bytes += ShapeUtil::ByteSizeOf(s);
+                               });
+    if (!args.ok() || bytes > kMaxEmulatedBytes || result_bytes > kMaxEmulatedBytes) {
+      ++not_run;
+      continue;
+    }
+    absl::StatusOr<Literal> expected = RunOn(*Interpreter(), text.str(), *args);
+    if (!expected.ok()) {
+      ++not_run;
+      continue;
+    }
+    // The device check's tolerance (tests/gpu/gpu_bundle.cc): reductions reassociate.
+    EXPECT_TRUE(LiteralNear(*expected, Execute(*gpu, **on_gpu, *args), 2e-6, 1e-5)) << name;
+    ++compared;
+    if (trace) {
+      std::cerr << name << " "
+                << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s\n";
+    }
+  }
+  std::cout << compared << " conformance modules compared, " << not_compiled << " not compiled by the gpu backend, "
+            << not_run << " not run (too large, or the interpreter refuses them)\n";
+  EXPECT_GT(compared, 100);
+}
 
 }  // namespace
 }  // namespace gpu

@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
       const std::string name = "conformance_" + entry.path().stem().string();
       // $GPU_BUNDLE_VERBOSE=1: say why each skipped conformance module does not compile.
       const bool verbose = std::getenv("GPU_BUNDLE_VERBOSE") != nullptr;
-      if (AddCase(dir, name, text.str(), "2e-6 1e-6", /*quiet=*/!verbose)) {
+      // atol 1e-5: reductions of a few hundred seeded values in [-2, 2) reassociate on the
+      // device (a result near zero keeps the terms' absolute rounding, ~1e-6 per 256 terms).
+      if (AddCase(dir, name, text.str(), "2e-6 1e-5", /*quiet=*/!verbose)) {
         ++conformance;
       } else {
         ++skipped;
