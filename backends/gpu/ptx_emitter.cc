@@ -71,6 +71,17 @@ std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloIns
   return outputs;
 }
 
+// `linear` in row-major order over `dims` (all of them), as a multi-index.
+std::vector<llvm::Value*> RowMajorIndex(llvm::IRBuilder<>* b, absl::Span<const int64_t> dims, llvm::Value* linear) {
+  std::vector<llvm::Value*> multi(dims.size());
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    llvm::Value* size = b->getInt64(dims[d]);
+    multi[d] = d == 0 ? linear : b->CreateURem(linear, size);
+    linear = b->CreateUDiv(linear, size);
+  }
+  return multi;
+}
+
 namespace {
 
 constexpr char kTriple[] = "nvptx64-nvidia-cuda";
@@ -136,16 +147,6 @@ std::vector<const HloInstruction*> RowReductions(const HloInstruction& hlo) {
 }
 
 
-// `linear` in row-major order over `dims` (all of them), as a multi-index.
-std::vector<llvm::Value*> RowMajorIndex(llvm::IRBuilder<>* b, absl::Span<const int64_t> dims, llvm::Value* linear) {
-  std::vector<llvm::Value*> multi(dims.size());
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
-    llvm::Value* size = b->getInt64(dims[d]);
-    multi[d] = d == 0 ? linear : b->CreateURem(linear, size);
-    linear = b->CreateUDiv(linear, size);
-  }
-  return multi;
-}
 
 absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo) {
   llvm::IRBuilder<>& b = *k.b;

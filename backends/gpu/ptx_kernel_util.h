@@ -67,6 +67,8 @@ llvm::Value* ReadSpecialRegister(llvm::IRBuilder<>* b, llvm::Intrinsic::ID id);
 // This thread's index in the grid, and the grid's threads.
 llvm::Value* GlobalThread(llvm::IRBuilder<>* b);
 llvm::Value* GridThreads(llvm::IRBuilder<>* b);
+// `linear` in row-major order over `dims` (all of them), as a multi-index.
+std::vector<llvm::Value*> RowMajorIndex(llvm::IRBuilder<>* b, absl::Span<const int64_t> dims, llvm::Value* linear);
 // The arrays the kernel writes (its first parameters) with their shapes.
 std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloInstruction* hlo);
 

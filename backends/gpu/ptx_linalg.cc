@@ -92,28 +92,15 @@ class LinalgEmitter {
   }
   Cx Scale(Cx a, llvm::Value* s) { return {b_.CreateFMul(a.re, s), b_.CreateFMul(a.im, s)}; }
   Cx DivReal(Cx a, llvm::Value* s) { return {b_.CreateFDiv(a.re, s), b_.CreateFDiv(a.im, s)}; }
-  // a / c by Smith's method (scaled by the larger part of c, so no intermediate overflows);
-  // a real c (zero imaginary part) divides each part, giving IEEE inf/NaN for a zero pivot.
+  // a / c as std::complex<double> divides (the emitter's inline complex division, C99 Annex G
+  // with libgcc's scaling); a real c divides each part, giving IEEE inf/NaN for a zero pivot.
   Cx Div(Cx a, Cx c, bool complex) {
     if (!complex) return {b_.CreateFDiv(a.re, c.re), Real(0)};
-    llvm::Value* abs_re = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, c.re);
-    llvm::Value* abs_im = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, c.im);
-    llvm::Value* re_major = b_.CreateFCmpOGE(abs_re, abs_im);
-    // |re| >= |im|: r = im/re, den = re + im r; (a.re + a.im r)/den + (a.im - a.re r)/den i.
-    llvm::Value* r1 = b_.CreateFDiv(c.im, c.re);
-    llvm::Value* d1 = b_.CreateFAdd(c.re, b_.CreateFMul(c.im, r1));
-    Cx q1{b_.CreateFDiv(b_.CreateFAdd(a.re, b_.CreateFMul(a.im, r1)), d1),
-          b_.CreateFDiv(b_.CreateFSub(a.im, b_.CreateFMul(a.re, r1)), d1)};
-    // otherwise: r = re/im, den = re r + im; (a.re r + a.im)/den + (a.im r - a.re)/den i.
-    llvm::Value* r2 = b_.CreateFDiv(c.re, c.im);
-    llvm::Value* d2 = b_.CreateFAdd(b_.CreateFMul(c.re, r2), c.im);
-    Cx q2{b_.CreateFDiv(b_.CreateFAdd(b_.CreateFMul(a.re, r2), a.im), d2),
-          b_.CreateFDiv(b_.CreateFSub(b_.CreateFMul(a.im, r2), a.re), d2)};
-    // A zero divisor: each part divided by zero, as a real division would give.
-    llvm::Value* zero = b_.CreateAnd(b_.CreateFCmpOEQ(c.re, Real(0)), b_.CreateFCmpOEQ(c.im, Real(0)));
-    Cx q0{b_.CreateFDiv(a.re, c.re), b_.CreateFDiv(a.im, c.re)};
-    Cx q{b_.CreateSelect(re_major, q1.re, q2.re), b_.CreateSelect(re_major, q1.im, q2.im)};
-    return {b_.CreateSelect(zero, q0.re, q.re), b_.CreateSelect(zero, q0.im, q.im)};
+    cpu::ElementalEmitter& e = *k_.elemental;
+    llvm::Value* q = e.EmitInlineComplexOp(HloOpcode::kDivide, e.MakeComplex(a.re, a.im, C128),
+                                           e.MakeComplex(c.re, c.im, C128), C128);
+    auto [re, im] = e.ComplexParts(q, C128);
+    return {re, im};
   }
 
   // A complex double kept in memory across loop iterations.
@@ -145,16 +132,6 @@ class LinalgEmitter {
     llvm::Value* exact_re = b_.CreateSelect(is(0), Real(1), b_.CreateSelect(is(2), Real(-1), Real(0)));
     llvm::Value* exact_im = b_.CreateSelect(is(1), Real(sign), b_.CreateSelect(is(3), Real(-sign), Real(0)));
     return {b_.CreateSelect(exact, exact_re, c), b_.CreateSelect(exact, exact_im, s)};
-  }
-
-  // `linear` as a row-major index over `dims`.
-  std::vector<llvm::Value*> Unflatten(absl::Span<const int64_t> dims, llvm::Value* linear) {
-    std::vector<llvm::Value*> multi(dims.size());
-    for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
-      multi[d] = d == 0 ? linear : b_.CreateURem(linear, I64(dims[d]));
-      linear = b_.CreateUDiv(linear, I64(std::max<int64_t>(dims[d], 1)));
-    }
-    return multi;
   }
 
   template <typename F>
@@ -229,7 +206,7 @@ absl::Status EmitFft(KernelContext& k, const HloInstruction* hlo) {
   const bool complex_in = primitive_util::IsComplexType(in.element_type());
   LinalgEmitter::Slot sum = e.NewSlot();
   return e.ForEachThread(ShapeUtil::ElementsIn(out), [&](llvm::Value* i) -> absl::Status {
-    const std::vector<llvm::Value*> at = e.Unflatten(out.dimensions(), i);
+    const std::vector<llvm::Value*> at = RowMajorIndex(&b, out.dimensions(), i);
     e.Write(sum, {e.Real(0), e.Real(0)});
     // The input index: the batch dimensions as the output's, the transformed ones looped.
     std::vector<llvm::Value*> from(at.begin(), at.end());
@@ -321,7 +298,7 @@ absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
   }
   LinalgEmitter::Slot acc = e.NewSlot();
   return e.ForEachThread(Product(batch_dims), [&](llvm::Value* batch) -> absl::Status {
-    const std::vector<llvm::Value*> base = e.Unflatten(batch_dims, batch);
+    const std::vector<llvm::Value*> base = RowMajorIndex(&b, batch_dims, batch);
     auto at = [&](llvm::Value* r, llvm::Value* c) {
       std::vector<llvm::Value*> m = base;
       m.push_back(r);
@@ -410,7 +387,7 @@ absl::Status EmitTriangularSolve(KernelContext& k, const HloInstruction* hlo) {
   LinalgEmitter::Slot acc = e.NewSlot();
   return e.ForEachThread(Product(batch_dims) * rhs, [&](llvm::Value* item) -> absl::Status {
     llvm::Value* c = b.CreateURem(item, e.I64(std::max<int64_t>(rhs, 1)));
-    const std::vector<llvm::Value*> base = e.Unflatten(batch_dims, b.CreateUDiv(item, e.I64(std::max<int64_t>(rhs, 1))));
+    const std::vector<llvm::Value*> base = RowMajorIndex(&b, batch_dims, b.CreateUDiv(item, e.I64(std::max<int64_t>(rhs, 1))));
     auto at = [&](llvm::Value* r, llvm::Value* col) {
       std::vector<llvm::Value*> v = base;
       v.push_back(r);

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/ptx_kernel_util.h"
+#include "backends/interpreter/ops_rng_bits.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 
@@ -114,38 +115,14 @@ class RngEmitter {
   // interpreter::rng::HalfSplit::Locate in IR: row-major `r` of `dims` -> its half element
   // and which half (0 or 1).
   void LocateHalf(absl::Span<const int64_t> dims, llvm::Value* r, llvm::Value** half, llvm::Value** which) {
-    int64_t outer = 1, extent = 1, inner = 1;
-    SplitIntoHalves(dims, &outer, &extent, &inner);
-    const int64_t half_extent = (extent + 1) / 2;
+    const interpreter::rng::HalfSplit split = interpreter::rng::SplitIntoHalves(dims);
+    const int64_t inner = split.inner, extent = split.extent, half_extent = split.half_extent();
     llvm::Value* in = b_.CreateURem(r, b_.getInt64(inner));
     llvm::Value* s = b_.CreateURem(b_.CreateUDiv(r, b_.getInt64(inner)), b_.getInt64(extent));
     llvm::Value* out = b_.CreateUDiv(r, b_.getInt64(inner * extent));
     llvm::Value* pair = b_.CreateAdd(b_.CreateMul(out, b_.getInt64(half_extent)), b_.CreateUDiv(s, b_.getInt64(2)));
     *half = b_.CreateAdd(b_.CreateMul(pair, b_.getInt64(inner)), in);
     *which = b_.CreateURem(s, b_.getInt64(2));
-  }
-
-  // XLA's SplitShapeIntoHalves (interpreter::rng::SplitIntoHalves): the first even
-  // dimension, else the first largest; a scalar is one pair.
-  static void SplitIntoHalves(absl::Span<const int64_t> dims, int64_t* outer, int64_t* extent, int64_t* inner) {
-    *outer = *extent = *inner = 1;
-    if (dims.empty()) return;
-    int64_t dim = -1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] % 2 == 0) {
-        dim = static_cast<int64_t>(i);
-        break;
-      }
-    }
-    if (dim < 0) {
-      dim = 0;
-      for (size_t i = 1; i < dims.size(); ++i) {
-        if (dims[i] > dims[dim]) dim = static_cast<int64_t>(i);
-      }
-    }
-    for (int64_t i = 0; i < dim; ++i) *outer *= dims[i];
-    *extent = dims[dim];
-    for (size_t i = dim + 1; i < dims.size(); ++i) *inner *= dims[i];
   }
 
  private:
@@ -278,8 +255,8 @@ absl::Status EmitRngOpBody(KernelContext& k, const HloInstruction* hlo) {
   }
   // Normal: Box-Muller on pairs of uniform values along the split dimension, then mu + sigma z
   // (a is mu, b is sigma).
-  int64_t outer = 1, extent = 1, inner = 1;
-  RngEmitter::SplitIntoHalves(out.dimensions(), &outer, &extent, &inner);
+  const interpreter::rng::HalfSplit split = interpreter::rng::SplitIntoHalves(out.dimensions());
+  const int64_t inner = split.inner;
   llvm::Value* floor = llvm::ConstantFP::get(ft, wide ? static_cast<double>(1.0e-7f) : 1.0e-7f);
   llvm::Value* two_pi = llvm::ConstantFP::get(ft, wide ? 2.0 * M_PI : static_cast<float>(2.0 * M_PI));
   llvm::Function* sqrt = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::sqrt, {ft});
