@@ -455,10 +455,10 @@ class GpuExecutable : public backend::Executable {
                                                      arg->shape().ToString(true), ", the parameter wants ",
                                                      want.ToString(true)));
     }
+    if (!want.IsArray() || !want.has_layout()) return arg;
     // A buffer whose shape has no layout holds its array row-major.
-    Shape have = arg->shape();
-    ShapeUtil::SetDefaultLayoutsIfMissing(&have);
-    if (!want.IsArray() || !want.has_layout() || have.layout().minor_to_major() == want.layout().minor_to_major()) {
+    const Shape& have = arg->shape();
+    if (have.has_layout() ? have.layout().minor_to_major() == want.layout().minor_to_major() : RowMajor(want)) {
       return arg;
     }
     ASSIGN_OR_RETURN(Literal host, Download(device_, *arg));

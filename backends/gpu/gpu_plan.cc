@@ -90,6 +90,8 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
 bool RowMajor(const Shape& shape) {
   if (!shape.IsArray() || !shape.has_layout()) return false;
   for (int64_t i = 0; i < shape.rank(); ++i) {
@@ -97,8 +99,6 @@ bool RowMajor(const Shape& shape) {
   }
   return true;
 }
-
-}  // namespace
 
 GpuPlanStep::Kind NewestStepKind(int version) {
   if (version <= 2) return GpuPlanStep::Kind::kCall;

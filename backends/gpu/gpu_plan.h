@@ -138,6 +138,9 @@ uint64_t RngKernelKey(uint64_t seed, const std::string& name, uint64_t draw);
 // elements of a tuple of arrays of one shape; none for any other shape.
 std::vector<const Shape*> KernelOutputs(const Shape& shape);
 
+// True for an array whose layout is row-major (minor_to_major descending).
+bool RowMajor(const Shape& shape);
+
 // True when `hlo` is computed by a kAlias step: add-dependency, opt-barrier or domain whose
 // result is its operand 0's shape, a bitcast between laid-out arrays of one byte size, a
 // reshape between row-major arrays, or copy-start/copy-done (one device has one memory: the
