@@ -145,6 +145,25 @@ TEST_P(CuratedCaseTest, AgreesWithTheInterpreter) {
 INSTANTIATE_TEST_SUITE_P(Curated, CuratedCaseTest, ::testing::ValuesIn(CheckedCuratedCases()),
                          [](const ::testing::TestParamInfo<modules::CuratedCase>& info) { return info.param.name; });
 
+// The emulator runs only kernels whose IR this process emitted; any other launch fails (a
+// launch error, not a crash), as does a grid of more than one dimension.
+TEST(KernelEmulatorTest, LaunchesItCannotRunFail) {
+  ASSERT_NE(Gpu(), nullptr);
+  absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(XLA_FAKE_LIBCUDA);
+  ASSERT_TRUE(driver.ok()) << driver.status();
+  const CudaDriver& d = **driver;
+  const int before = EmulatedLaunches();
+  const char image[] = "// not emitted by this process\n.entry k0_ghost(\n)\n";
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  ASSERT_EQ(d.cuModuleLoadDataEx(&module, image, 0, nullptr, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuModuleGetFunction(&function, module, "k0_ghost"), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_ERROR_LAUNCH_FAILED);
+  EXPECT_EQ(d.cuLaunchKernel(function, 1, 2, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_ERROR_LAUNCH_FAILED);
+  EXPECT_EQ(EmulatedLaunches(), before + 2);
+  EXPECT_EQ(d.cuModuleUnload(module), CUDA_SUCCESS);
+}
+
 // Every conformance module (XLA's own test HLO) that the gpu backend compiles, on seeded
 // random arguments, against the interpreter, as the device check runs them on a GPU. Modules
 // the interpreter cannot run either (or with over 64 MiB of arguments) are passed over.

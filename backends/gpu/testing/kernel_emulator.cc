@@ -322,6 +322,10 @@ int Run(const char* image, const char* kernel, const unsigned* grid_dims, const 
         void*) {
   std::lock_guard<std::mutex> lock(mu);
   ++launches;
+  if (grid_dims[1] != 1 || grid_dims[2] != 1 || block_dims[1] != 1 || block_dims[2] != 1) {
+    std::fprintf(stderr, "kernel emulator: %s launched with a grid or block of more than one dimension\n", kernel);
+    return 1;
+  }
   const std::string ptx(image);
   auto& modules = ModulesByPtx();
   auto it = modules.find(ptx);
@@ -341,10 +345,6 @@ int Run(const char* image, const char* kernel, const unsigned* grid_dims, const 
   auto k = it->second->kernels.find(kernel);
   if (k == it->second->kernels.end()) {
     std::fprintf(stderr, "kernel emulator: no kernel %s in its module\n", kernel);
-    return 1;
-  }
-  if (grid_dims[1] != 1 || grid_dims[2] != 1 || block_dims[1] != 1 || block_dims[2] != 1) {
-    std::fprintf(stderr, "kernel emulator: %s launched with a grid or block of more than one dimension\n", kernel);
     return 1;
   }
   RunGrid(k->second, grid_dims[0], block_dims[0], params);
