@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/pass_util.h"
+#include "backends/gpu/gpu_conv_gemm.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -126,7 +127,8 @@ absl::StatusOr<bool> ExpandForGpu(HloModule* module) {
       changed = true;
     }
   }
-  return changed;
+  ASSIGN_OR_RETURN(bool convolutions, RewriteConvolutionsAsGemm(module));
+  return changed || convolutions;
 }
 
 }  // namespace gpu
