@@ -281,8 +281,31 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   const PrimitiveType type = s.operand_type;
   const PrimitiveType result_type = conv->shape().element_type();
 
+  // Window padding (negative crops) and base dilation as one pad with zeros, in the input's
+  // own type and dimension order: the convert and relayout below then fuse with the slices
+  // into the patch fusion (a pad is a kernel of its own).
+  HloInstruction* x = conv->mutable_operand(0);
+  const PrimitiveType input_type = x->shape().element_type();
+  bool pads = false;
+  HloInstructionProto pad_attrs;
+  std::vector<int64_t> padded = Builder::Dims(x);
+  for (int64_t i = 0; i < rank + 2; ++i) pad_attrs.mutable_padding_config()->add_dimensions();
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t i = dn.input_spatial_dimensions(d);
+    auto* p = pad_attrs.mutable_padding_config()->mutable_dimensions(i);
+    p->set_edge_padding_low(s.pad_low[d]);
+    p->set_edge_padding_high(s.pad_high[d]);
+    p->set_interior_padding(s.base_dilation[d] - 1);
+    padded[i] = (s.input[d] - 1) * s.base_dilation[d] + 1 + s.pad_low[d] + s.pad_high[d];
+    pads |= s.pad_low[d] != 0 || s.pad_high[d] != 0 || s.base_dilation[d] != 1;
+  }
+  if (pads) {
+    ASSIGN_OR_RETURN(HloInstruction* zero, b.Scalar(input_type, 0));
+    x = b.Add(HloOpcode::kPad, input_type, padded, {x, zero}, pad_attrs);
+  }
+
   // Input as [g * batch, spatial..., features / g].
-  HloInstruction* x = b.Convert(conv->mutable_operand(0), type);
+  x = b.Convert(x, type);
   std::vector<int64_t> perm = {dn.input_batch_dimension()};
   for (int64_t d = 0; d < rank; ++d) perm.push_back(dn.input_spatial_dimensions(d));
   perm.push_back(dn.input_feature_dimension());
@@ -300,25 +323,6 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
     merged[1] *= merged[0];
     merged.erase(merged.begin());
     x = b.Reshape(x, merged);
-  }
-
-  // Window padding (negative crops) and base dilation as one pad with zeros.
-  bool pads = false;
-  HloInstructionProto pad_attrs;
-  std::vector<int64_t> padded = Builder::Dims(x);
-  for (int64_t i = 0; i < rank + 2; ++i) {
-    auto* p = pad_attrs.mutable_padding_config()->add_dimensions();
-    if (i == 0 || i == rank + 1) continue;
-    const int64_t d = i - 1;
-    p->set_edge_padding_low(s.pad_low[d]);
-    p->set_edge_padding_high(s.pad_high[d]);
-    p->set_interior_padding(s.base_dilation[d] - 1);
-    padded[i] = (s.input[d] - 1) * s.base_dilation[d] + 1 + s.pad_low[d] + s.pad_high[d];
-    pads |= s.pad_low[d] != 0 || s.pad_high[d] != 0 || s.base_dilation[d] != 1;
-  }
-  if (pads) {
-    ASSIGN_OR_RETURN(HloInstruction* zero, b.Scalar(type, 0));
-    x = b.Add(HloOpcode::kPad, type, padded, {x, zero}, pad_attrs);
   }
 
   // Patches [g * batch, output spatial..., window..., features / g] -> [(g,) m, k].

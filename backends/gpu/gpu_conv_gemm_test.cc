@@ -4,6 +4,7 @@
 // the kernel emulator against the interpreter for convolutions it rewrites by itself.
 #include "backends/gpu/gpu_conv_gemm.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -83,38 +84,46 @@ TEST(ConvGemmTest, ATypicalConvolutionBecomesOneDot) {
   EXPECT_EQ(dot->operand(1)->shape().dimensions(), (std::vector<int64_t>{9 * 64, 64}));
 }
 
+std::vector<std::string> KernelOpcodes(const GpuPlan& plan);
+
 // After the whole pipeline: a pad kernel, one fusion gathering the patches, the dot (marked for
 // cuBLAS) and nothing else; no convolution kernel.
 TEST(ConvGemmTest, ThePlanIsPadPatchFusionAndGemm) {
   absl::StatusOr<GpuPlan> plan = CompileGpuPlan(Parse(kNhwc3x3), GpuTarget{});
   ASSERT_TRUE(plan.ok()) << plan.status();
-  std::vector<std::string> kernels;
   int gemms = 0;
   for (const GpuPlanStep& step : plan->entry().steps) {
-    if (step.kind != GpuPlanStep::Kind::kKernel) continue;
-    kernels.push_back(std::string(HloOpcodeString(step.hlo->opcode())));
     if (step.hlo->opcode() == HloOpcode::kDot) gemms += step.gemm;
   }
-  EXPECT_EQ(kernels, (std::vector<std::string>{"pad", "fusion", "dot"}));
+  EXPECT_EQ(KernelOpcodes(*plan), (std::vector<std::string>{"pad", "fusion", "dot"}));
   EXPECT_EQ(gemms, 1);
 }
 
-// NCHW with a stride and no padding: the relayout of the input fuses into the patch fusion;
-// the result's relayout is a transpose kernel.
-TEST(ConvGemmTest, NchwPlanHasNoPad) {
-  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(
+std::vector<std::string> KernelOpcodes(const GpuPlan& plan) {
+  std::vector<std::string> kernels;
+  for (const GpuPlanStep& step : plan.entry().steps) {
+    if (step.kind == GpuPlanStep::Kind::kKernel) kernels.push_back(std::string(HloOpcodeString(step.hlo->opcode())));
+  }
+  return kernels;
+}
+
+// NCHW: the input's relayout (and, without padding, everything before the dot) fuses into
+// the patch fusion; the kernel's and the result's relayouts are transpose kernels.
+TEST(ConvGemmTest, NchwRelayoutsFuseIntoThePatches) {
+  absl::StatusOr<GpuPlan> strided = CompileGpuPlan(
       Parse(ConvModule("f32[4,32,18,18]", "f32[32,32,3,3]", "f32[4,32,8,8]",
                        "window={size=3x3 stride=2x2}, dim_labels=bf01_oi01->bf01")),
       GpuTarget{});
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  std::vector<std::string> kernels;
-  for (const GpuPlanStep& step : plan->entry().steps) {
-    if (step.kind == GpuPlanStep::Kind::kKernel) kernels.push_back(std::string(HloOpcodeString(step.hlo->opcode())));
-  }
-  EXPECT_THAT(kernels, ::testing::Contains("dot"));
-  EXPECT_THAT(kernels, ::testing::Not(::testing::Contains("convolution")));
-  EXPECT_THAT(kernels, ::testing::Not(::testing::Contains("pad")));
-  EXPECT_THAT(kernels, ::testing::Contains("fusion"));
+  ASSERT_TRUE(strided.ok()) << strided.status();
+  EXPECT_EQ(KernelOpcodes(*strided), (std::vector<std::string>{"transpose", "fusion", "dot", "transpose"}));
+  absl::StatusOr<GpuPlan> padded = CompileGpuPlan(
+      Parse(ConvModule("f32[4,32,16,16]", "f32[32,32,3,3]", "f32[4,32,16,16]",
+                       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01")),
+      GpuTarget{});
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  std::vector<std::string> kernels = KernelOpcodes(*padded);
+  std::sort(kernels.begin(), kernels.end());
+  EXPECT_EQ(kernels, (std::vector<std::string>{"dot", "fusion", "pad", "transpose", "transpose"}));
 }
 
 TEST(ConvGemmTest, PrecisionConfigIsCarriedOntoTheDot) {
@@ -262,6 +271,8 @@ std::vector<ConvCase> SemanticCases() {
       {"s8_to_f32", "s8[2,6,6,4]", "s8[3,3,4,4]", "f32[2,4,4,4]", "window={size=3x3}, " + nhwc},
       {"mixed_f16_f32", "f16[2,6,6,4]", "f32[3,3,4,4]", "f32[2,4,4,4]", "window={size=3x3}, " + nhwc},
       {"bf16", "bf16[2,6,6,4]", "bf16[3,3,4,4]", "bf16[2,6,6,4]", "window={size=3x3 pad=1_1x1_1}, " + nhwc},
+      {"layouts", "f32[2,6,6,4]{2,1,3,0}", "f32[3,3,4,5]{0,1,2,3}", "f32[2,6,6,5]{0,1,2,3}",
+       "window={size=3x3 pad=1_1x1_1}, " + nhwc},
   };
 }
 
@@ -323,6 +334,10 @@ std::vector<ConvCase> GpuCases() {
        "window={size=3x3 pad=1_1x1_1}, " + nhwc},
       {"bf16", "bf16[2,12,12,32]", "bf16[3,3,32,32]", "bf16[2,12,12,32]", "window={size=3x3 pad=1_1x1_1}, " + nhwc,
        1e-2, 1e-1},
+      {"layouts", "f32[2,12,12,32]{2,1,3,0}", "f32[3,3,32,32]{0,1,2,3}", "f32[2,12,12,32]{1,2,3,0}",
+       "window={size=3x3 pad=1_1x1_1}, " + nhwc},
+      {"nchw_groups_padded", "f32[4,32,12,12]", "f32[32,8,3,3]", "f32[4,32,12,12]",
+       "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=4"},
   };
 }
 
