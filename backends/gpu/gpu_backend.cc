@@ -11,6 +11,8 @@
 #include "backends/gpu/cublas_library.h"
 #include "backends/gpu/device_memory_pool.h"
 #include "backends/interpreter/device_state.h"
+#include "backends/value_checks.h"
+#include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -253,7 +255,7 @@ class GpuExecutable : public backend::Executable {
           while (true) {
             RETURN_IF_ERROR(cancelled());
             ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], {state}, run));
-            ASSIGN_OR_RETURN(int64_t go, ReadScalar(*keep_going));
+            ASSIGN_OR_RETURN(int64_t go, ReadControl(*keep_going));
             if (go == 0) break;
             ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, run));
           }
@@ -262,7 +264,7 @@ class GpuExecutable : public backend::Executable {
         }
         case GpuPlanStep::Kind::kConditional: {
           const std::shared_ptr<backend::Buffer>& selector = values[step.operands[0]];
-          ASSIGN_OR_RETURN(int64_t index, ReadScalar(*selector));
+          ASSIGN_OR_RETURN(int64_t index, ReadControl(*selector));
           const int64_t branches = static_cast<int64_t>(step.callees.size());
           int64_t branch = index;
           if (selector->shape().element_type() == PRED) {
@@ -359,6 +361,7 @@ class GpuExecutable : public backend::Executable {
             pointers.push_back(out->address());
             values[s] = std::move(out);
           }
+          RETURN_IF_ERROR(CheckOperandValues(step, values));
           if (step.elements == 0) break;
           for (int o : step.operands) {
             const auto* in = dynamic_cast<const GpuBuffer*>(values[o].get());
@@ -425,21 +428,82 @@ class GpuExecutable : public backend::Executable {
     return Upload(device_, relaid);
   }
 
-  // The value of a pred[] or s32[] buffer, read back to the host (waits for its kernel).
-  absl::StatusOr<int64_t> ReadScalar(const backend::Buffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
-    const auto* gpu = dynamic_cast<const GpuBuffer*>(&buffer);
+  // A while condition's pred[] or a conditional's pred[] / s32[] selector, read back.
+  absl::StatusOr<int64_t> ReadControl(const backend::Buffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
     const PrimitiveType type = buffer.shape().IsArray() ? buffer.shape().element_type() : PRIMITIVE_TYPE_INVALID;
-    if (gpu == nullptr || (type != PRED && type != S32) || gpu->size_bytes() != (type == PRED ? 1 : 4)) {
+    if ((type != PRED && type != S32) || ShapeUtil::ElementsIn(buffer.shape()) != 1) {
       return absl::InternalError(absl::StrCat("gpu: control flow reads a ", buffer.shape().ToString(true),
                                               " buffer, not a pred[] or s32[]"));
     }
-    const CudaDriver* d = device_->driver;
-    uint8_t pred = 0;
-    int32_t index = 0;
-    void* host = type == PRED ? static_cast<void*>(&pred) : static_cast<void*>(&index);
-    CUDA_RETURN_IF_ERROR(d, cuMemcpyDtoHAsync(host, gpu->address(), static_cast<size_t>(gpu->size_bytes()), device_->stream));
-    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device_->stream));
-    return type == PRED ? int64_t{pred} : int64_t{index};
+    ASSIGN_OR_RETURN(std::vector<int64_t> value, ReadIntegers({&buffer}));
+    return value[0];
+  }
+
+  // The values of one-element integer or pred arrays, read back to the host in one wait
+  // for the kernels before them (a few bytes each).
+  absl::StatusOr<std::vector<int64_t>> ReadIntegers(absl::Span<const backend::Buffer* const> buffers)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    std::vector<int64_t> raw(buffers.size(), 0);
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      const auto* gpu = dynamic_cast<const GpuBuffer*>(buffers[i]);
+      const Shape& shape = buffers[i]->shape();
+      const PrimitiveType type = shape.IsArray() ? shape.element_type() : PRIMITIVE_TYPE_INVALID;
+      if (gpu == nullptr || (type != PRED && !primitive_util::IsIntegralType(type)) || ShapeUtil::ElementsIn(shape) != 1 ||
+          gpu->size_bytes() > static_cast<int64_t>(sizeof(int64_t))) {
+        return absl::InternalError(absl::StrCat("gpu: reads a ", shape.ToString(true), " buffer as one integer"));
+      }
+      CUDA_RETURN_IF_ERROR(device_->driver, cuMemcpyDtoHAsync(&raw[i], gpu->address(),
+                                                              static_cast<size_t>(gpu->size_bytes()), device_->stream));
+    }
+    CUDA_RETURN_IF_ERROR(device_->driver, cuStreamSynchronize(device_->stream));
+    std::vector<int64_t> values(buffers.size());
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      const PrimitiveType type = buffers[i]->shape().element_type();
+      values[i] = type == PRED ? int64_t{raw[i] != 0} : SignExtend(raw[i], type);
+    }
+    return values;
+  }
+
+  // An integer of `type` in the low bytes of `raw` (little-endian), as an int64.
+  static int64_t SignExtend(int64_t raw, PrimitiveType type) {
+    const int bits = primitive_util::BitWidth(type);
+    if (bits >= 64) return raw;
+    const uint64_t low = static_cast<uint64_t>(raw) & ((uint64_t{1} << bits) - 1);
+    if (!primitive_util::IsSignedIntegralType(type) || (low >> (bits - 1)) == 0) return static_cast<int64_t>(low);
+    return static_cast<int64_t>(low | ~((uint64_t{1} << bits) - 1));
+  }
+
+  // ragged-all-to-all and dynamic-reshape read rows and elements where run-time values say
+  // (ptx_emitter.cc): those values are read back and checked here, as every backend checks
+  // them (backends/value_checks.h), before the kernel could read past a buffer. This waits
+  // for the kernels before it: the host needs the values.
+  absl::Status CheckOperandValues(const GpuPlanStep& step, const std::vector<std::shared_ptr<backend::Buffer>>& values)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+    const HloInstruction& hlo = *step.hlo;
+    if (hlo.opcode() != HloOpcode::kDynamicReshape && hlo.opcode() != HloOpcode::kRaggedAllToAll) {
+      return absl::OkStatus();
+    }
+    std::vector<const backend::Buffer*> scalars;
+    for (size_t i = hlo.opcode() == HloOpcode::kRaggedAllToAll ? 2 : 1; i < step.operands.size(); ++i) {
+      scalars.push_back(values[step.operands[i]].get());
+    }
+    ASSIGN_OR_RETURN(std::vector<int64_t> v, ReadIntegers(scalars));
+    absl::Status checked;
+    if (hlo.opcode() == HloOpcode::kDynamicReshape) {
+      if (static_cast<int64_t>(v.size()) != hlo.shape().rank()) {
+        return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": dynamic-reshape needs one size per result dimension"));
+      }
+      for (size_t d = 0; d < v.size() && checked.ok(); ++d) {
+        checked = backend::CheckDynamicReshapeSize(static_cast<int64_t>(d), v[d],
+                                                   hlo.shape().dimensions(static_cast<int>(d)), "gpu backend");
+      }
+    } else {
+      if (v.size() != 4) return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": ragged-all-to-all takes 6 operands"));
+      checked = backend::CheckRaggedAllToAllRows(v[0], v[1], v[2], v[3], hlo.operand(0)->shape().dimensions(0),
+                                                 hlo.operand(1)->shape().dimensions(0));
+    }
+    if (checked.ok()) return checked;
+    return absl::Status(checked.code(), absl::StrCat(hlo.name(), ": ", checked.message()));
   }
 
   // The argument as the parameter wants it: on this device, with the parameter's layout

@@ -420,9 +420,11 @@ bool IsKernelCandidate(const HloInstruction& hlo) {
     case HloOpcode::kGetDimensionSize:
     case HloOpcode::kSetDimensionSize:
     // One device: replica and partition 0. Ragged and scaled dots as a thread per output
-    // element, as dot. (Not ragged-all-to-all: the cpu backend checks its offsets on the host
-    // before its kernel reads rows at them, and a kernel reading past a buffer would end the
-    // device's context.)
+    // element, as dot. ragged-all-to-all and dynamic-reshape read rows and elements where
+    // run-time values say: the backend checks those values on the host before the launch
+    // (a kernel reading past a buffer would end the device's context).
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kDynamicReshape:
     case HloOpcode::kReplicaId:
     case HloOpcode::kPartitionId:
     case HloOpcode::kRaggedDot:

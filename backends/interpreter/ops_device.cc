@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/value_checks.h"
 #include "backends/interpreter/evaluator.h"
 #include "backends/single_device_collectives.h"
 #include "hlo/primitive_util.h"
@@ -209,16 +210,7 @@ absl::StatusOr<Literal> RaggedAllToAll(EvalContext&, const HloInstruction& instr
   const int64_t recv_size = operands[5]->GetAsInt64(0);
   const int64_t in_rows = input.shape().dimensions(0);
   const int64_t out_rows = output.shape().dimensions(0);
-  if (send_size != recv_size) {
-    return absl::InvalidArgumentError(absl::StrCat("send size ", send_size,
-                                                   " differs from receive size ", recv_size));
-  }
-  if (send_size < 0 || in_offset < 0 || out_offset < 0 || in_offset > in_rows - send_size ||
-      out_offset > out_rows - send_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "rows [", in_offset, ", +", send_size, ") of the input or [", out_offset, ", +", send_size,
-        ") of the output are out of bounds (", in_rows, " and ", out_rows, " rows)"));
-  }
+  RETURN_IF_ERROR(backend::CheckRaggedAllToAllRows(in_offset, send_size, out_offset, recv_size, in_rows, out_rows));
   if (input.shape().element_type() != output.shape().element_type()) {
     return absl::InvalidArgumentError("input and output must have the same element type");
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/value_checks.h"
 #include "absl/strings/str_join.h"
 #include "backends/interpreter/evaluator.h"
 #include "backends/interpreter/ops_shape_internal.h"
@@ -100,14 +101,7 @@ absl::StatusOr<Literal> DynamicReshape(EvalContext&, const HloInstruction& instr
       return absl::InvalidArgumentError("dynamic-reshape sizes must be integer scalars");
     }
     const int64_t n = ReadIndex(size, 0);
-    if (n < 0 || n > out_shape.dimensions(i)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("size ", n, " of dimension ", i, " is outside [0, ", out_shape.dimensions(i), "]"));
-    }
-    if (n != out_shape.dimensions(i)) {
-      return absl::UnimplementedError(
-          "dynamic-reshape to sizes below the bounds (the interpreter keeps static shapes)");
-    }
+    RETURN_IF_ERROR(backend::CheckDynamicReshapeSize(i, n, out_shape.dimensions(i), "interpreter"));
   }
   return RowMajorReshape(*operands[0], out_shape);
 }
