@@ -367,6 +367,47 @@ TEST_P(ConvGemmOnGpuTest, AgreesWithTheInterpreter) {
 INSTANTIATE_TEST_SUITE_P(Cases, ConvGemmOnGpuTest, ::testing::ValuesIn(GpuCases()),
                          [](const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; });
 
+// Convolutions in a while body are rewritten too.
+TEST(ConvGemmOnGpuTest, ConvolutionInAWhileBody) {
+  const std::string hlo = R"(HloModule loop
+cond {
+  p = (s32[], f32[2,12,12,32], f32[3,3,32,32]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(2)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[2,12,12,32], f32[3,3,32,32]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[2,12,12,32] get-tuple-element(p), index=1
+  w = f32[3,3,32,32] get-tuple-element(p), index=2
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  y = f32[2,12,12,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT t = (s32[], f32[2,12,12,32], f32[3,3,32,32]) tuple(j, y, w)
+}
+ENTRY main {
+  x = f32[2,12,12,32] parameter(0)
+  w = f32[3,3,32,32] parameter(1)
+  zero = s32[] constant(0)
+  t = (s32[], f32[2,12,12,32], f32[3,3,32,32]) tuple(zero, x, w)
+  r = (s32[], f32[2,12,12,32], f32[3,3,32,32]) while(t), condition=cond, body=body
+  ROOT y = f32[2,12,12,32] get-tuple-element(r), index=1
+})";
+  backend::Backend* gpu = Gpu();
+  ASSERT_NE(gpu, nullptr);
+  std::unique_ptr<HloModule> module = Parse(hlo);
+  ASSERT_NE(module, nullptr);
+  const std::vector<Literal> args = RandomArguments(*module, 7);
+  std::pair<int, int> convolutions_and_dots;
+  absl::StatusOr<Literal> actual = RunModule(*gpu, std::move(module), args, &convolutions_and_dots);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(convolutions_and_dots, std::make_pair(0, 1));
+  absl::StatusOr<Literal> expected = RunModule(*Interpreter(), Parse(hlo), args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_TRUE(LiteralNear(*expected, actual, 1e-5, 1e-2));
+}
+
 }  // namespace
 }  // namespace gpu
 }  // namespace xla
