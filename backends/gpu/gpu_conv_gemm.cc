@@ -60,6 +60,17 @@ PrimitiveType DotOperandType(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType
   return result;
 }
 
+// Each of 0..rank-1 exactly once.
+bool IsPermutation(const std::vector<int64_t>& dims, int64_t rank) {
+  std::vector<bool> seen(rank, false);
+  if (static_cast<int64_t>(dims.size()) != rank) return false;
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || seen[d]) return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
 // Reads the sizes; an error for anything the rewrite does not express.
 absl::StatusOr<ConvSizes> ReadSizes(const HloInstruction& conv) {
   if (conv.operand_count() != 2 || !conv.shape().IsArray() || !conv.operand(0)->shape().IsArray() ||
@@ -76,6 +87,18 @@ absl::StatusOr<ConvSizes> ReadSizes(const HloInstruction& conv) {
       conv.attrs().window().dimensions_size() != rank || lhs.rank() != rank + 2 || rhs.rank() != rank + 2 ||
       out.rank() != rank + 2) {
     return absl::InvalidArgumentError("inconsistent ranks");
+  }
+  std::vector<int64_t> input_dims = {dn.input_batch_dimension(), dn.input_feature_dimension()};
+  std::vector<int64_t> kernel_dims = {dn.kernel_input_feature_dimension(), dn.kernel_output_feature_dimension()};
+  std::vector<int64_t> output_dims = {dn.output_batch_dimension(), dn.output_feature_dimension()};
+  for (int64_t d = 0; d < rank; ++d) {
+    input_dims.push_back(dn.input_spatial_dimensions(d));
+    kernel_dims.push_back(dn.kernel_spatial_dimensions(d));
+    output_dims.push_back(dn.output_spatial_dimensions(d));
+  }
+  if (!IsPermutation(input_dims, rank + 2) || !IsPermutation(kernel_dims, rank + 2) ||
+      !IsPermutation(output_dims, rank + 2)) {
+    return absl::InvalidArgumentError("dimension numbers are not permutations");
   }
   if (conv.attrs().batch_group_count() > 1) return absl::InvalidArgumentError("batch_group_count > 1");
   ConvSizes s;
@@ -333,7 +356,9 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   const int64_t k = Product(s.window) * s.group_features;
   HloInstruction* lhs = b.Reshape(x, g > 1 ? std::vector<int64_t>{g, m, k} : std::vector<int64_t>{m, k});
 
-  // Kernel as [window..., features / g, output features] -> [(g,) k, output features / g].
+  // Kernel -> [(g,) k, output features / g]: a reshape splits the output feature dimension
+  // in place into (g, output features / g), then one transpose orders it as [(g,) window...,
+  // features / g, output features / g].
   HloInstruction* w = b.Convert(conv->mutable_operand(1), type);
   HloInstructionProto reverse_attrs;
   for (int64_t d = 0; d < rank; ++d) {
@@ -342,18 +367,21 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   if (reverse_attrs.dimensions_size() > 0) {
     w = b.Add(HloOpcode::kReverse, type, Builder::Dims(w), {w}, reverse_attrs);
   }
-  std::vector<int64_t> kernel_perm;
-  for (int64_t d = 0; d < rank; ++d) kernel_perm.push_back(dn.kernel_spatial_dimensions(d));
-  kernel_perm.push_back(dn.kernel_input_feature_dimension());
-  kernel_perm.push_back(dn.kernel_output_feature_dimension());
-  w = b.Transpose(w, kernel_perm);
-  HloInstruction* rhs;
+  const int64_t o_dim = dn.kernel_output_feature_dimension();
+  std::vector<int64_t> split_kernel = Builder::Dims(w);
   if (g > 1) {
-    w = b.Reshape(w, {k, g, og});
-    rhs = b.Transpose(w, {1, 0, 2});
-  } else {
-    rhs = b.Reshape(w, {k, s.output_features});
+    split_kernel[o_dim] = og;
+    split_kernel.insert(split_kernel.begin() + o_dim, g);
   }
+  w = b.Reshape(w, split_kernel);
+  auto split_position = [&](int64_t i) { return g > 1 && i > o_dim ? i + 1 : i; };
+  std::vector<int64_t> kernel_perm;
+  if (g > 1) kernel_perm.push_back(o_dim);
+  for (int64_t d = 0; d < rank; ++d) kernel_perm.push_back(split_position(dn.kernel_spatial_dimensions(d)));
+  kernel_perm.push_back(split_position(dn.kernel_input_feature_dimension()));
+  kernel_perm.push_back(g > 1 ? o_dim + 1 : o_dim);
+  w = b.Transpose(w, kernel_perm);
+  HloInstruction* rhs = b.Reshape(w, g > 1 ? std::vector<int64_t>{g, k, og} : std::vector<int64_t>{k, og});
 
   HloInstructionProto dot_attrs;
   DotDimensionNumbers* dot_dn = dot_attrs.mutable_dot_dimension_numbers();
@@ -368,40 +396,43 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
                               g > 1 ? std::vector<int64_t>{g, m, og} : std::vector<int64_t>{m, s.output_features},
                               {lhs, rhs}, dot_attrs);
 
-  // [(g,) batch, output spatial..., output features (/ g)] -> the convolution's dimensions.
-  std::vector<int64_t> canonical = {s.batch};
-  canonical.insert(canonical.end(), s.output.begin(), s.output.end());
-  HloInstruction* y;
-  if (g > 1) {
-    std::vector<int64_t> grouped = {g};
-    grouped.insert(grouped.end(), canonical.begin(), canonical.end());
-    grouped.push_back(og);
-    y = b.Reshape(dot, grouped);
-    std::vector<int64_t> group_last;
-    for (int64_t i = 1; i <= rank + 1; ++i) group_last.push_back(i);
-    group_last.push_back(0);
-    group_last.push_back(rank + 2);
-    y = b.Transpose(y, group_last);
-  } else {
-    y = dot;
-  }
-  canonical.push_back(s.output_features);
-  y = b.Reshape(y, canonical);
-  // Result dimension i holds canonical dimension out_perm[i].
-  std::vector<int64_t> out_perm(rank + 2, 0);
-  out_perm[dn.output_batch_dimension()] = 0;
-  for (int64_t d = 0; d < rank; ++d) out_perm[dn.output_spatial_dimensions(d)] = 1 + d;
-  out_perm[dn.output_feature_dimension()] = rank + 1;
-  HloInstructionProto out_attrs;
-  bool identity = true;
+  // [(g,) batch, output spatial..., output features (/ g)] -> the convolution's dimensions:
+  // one transpose, with (g, output features / g) side by side where the feature dimension
+  // goes, and a reshape merging them.
+  std::vector<int64_t> split_out = {s.batch};
+  split_out.insert(split_out.end(), s.output.begin(), s.output.end());
+  split_out.push_back(og);
+  if (g > 1) split_out.insert(split_out.begin(), g);
+  HloInstruction* y = b.Reshape(dot, split_out);
+  const int64_t shift = g > 1 ? 1 : 0;
+  std::vector<int64_t> spatial_of(rank + 2, -1);
+  for (int64_t d = 0; d < rank; ++d) spatial_of[dn.output_spatial_dimensions(d)] = d;
+  std::vector<int64_t> out_perm;
   for (int64_t i = 0; i < rank + 2; ++i) {
+    if (i == dn.output_batch_dimension()) {
+      out_perm.push_back(shift);
+    } else if (i == dn.output_feature_dimension()) {
+      if (g > 1) out_perm.push_back(0);
+      out_perm.push_back(shift + rank + 1);
+    } else {
+      out_perm.push_back(shift + 1 + spatial_of[i]);
+    }
+  }
+  bool identity = true;
+  HloInstructionProto out_attrs;
+  for (size_t i = 0; i < out_perm.size(); ++i) {
     out_attrs.add_dimensions(out_perm[i]);
-    identity &= out_perm[i] == i;
+    identity &= out_perm[i] == static_cast<int64_t>(i);
   }
   // The last op carries the convolution's exact shape, layout included.
-  HloInstruction* result = identity ? cpu::AddWithShape(computation, HloOpcode::kReshape, conv->shape(), {y})
-                                    : cpu::AddWithShape(computation, HloOpcode::kTranspose, conv->shape(), {y},
-                                                        out_attrs);
+  HloInstruction* result;
+  if (g > 1) {
+    result = cpu::AddWithShape(computation, HloOpcode::kReshape, conv->shape(), {b.Transpose(y, out_perm)});
+  } else if (identity) {
+    result = cpu::AddWithShape(computation, HloOpcode::kReshape, conv->shape(), {y});
+  } else {
+    result = cpu::AddWithShape(computation, HloOpcode::kTranspose, conv->shape(), {y}, out_attrs);
+  }
   return computation->ReplaceInstruction(conv, result);
 }
 
