@@ -22,6 +22,12 @@ struct ConvSizes {
   std::vector<int64_t> input, window, output;  // per spatial dimension
   std::vector<int64_t> stride, window_dilation, base_dilation, pad_low, pad_high;
   std::vector<bool> reversal;
+  // Per spatial dimension, what the slices of its run are taken over: window offsets (a
+  // slice holds every output position, the stack has a slot per offset), or, when there
+  // are fewer outputs than offsets (weight gradients: a window as large as the image, a few
+  // outputs), output positions (a slice holds one window, the stack a slot per output).
+  std::vector<bool> by_output;
+  std::vector<int64_t> stacked;  // slots: output or window size
   PrimitiveType operand_type = PRIMITIVE_TYPE_INVALID;  // of the dot's operands
 };
 
@@ -132,9 +138,11 @@ absl::StatusOr<ConvSizes> ReadSizes(const HloInstruction& conv) {
       return absl::InvalidArgumentError("an empty spatial dimension");
     }
     if (last >= padded) return absl::InvalidArgumentError("windows reach past the padded input");
-    if (s.window.back() > kMaxStackedOffsets) {
-      return absl::InvalidArgumentError(absl::StrCat("a window dimension of ", s.window.back(), " > ",
-                                                     kMaxStackedOffsets, " offsets"));
+    s.by_output.push_back(s.output.back() < s.window.back());
+    s.stacked.push_back(s.by_output.back() ? s.output.back() : s.window.back());
+    if (s.stacked.back() > kMaxStackedOffsets) {
+      return absl::InvalidArgumentError(absl::StrCat("a spatial dimension of ", s.window.back(), " window offsets and ",
+                                                     s.output.back(), " outputs, both > ", kMaxStackedOffsets));
     }
   }
   if (s.batch == 0 || s.features == 0 || s.output_features == 0) return absl::InvalidArgumentError("empty");
@@ -185,10 +193,11 @@ class Builder {
   HloComputation* computation_;
 };
 
-// x [b, spatial..., (stacked offsets so far)..., f] -> the strided slice of window offset
-// `offset` along the spatial dimensions `dims`: [b, spatial with dims shrunk to the output, ..., f].
+// x [b, spatial..., (stacks so far)..., f] -> the strided slice of slot `slot` along the
+// spatial dimensions `dims`: a window offset's outputs (shrinking the dimension to the output
+// size), or an output position's window (shrinking it to the window size).
 HloInstruction* WindowSlice(Builder& b, HloInstruction* x, const ConvSizes& s, const std::vector<int64_t>& dims,
-                            const std::vector<int64_t>& offset) {
+                            const std::vector<int64_t>& slot) {
   HloInstructionProto attrs;
   std::vector<int64_t> out = Builder::Dims(x);
   for (int64_t i = 0; i < x->shape().rank(); ++i) {
@@ -199,27 +208,35 @@ HloInstruction* WindowSlice(Builder& b, HloInstruction* x, const ConvSizes& s, c
   }
   for (size_t j = 0; j < dims.size(); ++j) {
     const int64_t d = dims[j];
-    const int64_t start = offset[j] * s.window_dilation[d];
     auto* slice = attrs.mutable_slice_dimensions(1 + d);
-    slice->set_start(start);
-    slice->set_limit(start + (s.output[d] - 1) * s.stride[d] + 1);
-    slice->set_stride(s.stride[d]);
-    out[1 + d] = s.output[d];
+    if (s.by_output[d]) {
+      const int64_t start = slot[j] * s.stride[d];
+      slice->set_start(start);
+      slice->set_limit(start + (s.window[d] - 1) * s.window_dilation[d] + 1);
+      slice->set_stride(s.window_dilation[d]);
+      out[1 + d] = s.window[d];
+    } else {
+      const int64_t start = slot[j] * s.window_dilation[d];
+      slice->set_start(start);
+      slice->set_limit(start + (s.output[d] - 1) * s.stride[d] + 1);
+      slice->set_stride(s.stride[d]);
+      out[1 + d] = s.output[d];
+    }
   }
   return b.Add(HloOpcode::kSlice, x->shape().element_type(), out, {x}, attrs);
 }
 
-// Stacks the window offsets of spatial dimensions `dims` (consecutive) of x [b, spatial...,
-// stacked..., f] as a new dimension before f, numbered row-major over `dims`:
-// stack[..., j, :] = slice(offset j). By select on an iota, which the fusion pass fuses
-// with the slices into one kernel.
+// Stacks the slots (window offsets or output positions) of spatial dimensions `dims`
+// (consecutive) of x [b, spatial..., stacks..., f] as a new dimension before f, numbered
+// row-major over `dims`: stack[..., j, :] = slice(slot j). By select on an iota, which the
+// fusion pass fuses with the slices into one kernel.
 absl::StatusOr<HloInstruction*> StackOffsets(Builder& b, HloInstruction* x, const ConvSizes& s,
                                              const std::vector<int64_t>& dims) {
   std::vector<std::vector<int64_t>> offsets = {{}};
   for (int64_t d : dims) {
     std::vector<std::vector<int64_t>> longer;
     for (const std::vector<int64_t>& o : offsets) {
-      for (int64_t k = 0; k < s.window[d]; ++k) {
+      for (int64_t k = 0; k < s.stacked[d]; ++k) {
         longer.push_back(o);
         longer.back().push_back(k);
       }
@@ -254,17 +271,17 @@ absl::StatusOr<HloInstruction*> StackOffsets(Builder& b, HloInstruction* x, cons
   return stack;
 }
 
-// Consecutive spatial dimensions, each run with at most kMaxStackedOffsets window offsets.
+// Consecutive spatial dimensions, each run with at most kMaxStackedOffsets slots.
 std::vector<std::vector<int64_t>> StackRuns(const ConvSizes& s) {
   std::vector<std::vector<int64_t>> runs;
   int64_t offsets = 0;
   for (int64_t d = 0; d < static_cast<int64_t>(s.window.size()); ++d) {
-    if (runs.empty() || offsets * s.window[d] > kMaxStackedOffsets) {
+    if (runs.empty() || offsets * s.stacked[d] > kMaxStackedOffsets) {
       runs.emplace_back();
       offsets = 1;
     }
     runs.back().push_back(d);
-    offsets *= s.window[d];
+    offsets *= s.stacked[d];
   }
   return runs;
 }
@@ -287,8 +304,8 @@ double LargestIntermediate(const ConvSizes& s) {
   largest = std::max(largest, elements());
   for (const std::vector<int64_t>& run : StackRuns(s)) {
     for (int64_t d : run) {
-      spatial[d] = static_cast<double>(s.output[d]);
-      stacked *= static_cast<double>(s.window[d]);
+      spatial[d] = static_cast<double>(s.by_output[d] ? s.window[d] : s.output[d]);
+      stacked *= static_cast<double>(s.stacked[d]);
     }
     largest = std::max(largest, elements());
   }
@@ -348,10 +365,25 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
     x = b.Reshape(x, merged);
   }
 
-  // Patches [g * batch, output spatial..., window..., features / g] -> [(g,) m, k].
+  // Patches [g * batch, output spatial..., window..., features / g] -> [(g,) m, k]. The
+  // stacks are split per dimension; dimensions sliced by output position hold their window
+  // where the others hold their outputs, so a transpose (fused) swaps those back.
   for (const std::vector<int64_t>& run : StackRuns(s)) {
     ASSIGN_OR_RETURN(x, StackOffsets(b, x, s, run));
   }
+  std::vector<int64_t> per_dimension = {Builder::Dims(x).front()};
+  std::vector<int64_t> patch_perm = {0};
+  for (int64_t d = 0; d < rank; ++d) {
+    per_dimension.push_back(s.by_output[d] ? s.window[d] : s.output[d]);
+    patch_perm.push_back(s.by_output[d] ? 1 + rank + d : 1 + d);
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    per_dimension.push_back(s.stacked[d]);
+    patch_perm.push_back(s.by_output[d] ? 1 + d : 1 + rank + d);
+  }
+  per_dimension.push_back(Builder::Dims(x).back());
+  patch_perm.push_back(2 * rank + 1);
+  x = b.Transpose(b.Reshape(x, per_dimension), patch_perm);
   const int64_t m = s.batch * Product(s.output);
   const int64_t k = Product(s.window) * s.group_features;
   HloInstruction* lhs = b.Reshape(x, g > 1 ? std::vector<int64_t>{g, m, k} : std::vector<int64_t>{m, k});

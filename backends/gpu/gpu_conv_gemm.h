@@ -7,6 +7,8 @@
 //     --strided slices, one per window offset (offsets window_dilation apart), stacked by
 //       select on an iota: one loop fusion per run of spatial dimensions (at most
 //       kMaxStackedOffsets slices each)--> patches [batch, output spatial..., window..., feature]
+//       (a dimension with fewer outputs than window offsets, as in weight gradients, is
+//       sliced per output position instead: a slice is one window, strided by the dilation)
 //     --reshape--> [m, k]  (groups: [group, m, k])
 //   kernel --reverse (window reversal), transpose, reshape--> [k, n]  (groups: [group, k, n])
 //   dot [m, k] x [k, n] -> [m, n] (a batched dot over the groups), in the row-major form
@@ -49,8 +51,9 @@ struct ConvGemmOptions {
   int64_t max_patch_bytes = int64_t{1} << 30;
 };
 
-// Slices stacked in one fusion; a longer window dimension is left to the direct kernel (the
-// fusion pass caps a fused computation at 96 instructions and each slice takes six).
+// Slices stacked in one fusion; a spatial dimension with more window offsets and more
+// outputs than this is left to the direct kernel (the fusion pass caps a fused computation at
+// 96 instructions and each slice takes six).
 inline constexpr int64_t kMaxStackedOffsets = 12;
 
 // Why `conv` is not rewritten under `options`, or an empty string when it is rewritten.
