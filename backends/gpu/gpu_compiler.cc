@@ -12,6 +12,7 @@
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/cpu/passes/single_device_collectives.h"
 #include "backends/gpu/gpu_expanders.h"
+#include "backends/gpu/gpu_fft_expander.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -250,6 +251,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   // HLO (a module built for more devices, or an unknown custom-call target, fails here).
   RETURN_IF_ERROR(ForThisBackend(cpu::SingleDeviceCollectives().Run(module.get()).status()));
   RETURN_IF_ERROR(ExpandForGpu(module.get()).status());
+  RETURN_IF_ERROR(ExpandFftsForGpu(module.get()).status());
   RETURN_IF_ERROR(SplitBitGenerators(module.get()));
   RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
   GpuPlan plan;

@@ -5,7 +5,10 @@
 // cuBLAS is absent, so dots are the backend's own kernels.
 #include "backends/gpu/testing/kernel_emulator.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +26,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
+#include "hlo/primitive_util.h"
 
 namespace xla {
 namespace gpu {
@@ -162,6 +166,143 @@ TEST(KernelEmulatorTest, LaunchesItCannotRunFail) {
   EXPECT_EQ(d.cuLaunchKernel(function, 1, 2, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_ERROR_LAUNCH_FAILED);
   EXPECT_EQ(EmulatedLaunches(), before + 2);
   EXPECT_EQ(d.cuModuleUnload(module), CUDA_SUCCESS);
+}
+
+// fft on the emulator against the interpreter. Both compute in double and round once; they
+// differ only in the order of rounding (the shared-memory kernel runs the interpreter's
+// radix-2 steps with the same twiddles; the four-step and Bluestein chains and the per-axis
+// passes reassociate), which bounds the error by a few units of the result type's epsilon
+// times log2(n) times the transform's magnitude. So every element is held to
+// tolerance * max |expected|: 1e-6 for c64/f32 results (float epsilon 6e-8 times a
+// rounding step or two, with margin), 1e-12 for c128/f64 results (double epsilon 1.1e-16
+// times log2(n) <= 20 with margin for Bluestein's three transforms). A wrong twiddle, index or
+// scale is an O(1) relative error.
+std::string FftHlo(const std::string& in, const std::string& out, const std::string& type, const std::string& lengths) {
+  return absl::StrCat("HloModule fft\nENTRY main {\n  x = ", in, " parameter(0)\n  ROOT f = ", out,
+                      " fft(x), fft_type=", type, ", fft_length={", lengths, "}\n}\n");
+}
+
+// Uniform random values in [-1, 1) for every real and imaginary part (FillRandom leaves
+// complex arrays zero).
+Literal RandomFftInput(const Shape& shape, uint64_t seed) {
+  Literal x = Literal::Create(shape).value();
+  uint64_t state = seed;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 40) / (1 << 23) - 1;
+  };
+  const bool complex = primitive_util::IsComplexType(shape.element_type());
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    const double re = next();
+    if (complex) {
+      x.SetFromComplex(i, {re, next()});
+    } else {
+      x.SetFromDouble(i, re);
+    }
+  }
+  return x;
+}
+
+::testing::AssertionResult FftAgrees(const std::string& hlo, uint64_t seed) {
+  backend::Backend* gpu = Gpu();
+  if (gpu == nullptr) return ::testing::AssertionFailure() << "no emulated gpu";
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
+  if (!module.ok()) return ::testing::AssertionFailure() << module.status();
+  const Shape in = (*module)->entry_computation()->parameter_instruction(0)->shape();
+  std::vector<Literal> args;
+  args.push_back(RandomFftInput(in, seed));
+  absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, args);
+  if (!expected.ok()) return ::testing::AssertionFailure() << "interpreter: " << expected.status();
+  absl::StatusOr<Literal> actual = RunOn(*gpu, hlo, args);
+  if (!actual.ok()) return ::testing::AssertionFailure() << "gpu: " << actual.status();
+  if (!ShapeUtil::Compatible(expected->shape(), actual->shape())) {
+    return ::testing::AssertionFailure() << "shape " << actual->shape().ToString();
+  }
+  const PrimitiveType type = expected->shape().element_type();
+  const double tolerance = type == C64 || type == F32 ? 1e-6 : 1e-12;
+  double scale = 0;
+  for (int64_t i = 0; i < expected->element_count(); ++i) scale = std::max(scale, std::abs(expected->GetAsComplex(i)));
+  double worst = 0;
+  int64_t worst_at = 0;
+  for (int64_t i = 0; i < expected->element_count(); ++i) {
+    const double error = std::abs(expected->GetAsComplex(i) - actual->GetAsComplex(i));
+    if (!(error <= worst)) {
+      worst = error;
+      worst_at = i;
+    }
+  }
+  if (std::getenv("XLA_EMULATOR_TRACE") != nullptr) {
+    std::cerr << in.ToString() << " -> " << expected->shape().ToString() << ": error " << worst / scale
+              << " of the magnitude\n";
+  }
+  if (!(worst <= tolerance * scale)) {
+    return ::testing::AssertionFailure() << "element " << worst_at << ": " << actual->ElementToString(worst_at)
+                                         << ", expected " << expected->ElementToString(worst_at) << " (error " << worst
+                                         << " > " << tolerance << " * " << scale << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// One case per fft type for rows of length n, `batch` rows, in the given precision.
+void CheckEveryFftType(int64_t n, int64_t batch, bool wide) {
+  const std::string c = wide ? "c128" : "c64", r = wide ? "f64" : "f32";
+  const std::string rows = absl::StrCat("[", batch, ",");
+  const std::string full = absl::StrCat(rows, n, "]"), half = absl::StrCat(rows, n / 2 + 1, "]");
+  const std::string length = absl::StrCat(n);
+  const uint64_t seed = static_cast<uint64_t>(n * 4 + batch * 2 + wide);
+  EXPECT_TRUE(FftAgrees(FftHlo(c + full, c + full, "FFT", length), seed)) << "FFT " << c << full;
+  EXPECT_TRUE(FftAgrees(FftHlo(c + full, c + full, "IFFT", length), seed + 1)) << "IFFT " << c << full;
+  EXPECT_TRUE(FftAgrees(FftHlo(r + full, c + half, "RFFT", length), seed + 2)) << "RFFT " << r << full;
+  EXPECT_TRUE(FftAgrees(FftHlo(c + half, r + full, "IRFFT", length), seed + 3)) << "IRFFT " << c << half;
+}
+
+// Every power of two from 2 to 4096 (the shared-memory kernel's lengths, and the first
+// four-step one), every type, both precisions; batches of one row and of several per block.
+TEST(KernelEmulatorFftTest, PowerOfTwoLengthsAgreeWithTheInterpreter) {
+  for (int64_t n = 2; n <= 4096; n *= 2) {
+    CheckEveryFftType(n, n <= 64 ? 37 : 3, n % 8 == 0);
+    CheckEveryFftType(n, 1, n % 8 != 0);
+  }
+}
+
+// Four-step lengths (n1 = n / 2048 point transforms, then 2048 point ones), recursing past
+// 2048 * 2048.
+TEST(KernelEmulatorFftTest, LongPowerOfTwoLengthsAgreeWithTheInterpreter) {
+  CheckEveryFftType(8192, 2, false);
+  CheckEveryFftType(65536, 1, true);
+}
+
+// A million points: 2e7 butterflies here, where the direct DFT the kernel used to be would
+// need 1e12 complex products (hours on the emulator).
+TEST(KernelEmulatorFftTest, MillionPointTransformIsFast) {
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[1,1048576]", "c64[1,1048576]", "FFT", "1048576"), 1));
+  EXPECT_TRUE(FftAgrees(FftHlo("f64[1048576]", "c128[524289]", "RFFT", "1048576"), 2));
+}
+
+// Other lengths: short ones are a direct DFT, longer ones Bluestein's convolution (of 256 to
+// 8192 points here, the latter itself four-step); odd lengths for RFFT and IRFFT too.
+TEST(KernelEmulatorFftTest, OtherLengthsAgreeWithTheInterpreter) {
+  for (int64_t n : {3, 5, 12, 63, 65, 100, 101, 1000, 3001}) CheckEveryFftType(n, 2, n % 2 == 0);
+}
+
+// Two and three axes (leading axes moved last by transposes), with batches, every type, both
+// precisions, short and long axes.
+TEST(KernelEmulatorFftTest, MultiAxisTransformsAgreeWithTheInterpreter) {
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[3,16,32]", "c64[3,16,32]", "FFT", "16,32"), 1));
+  EXPECT_TRUE(FftAgrees(FftHlo("c128[2,8,4,16]", "c128[2,8,4,16]", "IFFT", "8,4,16"), 2));
+  EXPECT_TRUE(FftAgrees(FftHlo("f32[2,64,32]", "c64[2,64,17]", "RFFT", "64,32"), 3));
+  EXPECT_TRUE(FftAgrees(FftHlo("c128[2,8,16,9]", "f64[2,8,16,16]", "IRFFT", "8,16,16"), 4));
+  EXPECT_TRUE(FftAgrees(FftHlo("f64[4,8,6,10]", "c128[4,8,6,6]", "RFFT", "8,6,10"), 5));
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[5,33]", "f32[5,64]", "IRFFT", "5,64"), 6));
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[4096,4]", "c64[4096,4]", "FFT", "4096,4"), 7));
+  EXPECT_TRUE(FftAgrees(FftHlo("c128[3,100,8]", "c128[3,100,8]", "IFFT", "3,100,8"), 8));
+}
+
+// Layouts other than the default, on the single-kernel and the expanded forms.
+TEST(KernelEmulatorFftTest, NonDefaultLayoutsAgreeWithTheInterpreter) {
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[8,16]{0,1}", "c64[8,16]{0,1}", "FFT", "16"), 1));
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[3,4096]{0,1}", "c64[3,4096]{0,1}", "IFFT", "4096"), 2));
+  EXPECT_TRUE(FftAgrees(FftHlo("f32[6,8]{0,1}", "c64[6,5]{0,1}", "RFFT", "6,8"), 3));
 }
 
 // Every conformance module (XLA's own test HLO) that the gpu backend compiles, on seeded

@@ -1,10 +1,16 @@
 // fft, cholesky and triangular-solve as gpu kernels, computed in double / complex<double> and
 // rounded once, as the interpreter computes them (backends/interpreter/ops_linalg_*.cc):
-//  - fft: a thread per output element sums its whole transform directly (a DFT over the up to
-//    three transformed axes; IRFFT rebuilds the last axis by Hermitian symmetry and keeps the
-//    real part). Twiddles are exact at quarter turns, cos/sin of 2*pi*m/n otherwise, as the
-//    interpreter's. Correct for every length and batch; O(n) work per element per axis
-//    (O(n^3) for a 3-d transform), so it is the slow form: a batched radix-2 kernel is to come.
+//  - fft over one axis of power-of-two length 2 to kLongestSharedMemoryFft (2048): the fast
+//    form, a block per tile of rows running the interpreter's radix-2 decimation in time in
+//    shared memory (EmitSharedMemoryFft), O(log n) per element. The gpu compiler turns every
+//    other fft into a chain of these and short direct DFTs (gpu_fft_expander.h: one kernel per
+//    axis for 2-d and 3-d, the four-step form for longer powers of two, Bluestein's for other
+//    lengths over kLongestDirectFft), so after it only short non-power-of-two axes take
+//  - the direct form: a thread per output element sums its whole transform (a DFT over the up
+//    to three transformed axes; IRFFT rebuilds the last axis by Hermitian symmetry and keeps
+//    the real part). Twiddles are exact at quarter turns, cos/sin of 2*pi*m/n otherwise, as
+//    the interpreter's. Correct for every length and batch but O(n) per element per axis, so
+//    it serves lengths up to kLongestDirectFft (64) and modules that skip the expander.
 //  - cholesky: a thread per matrix runs the column-by-column factorization in the result's
 //    memory; a pivot that is not positive makes the whole factor NaN. Only f64 and c128: the
 //    gpu compiler computes narrower types through them (gpu_expanders.h), as the interpreter
@@ -13,12 +19,16 @@
 //    memory, reading only the named triangle of a. f64 and c128 too.
 // Complex values are (re, im) pairs of doubles here; real types have a zero imaginary part
 // that the optimizer folds away.
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gpu/gpu_fft_expander.h"
 #include "backends/gpu/ptx_kernel_util.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -188,8 +198,166 @@ absl::Status CheckFftShapes(const HloInstruction* hlo) {
   return absl::OkStatus();
 }
 
+// exp(+2*pi*i * m / n) on the host, as the interpreter's twiddle (exact at quarter turns).
+std::pair<double, double> HostTwiddle(int64_t m, int64_t n) {
+  m %= n;
+  if (4 * m % n == 0) {
+    static constexpr double kRe[] = {1, 0, -1, 0}, kIm[] = {0, 1, 0, -1};
+    return {kRe[4 * m / n], kIm[4 * m / n]};
+  }
+  const double angle = 2.0 * M_PI * static_cast<double>(m) / static_cast<double>(n);
+  return {std::cos(angle), std::sin(angle)};
+}
+
+bool IsSharedMemoryFft(const HloInstruction* hlo) {
+  if (hlo->attrs().fft_length_size() != 1) return false;
+  const int64_t n = hlo->attrs().fft_length(0);
+  return n >= 2 && n <= kLongestSharedMemoryFft && (n & (n - 1)) == 0;
+}
+
+// A 1-d fft of power-of-two length n <= kLongestSharedMemoryFft: the interpreter's radix-2
+// decimation in time, a block per tile of rows. The threads load the tile's rows into shared
+// memory in bit-reversed order (IRFFT rebuilding the full row from the half spectrum), run
+// the log2(n) butterfly stages with a barrier after each, and store (RFFT the half
+// spectrum, IRFFT the real part); a block takes as many rows as fill kLongestSharedMemoryFft
+// elements, so short rows keep every thread busy. The twiddles are a constant table computed
+// on the host as the interpreter computes them, so only the order of rounding can differ.
+absl::Status EmitSharedMemoryFft(KernelContext& k, const HloInstruction* hlo) {
+  LinalgEmitter e(k);
+  llvm::IRBuilder<>& b = e.b();
+  llvm::LLVMContext& c = b.getContext();
+  const Shape& in = hlo->operand(0)->shape();
+  const Shape& out = hlo->shape();
+  const FftType type = hlo->attrs().fft_type();
+  const int64_t n = hlo->attrs().fft_length(0);
+  int64_t log2n = 0;
+  while ((int64_t{1} << log2n) < n) ++log2n;
+  const std::vector<int64_t> batch_dims(out.dimensions().begin(), out.dimensions().end() - 1);
+  int64_t rows = 1;
+  for (int64_t d : batch_dims) rows *= d;
+  if (rows == 0) return absl::OkStatus();  // never launched
+  const int64_t per_tile = std::min(kLongestSharedMemoryFft / n, rows);
+  const int64_t tile = per_tile * n;
+  const int64_t tiles = (rows + per_tile - 1) / per_tile;
+  const int64_t half = n / 2 + 1;
+  const int64_t out_length = type == RFFT ? half : n;
+
+  // The tile: real parts, then imaginary parts.
+  auto* tile_type = llvm::ArrayType::get(b.getDoubleTy(), 2 * tile);
+  auto* shared = new llvm::GlobalVariable(*k.module, tile_type, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(tile_type), k.kernel->getName() + ".fft", nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, 3);
+  shared->setAlignment(llvm::Align(8));
+  auto re_at = [&](llvm::Value* i) { return b.CreateInBoundsGEP(tile_type, shared, {e.I64(0), i}); };
+  auto im_at = [&](llvm::Value* i) { return b.CreateInBoundsGEP(tile_type, shared, {e.I64(0), b.CreateAdd(i, e.I64(tile))}); };
+  auto read = [&](llvm::Value* i) -> Cx {
+    return {b.CreateLoad(b.getDoubleTy(), re_at(i)), b.CreateLoad(b.getDoubleTy(), im_at(i))};
+  };
+  auto write = [&](llvm::Value* i, Cx v) {
+    b.CreateStore(v.re, re_at(i));
+    b.CreateStore(v.im, im_at(i));
+  };
+  // exp(+2 pi i m / n) for m < n / 2, shared by every kernel of the module of this length.
+  auto* table_type = llvm::ArrayType::get(b.getDoubleTy(), n);
+  const std::string table_name = absl::StrCat("fft.twiddles.", n);
+  llvm::GlobalVariable* table = k.module->getNamedGlobal(table_name);
+  if (table == nullptr) {
+    std::vector<double> values(n);
+    for (int64_t m = 0; m < n / 2; ++m) std::tie(values[m], values[n / 2 + m]) = HostTwiddle(m, n);
+    table = new llvm::GlobalVariable(*k.module, table_type, true, llvm::GlobalValue::InternalLinkage,
+                                     llvm::ConstantDataArray::get(c, values), table_name, nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, 1);
+    table->setAlignment(llvm::Align(8));
+  }
+  const bool forward = type == FFT || type == RFFT;
+  auto twiddle = [&](llvm::Value* m) -> Cx {
+    llvm::Value* re = b.CreateLoad(b.getDoubleTy(), b.CreateInBoundsGEP(table_type, table, {e.I64(0), m}));
+    llvm::Value* im = b.CreateLoad(b.getDoubleTy(),
+                                   b.CreateInBoundsGEP(table_type, table, {e.I64(0), b.CreateAdd(m, e.I64(n / 2))}));
+    // 0 - s rather than -s: the interpreter's exact twiddles have +0 imaginary parts.
+    return {re, forward ? b.CreateFSub(e.Real(0), im) : im};
+  };
+
+  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
+  llvm::Value* tid = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* threads = e.I64(kGpuThreadsPerBlock);
+  const bool complex_in = primitive_util::IsComplexType(in.element_type());
+  // The multi-index of element j of row `row` (row-major over the batch dimensions).
+  auto at = [&](llvm::Value* row, llvm::Value* j) {
+    std::vector<llvm::Value*> multi = RowMajorIndex(&b, batch_dims, row);
+    multi.push_back(j);
+    return multi;
+  };
+  return EmitStridedLoop(
+      &b, ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), e.I64(tiles),
+      ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), "tile", [&](llvm::Value* t) -> absl::Status {
+        llvm::Value* first_row = b.CreateMul(t, e.I64(per_tile));
+        RETURN_IF_ERROR(EmitStridedLoop(&b, tid, e.I64(tile), threads, "load", [&](llvm::Value* i) -> absl::Status {
+          llvm::Value* local = b.CreateLShr(i, e.I64(log2n));
+          llvm::Value* j = b.CreateAnd(i, e.I64(n - 1));
+          llvm::Value* row = b.CreateAdd(first_row, local);
+          // Rows past the last (in the last tile) read the last row and are never stored.
+          llvm::Value* exists = b.CreateICmpULT(row, e.I64(rows));
+          row = b.CreateSelect(exists, row, e.I64(rows - 1));
+          Cx x;
+          if (type == IRFFT) {
+            // X[j] for j < n/2 + 1, else conj(X[n - j]).
+            llvm::Value* stored = b.CreateICmpULT(j, e.I64(half));
+            ASSIGN_OR_RETURN(x, e.Load(0, in, at(row, b.CreateSelect(stored, j, b.CreateSub(e.I64(n), j)))));
+            x.im = b.CreateSelect(stored, x.im, b.CreateFNeg(x.im));
+          } else {
+            ASSIGN_OR_RETURN(x, e.Load(0, in, at(row, j)));
+            if (!complex_in) x.im = e.Real(0);
+          }
+          llvm::Value* reversed = b.CreateLShr(b.CreateUnaryIntrinsic(llvm::Intrinsic::bitreverse, j), e.I64(64 - log2n));
+          write(b.CreateAdd(b.CreateShl(local, e.I64(log2n)), reversed), x);
+          return absl::OkStatus();
+        }));
+        b.CreateCall(barrier);
+        // Stage s combines pairs `span` = 2^(s-1) apart with twiddle (k * n / 2^s) for the
+        // pair's position k in its group.
+        RETURN_IF_ERROR(e.For(e.I64(1), e.I64(log2n + 1), "stage", [&](llvm::Value* s) -> absl::Status {
+          llvm::Value* s_less = b.CreateSub(s, e.I64(1));
+          llvm::Value* span = b.CreateShl(e.I64(1), s_less);
+          RETURN_IF_ERROR(EmitStridedLoop(&b, tid, e.I64(tile / 2), threads, "pair", [&](llvm::Value* q) -> absl::Status {
+            llvm::Value* local = b.CreateLShr(q, e.I64(log2n - 1));
+            llvm::Value* p = b.CreateAnd(q, e.I64(n / 2 - 1));
+            llvm::Value* kk = b.CreateAnd(p, b.CreateSub(span, e.I64(1)));
+            llvm::Value* group = b.CreateLShr(p, s_less);
+            llvm::Value* i0 = b.CreateAdd(b.CreateShl(local, e.I64(log2n)), b.CreateAdd(b.CreateShl(group, s), kk));
+            llvm::Value* i1 = b.CreateAdd(i0, span);
+            Cx w = twiddle(b.CreateShl(kk, b.CreateSub(e.I64(log2n), s)));
+            Cx x0 = read(i0);
+            Cx x1 = e.Mul(read(i1), w);
+            write(i0, e.Add(x0, x1));
+            write(i1, e.Sub(x0, x1));
+            return absl::OkStatus();
+          }));
+          b.CreateCall(barrier);
+          return absl::OkStatus();
+        }));
+        RETURN_IF_ERROR(
+            EmitStridedLoop(&b, tid, e.I64(per_tile * out_length), threads, "store", [&](llvm::Value* i) -> absl::Status {
+              llvm::Value* local = b.CreateUDiv(i, e.I64(out_length));
+              llvm::Value* j = b.CreateURem(i, e.I64(out_length));
+              llvm::Value* row = b.CreateAdd(first_row, local);
+              return EmitIf(&b, b.CreateICmpULT(row, e.I64(rows)), "exists", [&]() -> absl::Status {
+                Cx x = read(b.CreateAdd(b.CreateShl(local, e.I64(log2n)), j));
+                // As the interpreter: IFFT multiplies by 1/n, IRFFT divides the real part by n.
+                if (type == IFFT) x = e.Scale(x, e.Real(1.0 / static_cast<double>(n)));
+                if (type == IRFFT) x = {b.CreateFDiv(x.re, e.Real(static_cast<double>(n))), e.Real(0)};
+                e.Store(x, out, at(row, j));
+                return absl::OkStatus();
+              });
+            }));
+        b.CreateCall(barrier);  // the tile is read before the next one is loaded
+        return absl::OkStatus();
+      });
+}
+
 absl::Status EmitFft(KernelContext& k, const HloInstruction* hlo) {
   RETURN_IF_ERROR(CheckFftShapes(hlo));
+  if (IsSharedMemoryFft(hlo)) return EmitSharedMemoryFft(k, hlo);
   LinalgEmitter e(k);
   llvm::IRBuilder<>& b = e.b();
   const Shape& in = hlo->operand(0)->shape();
