@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -166,6 +167,36 @@ TEST(ConvGemmTest, ConvolutionsThatDoNotPayStayConvolutions) {
     EXPECT_EQ(Count(*module, HloOpcode::kDot), 0) << k.hlo;
   }
   EXPECT_EQ(Refusal(kNhwc3x3), "");
+}
+
+// A module that skipped verification: the rewrite reads nothing out of range and leaves
+// what it cannot express to the verifier and the direct kernel.
+TEST(ConvGemmTest, MalformedConvolutionsAreLeftAlone) {
+  struct Broken {
+    std::function<void(HloInstructionProto*)> apply;
+    std::string why;
+  };
+  const std::vector<Broken> broken = {
+      {[](HloInstructionProto* a) { a->mutable_convolution_dimension_numbers()->set_input_batch_dimension(7); },
+       "not permutations"},
+      {[](HloInstructionProto* a) { a->mutable_convolution_dimension_numbers()->set_kernel_input_feature_dimension(3); },
+       "not permutations"},
+      {[](HloInstructionProto* a) { a->mutable_window()->mutable_dimensions(0)->set_size(2); }, "window size"},
+      {[](HloInstructionProto* a) { a->set_feature_group_count(3); }, "inconsistent feature"},
+      {[](HloInstructionProto* a) { a->mutable_window()->mutable_dimensions(1)->set_padding_high(-3); },
+       "reach past"},
+      {[](HloInstructionProto* a) { a->mutable_window()->clear_dimensions(); }, "inconsistent ranks"},
+  };
+  for (const Broken& b : broken) {
+    std::unique_ptr<HloModule> module = Parse(kNhwc3x3);
+    ASSERT_NE(module, nullptr);
+    HloInstruction* conv = module->entry_computation()->root_instruction();
+    b.apply(conv->mutable_attrs());
+    EXPECT_THAT(ConvGemmRefusal(*conv), HasSubstr(b.why));
+    absl::StatusOr<bool> changed = RewriteConvolutionsAsGemm(module.get());
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_FALSE(*changed) << b.why;
+  }
 }
 
 backend::Backend* Interpreter() {
