@@ -179,7 +179,9 @@ TEST(ConvGemmTest, MalformedConvolutionsAreLeftAlone) {
   const std::vector<Broken> broken = {
       {[](HloInstructionProto* a) { a->mutable_convolution_dimension_numbers()->set_input_batch_dimension(7); },
        "not permutations"},
-      {[](HloInstructionProto* a) { a->mutable_convolution_dimension_numbers()->set_kernel_input_feature_dimension(3); },
+      {[](HloInstructionProto* a) {
+         a->mutable_convolution_dimension_numbers()->set_kernel_input_feature_dimension(3);
+       },
        "not permutations"},
       {[](HloInstructionProto* a) { a->mutable_window()->mutable_dimensions(0)->set_size(2); }, "window size"},
       {[](HloInstructionProto* a) { a->set_feature_group_count(3); }, "inconsistent feature"},
