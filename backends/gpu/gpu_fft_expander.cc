@@ -232,6 +232,7 @@ class FftChain {
   HloInstruction* AlongAxis(HloInstruction* x, int64_t axis, FftType type, int64_t n) {
     const int64_t rank = x->shape().rank();
     if (axis == rank - 1) return Transform(x, type, n);
+    if (n == 1) return x;  // a complex transform of one point (scaled by 1/1 when inverse)
     std::vector<int64_t> to_last, back(rank);
     for (int64_t d = 0; d < rank; ++d) {
       if (d != axis) to_last.push_back(d);

@@ -296,6 +296,12 @@ TEST(KernelEmulatorFftTest, MultiAxisTransformsAgreeWithTheInterpreter) {
   EXPECT_TRUE(FftAgrees(FftHlo("c64[5,33]", "f32[5,64]", "IRFFT", "5,64"), 6));
   EXPECT_TRUE(FftAgrees(FftHlo("c64[4096,4]", "c64[4096,4]", "FFT", "4096,4"), 7));
   EXPECT_TRUE(FftAgrees(FftHlo("c128[3,100,8]", "c128[3,100,8]", "IFFT", "3,100,8"), 8));
+  // Axes of one point, and nothing to transform.
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[4,1,8]", "c64[4,1,8]", "IFFT", "1,8"), 9));
+  EXPECT_TRUE(FftAgrees(FftHlo("c128[3,1,3]", "f64[3,1,4]", "IRFFT", "1,4"), 10));
+  EXPECT_TRUE(FftAgrees(FftHlo("f32[2,1]", "c64[2,1]", "RFFT", "1"), 11));
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[0,4096]", "c64[0,4096]", "FFT", "4096"), 12));
+  EXPECT_TRUE(FftAgrees(FftHlo("c64[0,8,16]", "c64[0,8,16]", "FFT", "8,16"), 13));
 }
 
 // Layouts other than the default, on the single-kernel and the expanded forms.
