@@ -38,9 +38,10 @@ struct ConvGemmOptions {
   // the patches only cost memory. Tests turn it off to check the rewrite's semantics for
   // every type it can express (integer results of 32 and 64 bits, complex, f8).
   bool cublas_types_only = true;
-  // Below this many multiply-adds the direct kernel's one launch is cheaper than the patch
-  // fusion, the gemm and the relayouts.
-  int64_t min_multiply_adds = int64_t{1} << 20;
+  // Below this many multiply-adds the direct kernel's one launch is taken to be cheaper than
+  // the patch fusion, the gemm and the relayouts (a few launches of some microseconds each).
+  // An estimate: no GPU has measured the crossover yet.
+  int64_t min_multiply_adds = int64_t{1} << 22;
   // Per group: a dot of fewer output features (n) or a shorter contraction (k) is closer to
   // a matrix-vector product; the direct kernel reads its inputs once where the patches
   // would copy them window-size times (depthwise convolutions).

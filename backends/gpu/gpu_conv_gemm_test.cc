@@ -112,7 +112,7 @@ std::vector<std::string> KernelOpcodes(const GpuPlan& plan) {
 // the patch fusion; the kernel's and the result's relayouts are transpose kernels.
 TEST(ConvGemmTest, NchwRelayoutsFuseIntoThePatches) {
   absl::StatusOr<GpuPlan> strided = CompileGpuPlan(
-      Parse(ConvModule("f32[4,32,18,18]", "f32[32,32,3,3]", "f32[4,32,8,8]",
+      Parse(ConvModule("f32[8,32,18,18]", "f32[32,32,3,3]", "f32[8,32,8,8]",
                        "window={size=3x3 stride=2x2}, dim_labels=bf01_oi01->bf01")),
       GpuTarget{});
   ASSERT_TRUE(strided.ok()) << strided.status();
@@ -150,7 +150,7 @@ TEST(ConvGemmTest, ConvolutionsThatDoNotPayStayConvolutions) {
       {ConvModule("f32[1,4,4,2]", "f32[3,3,2,4]", "f32[1,4,4,4]", same), "tiny"},
       {ConvModule("s8[4,16,16,64]", "s8[3,3,64,64]", "s8[4,16,16,64]", same), "saturate"},
       {ConvModule("s32[4,16,16,64]", "s32[3,3,64,64]", "s32[4,16,16,64]", same), "no cuBLAS gemm for s32"},
-      {ConvModule("f32[16,16,16,64]", "f32[3,3,1,64]", "f32[16,16,16,64]", same + ", feature_group_count=64"),
+      {ConvModule("f32[64,16,16,64]", "f32[3,3,1,64]", "f32[64,16,16,64]", same + ", feature_group_count=64"),
        "1 output features per group"},
       {ConvModule("f32[8,16,16,64]", "f32[3,3,64,64]", "f32[4,16,16,64]", same + ", batch_group_count=2"),
        "batch_group_count"},
@@ -363,29 +363,29 @@ INSTANTIATE_TEST_SUITE_P(Cases, ConvGemmSemanticsTest, ::testing::ValuesIn(Seman
 std::vector<ConvCase> GpuCases() {
   const std::string nhwc = "dim_labels=b01f_01io->b01f";
   return {
-      {"nhwc_3x3_same", "f32[2,12,12,32]", "f32[3,3,32,32]", "f32[2,12,12,32]",
+      {"nhwc_3x3_same", "f32[4,12,12,32]", "f32[3,3,32,32]", "f32[4,12,12,32]",
        "window={size=3x3 pad=1_1x1_1}, " + nhwc},
-      {"nchw_stride2_lhs_dilation", "f32[2,32,8,8]", "f32[32,32,3,3]", "f32[2,32,8,8]",
+      {"nchw_stride2_lhs_dilation", "f32[8,32,8,8]", "f32[32,32,3,3]", "f32[8,32,8,8]",
        "window={size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=bf01_oi01->bf01"},
-      {"rhs_dilation_reversal", "f32[2,14,14,16]", "f32[3,3,16,32]", "f32[2,10,12,32]",
+      {"rhs_dilation_reversal", "f32[8,14,14,16]", "f32[3,3,16,32]", "f32[8,10,12,32]",
        "window={size=3x3 rhs_dilate=2x1 rhs_reversal=1x1}, " + nhwc},
-      {"one_d", "f32[4,128,32]", "f32[7,32,32]", "f32[4,61,32]", "window={size=7 stride=2}, dim_labels=b0f_0io->b0f"},
-      {"three_d", "f32[1,8,8,8,16]", "f32[3,3,3,16,16]", "f32[1,8,8,8,16]",
+      {"one_d", "f32[12,128,32]", "f32[7,32,32]", "f32[12,61,32]", "window={size=7 stride=2}, dim_labels=b0f_0io->b0f"},
+      {"three_d", "f32[2,8,8,8,16]", "f32[3,3,3,16,16]", "f32[2,8,8,8,16]",
        "window={size=3x3x3 pad=1_1x1_1x1_1}, dim_labels=b012f_012io->b012f"},
-      {"feature_groups", "f32[4,12,12,32]", "f32[3,3,8,32]", "f32[4,12,12,32]",
+      {"feature_groups", "f32[16,12,12,32]", "f32[3,3,8,32]", "f32[16,12,12,32]",
        "window={size=3x3 pad=1_1x1_1}, " + nhwc + ", feature_group_count=4"},
-      {"f16", "f16[2,12,12,32]", "f16[3,3,32,32]", "f16[2,12,12,32]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, 2e-3,
+      {"f16", "f16[4,12,12,32]", "f16[3,3,32,32]", "f16[4,12,12,32]", "window={size=3x3 pad=1_1x1_1}, " + nhwc, 2e-3,
        2e-2},
-      {"bf16_to_f32", "bf16[2,12,12,32]", "bf16[3,3,32,32]", "f32[2,12,12,32]",
+      {"bf16_to_f32", "bf16[4,12,12,32]", "bf16[3,3,32,32]", "f32[4,12,12,32]",
        "window={size=3x3 pad=1_1x1_1}, " + nhwc},
-      {"bf16", "bf16[2,12,12,32]", "bf16[3,3,32,32]", "bf16[2,12,12,32]", "window={size=3x3 pad=1_1x1_1}, " + nhwc,
+      {"bf16", "bf16[4,12,12,32]", "bf16[3,3,32,32]", "bf16[4,12,12,32]", "window={size=3x3 pad=1_1x1_1}, " + nhwc,
        1e-2, 1e-1},
       // Sums of 1152 products.
-      {"weight_gradient", "f32[8,14,14,8]", "f32[8,12,12,16]", "f32[3,3,8,16]",
+      {"weight_gradient", "f32[8,14,14,32]", "f32[8,12,12,16]", "f32[3,3,32,16]",
        "window={size=12x12}, dim_labels=f01b_i01o->01bf", 1e-5, 1e-3},
-      {"layouts", "f32[2,12,12,32]{2,1,3,0}", "f32[3,3,32,32]{0,1,2,3}", "f32[2,12,12,32]{1,2,3,0}",
+      {"layouts", "f32[4,12,12,32]{2,1,3,0}", "f32[3,3,32,32]{0,1,2,3}", "f32[4,12,12,32]{1,2,3,0}",
        "window={size=3x3 pad=1_1x1_1}, " + nhwc},
-      {"nchw_groups_padded", "f32[4,32,12,12]", "f32[32,8,3,3]", "f32[4,32,12,12]",
+      {"nchw_groups_padded", "f32[16,32,12,12]", "f32[32,8,3,3]", "f32[16,32,12,12]",
        "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=4"},
   };
 }
@@ -420,28 +420,28 @@ INSTANTIATE_TEST_SUITE_P(Cases, ConvGemmOnGpuTest, ::testing::ValuesIn(GpuCases(
 TEST(ConvGemmOnGpuTest, ConvolutionInAWhileBody) {
   const std::string hlo = R"(HloModule loop
 cond {
-  p = (s32[], f32[2,12,12,32], f32[3,3,32,32]) parameter(0)
+  p = (s32[], f32[4,12,12,32], f32[3,3,32,32]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
   n = s32[] constant(2)
   ROOT lt = pred[] compare(i, n), direction=LT
 }
 body {
-  p = (s32[], f32[2,12,12,32], f32[3,3,32,32]) parameter(0)
+  p = (s32[], f32[4,12,12,32], f32[3,3,32,32]) parameter(0)
   i = s32[] get-tuple-element(p), index=0
-  x = f32[2,12,12,32] get-tuple-element(p), index=1
+  x = f32[4,12,12,32] get-tuple-element(p), index=1
   w = f32[3,3,32,32] get-tuple-element(p), index=2
   one = s32[] constant(1)
   j = s32[] add(i, one)
-  y = f32[2,12,12,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
-  ROOT t = (s32[], f32[2,12,12,32], f32[3,3,32,32]) tuple(j, y, w)
+  y = f32[4,12,12,32] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  ROOT t = (s32[], f32[4,12,12,32], f32[3,3,32,32]) tuple(j, y, w)
 }
 ENTRY main {
-  x = f32[2,12,12,32] parameter(0)
+  x = f32[4,12,12,32] parameter(0)
   w = f32[3,3,32,32] parameter(1)
   zero = s32[] constant(0)
-  t = (s32[], f32[2,12,12,32], f32[3,3,32,32]) tuple(zero, x, w)
-  r = (s32[], f32[2,12,12,32], f32[3,3,32,32]) while(t), condition=cond, body=body
-  ROOT y = f32[2,12,12,32] get-tuple-element(r), index=1
+  t = (s32[], f32[4,12,12,32], f32[3,3,32,32]) tuple(zero, x, w)
+  r = (s32[], f32[4,12,12,32], f32[3,3,32,32]) while(t), condition=cond, body=body
+  ROOT y = f32[4,12,12,32] get-tuple-element(r), index=1
 })";
   backend::Backend* gpu = Gpu();
   ASSERT_NE(gpu, nullptr);
