@@ -16,9 +16,16 @@ namespace {
 
 // A convolution's sizes, read once from its shapes and attributes.
 struct ConvSizes {
-  int64_t batch = 0, features = 0, groups = 1;
-  int64_t group_features = 0;         // kernel input features: features / groups
-  int64_t output_features = 0;        // all groups'
+  int64_t input_batch = 0, batch = 0;  // the input's and the output's
+  int64_t features = 0;
+  // Feature groups: group j convolves input features [j, j + 1) * features / groups into
+  // output features [j, j + 1) * output_features / groups. Batch groups (batch_groups): group
+  // j convolves input batch [j, j + 1) * batch with every input feature into those output
+  // features (so the output has batch = input_batch / groups).
+  int64_t groups = 1;
+  bool batch_groups = false;
+  int64_t group_features = 0;   // kernel input features: features / feature groups
+  int64_t output_features = 0;  // all groups'
   std::vector<int64_t> input, window, output;  // per spatial dimension
   std::vector<int64_t> stride, window_dilation, base_dilation, pad_low, pad_high;
   std::vector<bool> reversal;
@@ -106,16 +113,22 @@ absl::StatusOr<ConvSizes> ReadSizes(const HloInstruction& conv) {
       !IsPermutation(output_dims, rank + 2)) {
     return absl::InvalidArgumentError("dimension numbers are not permutations");
   }
-  if (conv.attrs().batch_group_count() > 1) return absl::InvalidArgumentError("batch_group_count > 1");
+  const int64_t feature_groups = std::max<int64_t>(1, conv.attrs().feature_group_count());
+  const int64_t batch_groups = std::max<int64_t>(1, conv.attrs().batch_group_count());
+  if (feature_groups > 1 && batch_groups > 1) {
+    return absl::InvalidArgumentError("both feature_group_count and batch_group_count > 1");
+  }
   ConvSizes s;
-  s.groups = std::max<int64_t>(1, conv.attrs().feature_group_count());
-  s.batch = lhs.dimensions(dn.input_batch_dimension());
+  s.groups = std::max(feature_groups, batch_groups);
+  s.batch_groups = batch_groups > 1;
+  s.input_batch = lhs.dimensions(dn.input_batch_dimension());
+  s.batch = out.dimensions(dn.output_batch_dimension());
   s.features = lhs.dimensions(dn.input_feature_dimension());
   s.group_features = rhs.dimensions(dn.kernel_input_feature_dimension());
   s.output_features = rhs.dimensions(dn.kernel_output_feature_dimension());
-  if (s.features != s.group_features * s.groups || s.output_features % s.groups != 0 ||
-      out.dimensions(dn.output_feature_dimension()) != s.output_features ||
-      out.dimensions(dn.output_batch_dimension()) != s.batch) {
+  if (s.features != s.group_features * feature_groups || s.output_features % s.groups != 0 ||
+      out.dimensions(dn.output_feature_dimension()) != s.output_features || s.input_batch % batch_groups != 0 ||
+      s.batch != s.input_batch / batch_groups) {
     return absl::InvalidArgumentError("inconsistent feature or batch sizes");
   }
   for (int64_t d = 0; d < rank; ++d) {
@@ -289,7 +302,7 @@ std::vector<std::vector<int64_t>> StackRuns(const ConvSizes& s) {
 // Elements of the largest array the rewrite materializes before the dot: the relaid input,
 // its padded copy, or the stack after a run of spatial dimensions (the last is the patches).
 double LargestIntermediate(const ConvSizes& s) {
-  const double rows = static_cast<double>(s.batch) * static_cast<double>(s.features);
+  const double rows = static_cast<double>(s.input_batch) * static_cast<double>(s.features);
   std::vector<double> spatial;
   double largest = rows * static_cast<double>(Product(s.input));
   for (size_t d = 0; d < s.input.size(); ++d) {
@@ -344,13 +357,14 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
     x = b.Add(HloOpcode::kPad, input_type, padded, {x, zero}, pad_attrs);
   }
 
-  // Input as [g * batch, spatial..., features / g].
+  // Input as [g * batch, spatial..., features / g] (batch groups: the input batch is
+  // already g * batch, group-major, and every group reads every feature).
   x = b.Convert(x, type);
   std::vector<int64_t> perm = {dn.input_batch_dimension()};
   for (int64_t d = 0; d < rank; ++d) perm.push_back(dn.input_spatial_dimensions(d));
   perm.push_back(dn.input_feature_dimension());
   x = b.Transpose(x, perm);
-  if (g > 1) {
+  if (g > 1 && !s.batch_groups) {
     std::vector<int64_t> split = Builder::Dims(x);
     split.back() = g;
     split.push_back(s.group_features);

@@ -2,8 +2,10 @@
 #define XLA_BACKENDS_GPU_GPU_CONV_GEMM_H_
 
 // convolution as one GEMM (im2col), in plain HLO the gpu backend already runs:
-//   x --transpose--> [batch, spatial..., feature]   (groups: [group * batch, spatial..., feature/group])
-//     --pad--> zeros for the window padding (negative crops) and base (lhs) dilation
+//   x --pad--> zeros for the window padding (negative crops) and base (lhs) dilation, in x's
+//       own type and dimension order (a kernel of its own; only when there is padding)
+//     --convert, transpose--> [batch, spatial..., feature]  (feature groups: [group * batch,
+//       spatial..., feature / group]; batch groups: the input batch is already group * batch)
 //     --strided slices, one per window offset (offsets window_dilation apart), stacked by
 //       select on an iota: one loop fusion per run of spatial dimensions (at most
 //       kMaxStackedOffsets slices each)--> patches [batch, output spatial..., window..., feature]
