@@ -127,6 +127,19 @@ TEST(ConvGemmTest, NchwRelayoutsFuseIntoThePatches) {
   EXPECT_EQ(kernels, (std::vector<std::string>{"dot", "fusion", "pad", "transpose", "transpose"}));
 }
 
+// A 1x1 NHWC convolution is the dot alone: its patches are the input, reshaped in place.
+TEST(ConvGemmTest, OneByOneNhwcIsTheGemmAlone) {
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(
+      Parse(ConvModule("bf16[8,28,28,64]", "bf16[1,1,64,128]", "f32[8,28,28,128]",
+                       "window={size=1x1}, dim_labels=b01f_01io->b01f")),
+      GpuTarget{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(KernelOpcodes(*plan), (std::vector<std::string>{"dot"}));
+  for (const GpuPlanStep& step : plan->entry().steps) {
+    if (step.hlo->opcode() == HloOpcode::kDot) EXPECT_TRUE(step.gemm);
+  }
+}
+
 TEST(ConvGemmTest, PrecisionConfigIsCarriedOntoTheDot) {
   std::unique_ptr<HloModule> module =
       Parse(ConvModule("f32[4,16,16,64]", "f32[3,3,64,64]", "f32[4,16,16,64]",
