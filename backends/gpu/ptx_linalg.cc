@@ -5,12 +5,15 @@
 //    shared memory (EmitSharedMemoryFft), O(log n) per element. The gpu compiler turns every
 //    other fft into a chain of these and short direct DFTs (gpu_fft_expander.h: one kernel per
 //    axis for 2-d and 3-d, the four-step form for longer powers of two, Bluestein's for other
-//    lengths over kLongestDirectFft), so after it only short non-power-of-two axes take
-//  - the direct form: a thread per output element sums its whole transform (a DFT over the up
-//    to three transformed axes; IRFFT rebuilds the last axis by Hermitian symmetry and keeps
-//    the real part). Twiddles are exact at quarter turns, cos/sin of 2*pi*m/n otherwise, as
-//    the interpreter's. Correct for every length and batch but O(n) per element per axis, so
-//    it serves lengths up to kLongestDirectFft (64) and modules that skip the expander.
+//    lengths over kLongestDirectFft), so after it only axes of one point and short
+//    non-power-of-two ones take the direct form.
+//  - fft, the direct form: a thread per output element sums its whole transform (a DFT over
+//    the up to three transformed axes; IRFFT rebuilds the last axis by Hermitian symmetry and
+//    keeps the real part). Correct for every length and batch but O(n) per element per axis,
+//    so it serves lengths up to kLongestDirectFft (64) and modules that skip the expander.
+//    Twiddles in both forms are the interpreter's (exact at quarter turns, cos/sin of
+//    2*pi*m/n otherwise), computed on the host into a table per length up to
+//    kLongestTwiddleTable; longer direct transforms compute them with the device's cos, sin.
 //  - cholesky: a thread per matrix runs the column-by-column factorization in the result's
 //    memory; a pivot that is not positive makes the whole factor NaN. Only f64 and c128: the
 //    gpu compiler computes narrower types through them (gpu_expanders.h), as the interpreter
@@ -37,6 +40,21 @@
 namespace xla {
 namespace gpu {
 namespace {
+
+// exp(+2*pi*i * m / n) on the host, as the interpreter's twiddle (exact at quarter turns).
+std::pair<double, double> HostTwiddle(int64_t m, int64_t n) {
+  m %= n;
+  if (4 * m % n == 0) {
+    static constexpr double kRe[] = {1, 0, -1, 0}, kIm[] = {0, 1, 0, -1};
+    return {kRe[4 * m / n], kIm[4 * m / n]};
+  }
+  const double angle = 2.0 * M_PI * static_cast<double>(m) / static_cast<double>(n);
+  return {std::cos(angle), std::sin(angle)};
+}
+
+// Lengths whose twiddles kernels read from a table (2n doubles: 64 KiB at most) rather than
+// compute with cos and sin.
+constexpr int64_t kLongestTwiddleTable = 4096;
 
 struct Cx {
   llvm::Value* re;
@@ -129,7 +147,10 @@ class LinalgEmitter {
   }
 
   // exp(sign * 2*pi*i * m / n) for 0 <= m < n: exact at quarter turns, as the interpreter's.
+  // Up to kLongestTwiddleTable, read from a table the host computed as the interpreter does
+  // (the same values, no cos and sin on the device).
   Cx Twiddle(llvm::Value* m, int64_t n, int sign) {
+    if (n <= kLongestTwiddleTable) return TableTwiddle(m, n, sign);
     llvm::Value* four_m = b_.CreateMul(m, I64(4));
     llvm::Value* exact = b_.CreateICmpEQ(b_.CreateURem(four_m, I64(n)), I64(0));
     llvm::Value* quarter = b_.CreateUDiv(four_m, I64(n));
@@ -142,6 +163,26 @@ class LinalgEmitter {
     llvm::Value* exact_re = b_.CreateSelect(is(0), Real(1), b_.CreateSelect(is(2), Real(-1), Real(0)));
     llvm::Value* exact_im = b_.CreateSelect(is(1), Real(sign), b_.CreateSelect(is(3), Real(-sign), Real(0)));
     return {b_.CreateSelect(exact, exact_re, c), b_.CreateSelect(exact, exact_im, s)};
+  }
+
+  // Twiddle from the module's table for length n (re for every m < n, then im; sign +1),
+  // made by the first kernel that needs it.
+  Cx TableTwiddle(llvm::Value* m, int64_t n, int sign) {
+    auto* type = llvm::ArrayType::get(b_.getDoubleTy(), 2 * n);
+    const std::string name = absl::StrCat("fft.twiddles.", n);
+    llvm::GlobalVariable* table = k_.module->getNamedGlobal(name);
+    if (table == nullptr) {
+      std::vector<double> values(2 * n);
+      for (int64_t i = 0; i < n; ++i) std::tie(values[i], values[n + i]) = HostTwiddle(i, n);
+      table = new llvm::GlobalVariable(*k_.module, type, true, llvm::GlobalValue::InternalLinkage,
+                                       llvm::ConstantDataArray::get(b_.getContext(), values), name, nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, 1);
+      table->setAlignment(llvm::Align(8));
+    }
+    llvm::Value* re = b_.CreateLoad(b_.getDoubleTy(), b_.CreateInBoundsGEP(type, table, {I64(0), m}));
+    llvm::Value* im = b_.CreateLoad(b_.getDoubleTy(), b_.CreateInBoundsGEP(type, table, {I64(0), b_.CreateAdd(m, I64(n))}));
+    // 0 - s rather than -s: the interpreter's exact twiddles have +0 imaginary parts.
+    return {re, sign < 0 ? b_.CreateFSub(Real(0), im) : im};
   }
 
   template <typename F>
@@ -198,17 +239,6 @@ absl::Status CheckFftShapes(const HloInstruction* hlo) {
   return absl::OkStatus();
 }
 
-// exp(+2*pi*i * m / n) on the host, as the interpreter's twiddle (exact at quarter turns).
-std::pair<double, double> HostTwiddle(int64_t m, int64_t n) {
-  m %= n;
-  if (4 * m % n == 0) {
-    static constexpr double kRe[] = {1, 0, -1, 0}, kIm[] = {0, 1, 0, -1};
-    return {kRe[4 * m / n], kIm[4 * m / n]};
-  }
-  const double angle = 2.0 * M_PI * static_cast<double>(m) / static_cast<double>(n);
-  return {std::cos(angle), std::sin(angle)};
-}
-
 bool IsSharedMemoryFft(const HloInstruction* hlo) {
   if (hlo->attrs().fft_length_size() != 1) return false;
   const int64_t n = hlo->attrs().fft_length(0);
@@ -225,7 +255,6 @@ bool IsSharedMemoryFft(const HloInstruction* hlo) {
 absl::Status EmitSharedMemoryFft(KernelContext& k, const HloInstruction* hlo) {
   LinalgEmitter e(k);
   llvm::IRBuilder<>& b = e.b();
-  llvm::LLVMContext& c = b.getContext();
   const Shape& in = hlo->operand(0)->shape();
   const Shape& out = hlo->shape();
   const FftType type = hlo->attrs().fft_type();
@@ -257,27 +286,7 @@ absl::Status EmitSharedMemoryFft(KernelContext& k, const HloInstruction* hlo) {
     b.CreateStore(v.re, re_at(i));
     b.CreateStore(v.im, im_at(i));
   };
-  // exp(+2 pi i m / n) for m < n / 2, shared by every kernel of the module of this length.
-  auto* table_type = llvm::ArrayType::get(b.getDoubleTy(), n);
-  const std::string table_name = absl::StrCat("fft.twiddles.", n);
-  llvm::GlobalVariable* table = k.module->getNamedGlobal(table_name);
-  if (table == nullptr) {
-    std::vector<double> values(n);
-    for (int64_t m = 0; m < n / 2; ++m) std::tie(values[m], values[n / 2 + m]) = HostTwiddle(m, n);
-    table = new llvm::GlobalVariable(*k.module, table_type, true, llvm::GlobalValue::InternalLinkage,
-                                     llvm::ConstantDataArray::get(c, values), table_name, nullptr,
-                                     llvm::GlobalValue::NotThreadLocal, 1);
-    table->setAlignment(llvm::Align(8));
-  }
-  const bool forward = type == FFT || type == RFFT;
-  auto twiddle = [&](llvm::Value* m) -> Cx {
-    llvm::Value* re = b.CreateLoad(b.getDoubleTy(), b.CreateInBoundsGEP(table_type, table, {e.I64(0), m}));
-    llvm::Value* im = b.CreateLoad(b.getDoubleTy(),
-                                   b.CreateInBoundsGEP(table_type, table, {e.I64(0), b.CreateAdd(m, e.I64(n / 2))}));
-    // 0 - s rather than -s: the interpreter's exact twiddles have +0 imaginary parts.
-    return {re, forward ? b.CreateFSub(e.Real(0), im) : im};
-  };
-
+  const int sign = type == FFT || type == RFFT ? -1 : 1;
   llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
   llvm::Value* tid = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
   llvm::Value* threads = e.I64(kGpuThreadsPerBlock);
@@ -326,7 +335,7 @@ absl::Status EmitSharedMemoryFft(KernelContext& k, const HloInstruction* hlo) {
             llvm::Value* group = b.CreateLShr(p, s_less);
             llvm::Value* i0 = b.CreateAdd(b.CreateShl(local, e.I64(log2n)), b.CreateAdd(b.CreateShl(group, s), kk));
             llvm::Value* i1 = b.CreateAdd(i0, span);
-            Cx w = twiddle(b.CreateShl(kk, b.CreateSub(e.I64(log2n), s)));
+            Cx w = e.TableTwiddle(b.CreateShl(kk, b.CreateSub(e.I64(log2n), s)), n, sign);
             Cx x0 = read(i0);
             Cx x1 = e.Mul(read(i1), w);
             write(i0, e.Add(x0, x1));
