@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,7 +59,7 @@ const HloInstruction* Find(const HloModule& module, HloOpcode opcode) {
   return nullptr;
 }
 
-// The convolution of `hlo`'s entry (its root).
+// Why the entry's root convolution of `hlo` is not rewritten ("" when it is).
 std::string Refusal(const std::string& hlo, const ConvGemmOptions& options = ConvGemmOptions()) {
   std::unique_ptr<HloModule> module = Parse(hlo);
   if (module == nullptr) return "unparsed";
