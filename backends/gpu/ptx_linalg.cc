@@ -7,10 +7,10 @@
 //    axis for 2-d and 3-d, the four-step form for longer powers of two, Bluestein's for other
 //    lengths over kLongestDirectFft), so after it only axes of one point and short
 //    non-power-of-two ones take the direct form.
-//  - fft, the direct form: a thread per output element sums its whole transform (a DFT over
-//    the up to three transformed axes; IRFFT rebuilds the last axis by Hermitian symmetry and
-//    keeps the real part). Correct for every length and batch but O(n) per element per axis,
-//    so it serves lengths up to kLongestDirectFft (64) and modules that skip the expander.
+//  - fft, the direct form: a thread per output element sums its row (IRFFT rebuilding it from
+//    the half spectrum by Hermitian symmetry and keeping the real part), O(n) per element,
+//    for axes up to kLongestDirectFft (64) and of one point. More axes than one reach the
+//    emitter only with nothing to compute (the expander leaves empty ffts alone).
 //    Twiddles in both forms are the interpreter's (exact at quarter turns, cos/sin of
 //    2*pi*m/n otherwise), computed on the host into a table per length up to
 //    kLongestTwiddleTable; longer direct transforms compute them with the device's cos, sin.
@@ -24,7 +24,6 @@
 // that the optimizer folds away.
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -364,88 +363,61 @@ absl::Status EmitSharedMemoryFft(KernelContext& k, const HloInstruction* hlo) {
       });
 }
 
-absl::Status EmitFft(KernelContext& k, const HloInstruction* hlo) {
-  RETURN_IF_ERROR(CheckFftShapes(hlo));
-  if (IsSharedMemoryFft(hlo)) return EmitSharedMemoryFft(k, hlo);
-  LinalgEmitter e(k);
-  llvm::IRBuilder<>& b = e.b();
+// The direct form of a 1-d fft: a thread per output element sums its row in the
+// interpreter's order (x[j] w^(j k mod n) for j = 0, 1, ...), IRFFT rebuilding the row from
+// the half spectrum; IFFT multiplies by 1/n and IRFFT divides by n, as the interpreter.
+absl::Status EmitDirectFft(KernelContext& k, const HloInstruction* hlo) {
   const Shape& in = hlo->operand(0)->shape();
   const Shape& out = hlo->shape();
+  if (ShapeUtil::ElementsIn(out) == 0) return absl::OkStatus();  // never launched
+  if (hlo->attrs().fft_length_size() != 1) {
+    return absl::InternalError(absl::StrCat("gpu backend: fft ", hlo->name(), " over ", hlo->attrs().fft_length_size(),
+                                            " axes reached the kernel emitter; the gpu compiler makes it one "
+                                            "kernel per axis first (gpu_fft_expander.h)"));
+  }
+  LinalgEmitter e(k);
+  llvm::IRBuilder<>& b = e.b();
   const FftType type = hlo->attrs().fft_type();
-  const int64_t rank = out.rank();
-  const int64_t fft_rank = hlo->attrs().fft_length_size();
-  const int64_t first = rank - fft_rank;
-  std::vector<int64_t> lengths(hlo->attrs().fft_length().begin(), hlo->attrs().fft_length().end());
+  const int64_t n = hlo->attrs().fft_length(0);
+  const int64_t half = n / 2 + 1;
   const int sign = type == FFT || type == RFFT ? -1 : 1;
-  const bool inverse = type == IFFT || type == IRFFT;
-  double scale = 1;
-  for (int64_t n : lengths) scale *= n == 0 ? 1 : static_cast<double>(n);
   const bool complex_in = primitive_util::IsComplexType(in.element_type());
   LinalgEmitter::Slot sum = e.NewSlot();
   return e.ForEachThread(ShapeUtil::ElementsIn(out), [&](llvm::Value* i) -> absl::Status {
     const std::vector<llvm::Value*> at = RowMajorIndex(&b, out.dimensions(), i);
+    std::vector<llvm::Value*> from = at;
     e.Write(sum, {e.Real(0), e.Real(0)});
-    // The input index: the batch dimensions as the output's, the transformed ones looped.
-    std::vector<llvm::Value*> from(at.begin(), at.end());
-    // The innermost transformed axis; for IRFFT it runs over the full length, reading the
-    // stored half and conjugating the mirrored part.
-    std::function<absl::Status(int64_t, Cx)> axis = [&](int64_t a, Cx weight) -> absl::Status {
-      if (a == rank) {
-        ASSIGN_OR_RETURN(Cx x, e.Load(0, in, from));
-        if (!complex_in) x.im = e.Real(0);
-        e.Write(sum, e.Add(e.Read(sum), e.Mul(x, weight)));
-        return absl::OkStatus();
-      }
-      const int64_t n = lengths[a - first];
-      return e.For(n, "dft", [&](llvm::Value* j) -> absl::Status {
-        // w^(j * k) with the product reduced mod n first (exact for every length here).
-        llvm::Value* m = b.CreateURem(b.CreateMul(j, at[a]), e.I64(n));
-        Cx w = e.Mul(weight, e.Twiddle(m, n, sign));
-        from[a] = j;
-        return axis(a + 1, w);
-      });
-    };
-    if (type != IRFFT) {
-      RETURN_IF_ERROR(axis(first, {e.Real(1), e.Real(0)}));
-    } else {
-      // x[n] = Re(sum over k of X~[k] w^(k n)), X~[k] = X[k] for k < n/2 + 1, else
-      // conj(X[-k]) (every transformed axis mirrored), as the interpreter's inverse of the
-      // leading axes followed by the Hermitian rebuild of the last.
-      const int64_t n_last = lengths.back();
-      const int64_t half = n_last / 2 + 1;
-      RETURN_IF_ERROR(e.For(n_last, "last", [&](llvm::Value* j) -> absl::Status {
-        llvm::Value* stored = b.CreateICmpULT(j, e.I64(half));
-        Cx w_last = e.Twiddle(b.CreateURem(b.CreateMul(j, at[rank - 1]), e.I64(n_last)), n_last, sign);
-        // The leading axes' sum over column j: X[k, j] where stored, else conj(X[-k, n_last - j]).
-        LinalgEmitter::Slot inner = e.NewSlot();
-        e.Write(inner, {e.Real(0), e.Real(0)});
-        from[rank - 1] = b.CreateSelect(stored, j, b.CreateSub(e.I64(n_last), j));
-        std::function<absl::Status(int64_t, Cx)> lead = [&](int64_t a, Cx weight) -> absl::Status {
-          if (a == rank - 1) {
-            ASSIGN_OR_RETURN(Cx x, e.Load(0, in, from));
-            x.im = b.CreateSelect(stored, x.im, b.CreateFNeg(x.im));  // conj(X[-k]) for mirrored columns
-            e.Write(inner, e.Add(e.Read(inner), e.Mul(x, weight)));
-            return absl::OkStatus();
-          }
-          const int64_t n = lengths[a - first];
-          return e.For(n, "lead", [&](llvm::Value* q) -> absl::Status {
-            // Mirrored columns read X[-q] where the stored ones read X[q].
-            llvm::Value* mirrored = b.CreateURem(b.CreateSub(e.I64(n), q), e.I64(n));
-            from[a] = b.CreateSelect(stored, q, mirrored);
-            llvm::Value* m = b.CreateURem(b.CreateMul(q, at[a]), e.I64(n));
-            return lead(a + 1, e.Mul(weight, e.Twiddle(m, n, sign)));
-          });
-        };
-        RETURN_IF_ERROR(lead(first, {e.Real(1), e.Real(0)}));
-        e.Write(sum, e.Add(e.Read(sum), e.Mul(e.Read(inner), w_last)));
+    if (n > 0) {  // RFFT of no points has one zero output
+      RETURN_IF_ERROR(e.For(n, "dft", [&](llvm::Value* j) -> absl::Status {
+        Cx x;
+        if (type == IRFFT) {
+          // X[j] for j < n/2 + 1, else conj(X[n - j]).
+          llvm::Value* stored = b.CreateICmpULT(j, e.I64(half));
+          from.back() = b.CreateSelect(stored, j, b.CreateSub(e.I64(n), j));
+          ASSIGN_OR_RETURN(x, e.Load(0, in, from));
+          x.im = b.CreateSelect(stored, x.im, b.CreateFNeg(x.im));
+        } else {
+          from.back() = j;
+          ASSIGN_OR_RETURN(x, e.Load(0, in, from));
+          if (!complex_in) x.im = e.Real(0);
+        }
+        // w^(j k) with the product reduced mod n first (exact for every length here).
+        llvm::Value* m = b.CreateURem(b.CreateMul(j, at.back()), e.I64(n));
+        e.Write(sum, e.Add(e.Read(sum), e.Mul(x, e.Twiddle(m, n, sign))));
         return absl::OkStatus();
       }));
     }
     Cx result = e.Read(sum);
-    if (inverse) result = e.DivReal(result, e.Real(scale));
+    if (type == IFFT) result = e.Scale(result, e.Real(1.0 / static_cast<double>(n)));
+    if (type == IRFFT) result = {b.CreateFDiv(result.re, e.Real(static_cast<double>(n))), e.Real(0)};
     e.Store(result, out, at);
     return absl::OkStatus();
   });
+}
+
+absl::Status EmitFft(KernelContext& k, const HloInstruction* hlo) {
+  RETURN_IF_ERROR(CheckFftShapes(hlo));
+  return IsSharedMemoryFft(hlo) ? EmitSharedMemoryFft(k, hlo) : EmitDirectFft(k, hlo);
 }
 
 // The batch (leading) dimensions of a [..., r, c] shape, and their element count.
