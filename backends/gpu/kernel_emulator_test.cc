@@ -305,6 +305,32 @@ TEST(KernelEmulatorFftTest, MultiAxisTransformsAgreeWithTheInterpreter) {
   EXPECT_TRUE(FftAgrees(FftHlo("c64[0,8,16]", "c64[0,8,16]", "FFT", "8,16"), 13));
 }
 
+// What makes them fast, checked without timing: after compilation every fft left is one
+// kernel over one axis, the shared-memory radix-2 form (a power of two up to 2048) or a
+// direct DFT of at most 64 points (O(n) per element).
+TEST(KernelEmulatorFftTest, EveryCompiledFftIsOneShortAxis) {
+  backend::Backend* gpu = Gpu();
+  ASSERT_NE(gpu, nullptr);
+  for (const std::string& hlo : {FftHlo("c64[1,1048576]", "c64[1,1048576]", "FFT", "1048576"),
+                                 FftHlo("f64[3,3001]", "c128[3,1501]", "RFFT", "3001"),
+                                 FftHlo("c128[2,8,16,9]", "f64[2,8,16,16]", "IRFFT", "8,16,16"),
+                                 FftHlo("c64[5,100,4096]", "c64[5,100,4096]", "IFFT", "100,4096")}) {
+    absl::StatusOr<std::unique_ptr<backend::Executable>> exe = CompileOn(*gpu, hlo);
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    int ffts = 0;
+    for (const std::unique_ptr<HloComputation>& computation : (*exe)->module().computations()) {
+      for (const std::unique_ptr<HloInstruction>& fft : computation->instructions()) {
+        if (fft->opcode() != HloOpcode::kFft) continue;
+        ++ffts;
+        ASSERT_EQ(fft->attrs().fft_length_size(), 1) << fft->name() << " in\n" << hlo;
+        const int64_t n = fft->attrs().fft_length(0);
+        EXPECT_TRUE((n & (n - 1)) == 0 ? n <= 2048 : n <= 64) << fft->name() << " of " << n << " points in\n" << hlo;
+      }
+    }
+    EXPECT_GE(ffts, 2) << hlo;
+  }
+}
+
 // Layouts other than the default, on the single-kernel and the expanded forms.
 TEST(KernelEmulatorFftTest, NonDefaultLayoutsAgreeWithTheInterpreter) {
   EXPECT_TRUE(FftAgrees(FftHlo("c64[8,16]{0,1}", "c64[8,16]{0,1}", "FFT", "16"), 1));
