@@ -7,10 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "backends/gpu/cublas_library.h"
-#include "backends/gpu/device_memory_pool.h"
-#include "backends/interpreter/device_state.h"
+#include "backends/gpu/gpu_lanes.h"
 #include "backends/value_checks.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -20,127 +18,9 @@ namespace xla {
 namespace gpu {
 namespace {
 
-constexpr uint64_t kRegionBytes = uint64_t{256} << 20;
 constexpr int kNewestSmEmitted = 90;  // LLVM 16's NVPTX; newer GPUs JIT sm_90 PTX forward
 constexpr uint64_t kDefaultRngSeed = 42;   // as the interpreter's and the cpu backend's
 constexpr int64_t kInfeedTimeoutMs = 10000;  // as the interpreter's and the cpu backend's
-
-struct Device {
-  const CudaDriver* driver = nullptr;
-  int ordinal = 0;
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  CUstream stream = nullptr;
-  std::string name;
-  int64_t memory_bytes = 0;
-  int sm = 0;  // compute capability major * 10 + minor
-  int multiprocessors = 1;
-  std::unique_ptr<DeviceMemoryPool> pool;
-  // What the host keeps for the device, as the interpreter's DeviceState: the infeed and
-  // outfeed queues and the rng state (thread-safe on its own, so feeds need not take mu).
-  std::unique_ptr<interpreter::DeviceState> host;
-  cublasHandle_t cublas = nullptr;  // created at the first gemm (under mu)
-  bool cublas_unusable = false;     // cuBLAS loaded but could not initialize: kernels do the dots
-  // Serializes the stream: one execution or transfer at a time per device, in order.
-  absl::Mutex mu;
-};
-
-// Makes `device`'s context current on this thread (driver calls act on the current one).
-absl::Status UseContext(const Device& device) {
-  CUDA_RETURN_IF_ERROR(device.driver, cuCtxSetCurrent(device.context));
-  return absl::OkStatus();
-}
-
-class GpuBuffer : public backend::Buffer {
- public:
-  // An array (or token) in `address` (0 for zero bytes with no allocation).
-  GpuBuffer(Device* device, Shape shape, CUdeviceptr address, int64_t bytes)
-      : device_(device), shape_(std::move(shape)), address_(address), bytes_(bytes) {}
-  GpuBuffer(Device* device, Shape shape, std::vector<std::shared_ptr<backend::Buffer>> elements)
-      : device_(device), shape_(std::move(shape)), elements_(std::move(elements)) {}
-  // A view of `viewed`'s bytes as an array of `shape` (a bitcast), keeping it alive.
-  GpuBuffer(Device* device, Shape shape, std::shared_ptr<GpuBuffer> viewed)
-      : device_(device), shape_(std::move(shape)), address_(viewed->address()), bytes_(viewed->size_bytes()),
-        viewed_(std::move(viewed)) {}
-  ~GpuBuffer() override {
-    // Ours (views own nothing): cannot be stray.
-    if (address_ != 0 && viewed_ == nullptr) device_->pool->Free(address_).IgnoreError();
-  }
-
-  const Shape& shape() const override { return shape_; }
-  int device_ordinal() const override { return device_->ordinal; }
-  int64_t size_bytes() const override { return bytes_; }
-  std::vector<std::shared_ptr<backend::Buffer>> tuple_elements() const override { return elements_; }
-  CUdeviceptr address() const { return address_; }
-
- private:
-  Device* const device_;
-  const Shape shape_;
-  const CUdeviceptr address_ = 0;
-  const int64_t bytes_ = 0;
-  const std::vector<std::shared_ptr<backend::Buffer>> elements_;
-  const std::shared_ptr<GpuBuffer> viewed_;
-};
-
-absl::StatusOr<std::shared_ptr<GpuBuffer>> AllocateArray(Device* device, const Shape& shape) {
-  const int64_t bytes = shape.IsArray() ? ShapeUtil::ByteSizeOf(shape) : 0;
-  if (bytes == 0) return std::make_shared<GpuBuffer>(device, shape, 0, 0);
-  RETURN_IF_ERROR(UseContext(*device));
-  ASSIGN_OR_RETURN(uint64_t address, device->pool->Allocate(static_cast<uint64_t>(bytes)));
-  return std::make_shared<GpuBuffer>(device, shape, static_cast<CUdeviceptr>(address), bytes);
-}
-
-// Copies `literal` to new buffers of `device` (the caller holds device->mu).
-absl::StatusOr<std::shared_ptr<backend::Buffer>> Upload(Device* device, const Literal& literal)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->mu) {
-  const Shape& shape = literal.shape();
-  if (shape.IsTuple()) {
-    std::vector<std::shared_ptr<backend::Buffer>> elements;
-    for (int64_t i = 0; i < ShapeUtil::TupleElementCount(shape); ++i) {
-      ASSIGN_OR_RETURN(elements.emplace_back(), Upload(device, literal.tuple_element(i)));
-    }
-    return std::make_shared<GpuBuffer>(device, shape, std::move(elements));
-  }
-  ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> buffer, AllocateArray(device, shape));
-  if (buffer->size_bytes() != 0) {
-    if (literal.size_bytes() != buffer->size_bytes()) {
-      return absl::InternalError(absl::StrCat("gpu: literal of ", shape.ToString(true), " holds ", literal.size_bytes(),
-                                              " bytes, the device buffer ", buffer->size_bytes()));
-    }
-    const CudaDriver* d = device->driver;
-    CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(buffer->address(), literal.untyped_data(),
-                                              static_cast<size_t>(buffer->size_bytes()), device->stream));
-    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device->stream));
-  }
-  return std::shared_ptr<backend::Buffer>(std::move(buffer));
-}
-
-absl::StatusOr<Literal> Download(Device* device, const backend::Buffer& buffer)
-    ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->mu) {
-  if (buffer.shape().IsTuple()) {
-    std::vector<Literal> elements;
-    for (const auto& element : buffer.tuple_elements()) {
-      ASSIGN_OR_RETURN(Literal l, Download(device, *element));
-      elements.push_back(std::move(l));
-    }
-    return Literal::MakeTuple(std::move(elements));
-  }
-  const auto* gpu = dynamic_cast<const GpuBuffer*>(&buffer);
-  if (gpu == nullptr) return absl::InvalidArgumentError("not a gpu buffer");
-  ASSIGN_OR_RETURN(Literal literal, Literal::Create(buffer.shape()));
-  if (gpu->size_bytes() != 0) {
-    if (literal.size_bytes() != gpu->size_bytes()) {
-      return absl::InternalError(absl::StrCat("gpu: buffer of ", buffer.shape().ToString(true), " holds ",
-                                              gpu->size_bytes(), " bytes, its literal ", literal.size_bytes()));
-    }
-    RETURN_IF_ERROR(UseContext(*device));
-    const CudaDriver* d = device->driver;
-    CUDA_RETURN_IF_ERROR(d, cuMemcpyDtoHAsync(literal.untyped_data(), gpu->address(),
-                                              static_cast<size_t>(gpu->size_bytes()), device->stream));
-    CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(device->stream));
-  }
-  return literal;
-}
 
 // A loaded plan: its PTX module on the device, a function per kernel step, the constants
 // uploaded.
@@ -151,8 +31,8 @@ class GpuExecutable : public backend::Executable {
     if (cu_module_ != nullptr && UseContext(*device_).ok()) device_->driver->cuModuleUnload(cu_module_);
   }
 
-  // Loads the PTX and uploads the constants (the caller holds device->mu).
-  absl::Status Load() ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  // Loads the PTX and uploads the constants through `lane`.
+  absl::Status Load(Lane& lane) {
     RETURN_IF_ERROR(UseContext(*device_));
     functions_.resize(plan_.sequences.size());
     constants_.resize(plan_.sequences.size());
@@ -162,7 +42,7 @@ class GpuExecutable : public backend::Executable {
       constants_[q].resize(steps.size());
       for (size_t s = 0; s < steps.size(); ++s) {
         if (steps[s].kind == GpuPlanStep::Kind::kConstant) {
-          ASSIGN_OR_RETURN(constants_[q][s], Upload(device_, steps[s].hlo->literal()));
+          ASSIGN_OR_RETURN(constants_[q][s], Upload(lane, steps[s].hlo->literal()));
         }
       }
     }
@@ -188,15 +68,17 @@ class GpuExecutable : public backend::Executable {
       return absl::InvalidArgumentError(absl::StrCat("gpu: ", plan_.module->name(), " takes ", entry.num_parameters(),
                                                      " arguments, got ", arguments.size()));
     }
-    absl::MutexLock lock(&device_->mu);
+    LaneLease lease(device_);
+    RETURN_IF_ERROR(UseContext(*device_));
+    Lane& lane = lease.lane();
     std::vector<std::shared_ptr<backend::Buffer>> args;
     for (size_t i = 0; i < arguments.size(); ++i) {
-      ASSIGN_OR_RETURN(args.emplace_back(), PrepareArgument(arguments[i], entry.parameter_instruction(i)->shape(), i));
+      ASSIGN_OR_RETURN(args.emplace_back(),
+                       PrepareArgument(lane, arguments[i], entry.parameter_instruction(i)->shape(), i));
     }
-    RETURN_IF_ERROR(UseContext(*device_));
-    Run run{options, options.rng_seed != 0 ? options.rng_seed : kDefaultRngSeed};
+    Run run{options, lane, options.rng_seed != 0 ? options.rng_seed : kDefaultRngSeed};
     ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, RunSequence(0, args, run));
-    CUDA_RETURN_IF_ERROR(device_->driver, cuStreamSynchronize(device_->stream));
+    RETURN_IF_ERROR(lease.Finish());
     return result;
   }
 
@@ -205,6 +87,7 @@ class GpuExecutable : public backend::Executable {
   // each rng op's key; see RngKernelKey).
   struct Run {
     const backend::ExecuteOptions& options;
+    Lane& lane;  // the execution's stream: every step's work is queued on it in order
     uint64_t rng_seed;
     uint64_t rng_draws = 0;
   };
@@ -213,14 +96,14 @@ class GpuExecutable : public backend::Executable {
   // computed on the stream. Every value lives until the stream is done with it: freed blocks
   // may be reused by later kernels of this stream only, which run after the readers.
   absl::StatusOr<std::shared_ptr<backend::Buffer>> RunSequence(int q, absl::Span<const std::shared_ptr<backend::Buffer>> args,
-                                                               Run& run)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+                                                               Run& run) {
     const CudaDriver* d = device_->driver;
+    Lane& lane = run.lane;
     const GpuSequence& sequence = plan_.sequences[q];
     std::vector<std::shared_ptr<backend::Buffer>> values(sequence.steps.size());
     auto cancelled = [&]() -> absl::Status {
       if (!run.options.should_cancel || !run.options.should_cancel()) return absl::OkStatus();
-      d->cuStreamSynchronize(device_->stream);
+      d->cuStreamSynchronize(lane.stream);
       return absl::CancelledError(absl::StrCat("execution of ", plan_.module->name(), " cancelled"));
     };
     for (size_t s = 0; s < sequence.steps.size(); ++s) {
@@ -255,7 +138,7 @@ class GpuExecutable : public backend::Executable {
           while (true) {
             RETURN_IF_ERROR(cancelled());
             ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], {state}, run));
-            ASSIGN_OR_RETURN(int64_t go, ReadControl(*keep_going));
+            ASSIGN_OR_RETURN(int64_t go, ReadControl(lane, *keep_going));
             if (go == 0) break;
             ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, run));
           }
@@ -264,7 +147,7 @@ class GpuExecutable : public backend::Executable {
         }
         case GpuPlanStep::Kind::kConditional: {
           const std::shared_ptr<backend::Buffer>& selector = values[step.operands[0]];
-          ASSIGN_OR_RETURN(int64_t index, ReadControl(*selector));
+          ASSIGN_OR_RETURN(int64_t index, ReadControl(lane, *selector));
           const int64_t branches = static_cast<int64_t>(step.callees.size());
           int64_t branch = index;
           if (selector->shape().element_type() == PRED) {
@@ -281,10 +164,10 @@ class GpuExecutable : public backend::Executable {
             std::vector<std::shared_ptr<backend::Buffer>> elements = {from, from};
             const Shape& shape = step.hlo->shape();
             for (int64_t i = 2; i < shape.tuple_shapes_size(); ++i) {  // contexts: zeros, as the interpreter's
-              ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> context, AllocateArray(device_, shape.tuple_shapes(i)));
+              ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> context, AllocateArray(lane, shape.tuple_shapes(i)));
               if (context->size_bytes() != 0) {
                 CUDA_RETURN_IF_ERROR(d, cuMemsetD8Async(context->address(), 0, static_cast<size_t>(context->size_bytes()),
-                                                        device_->stream));
+                                                        lane.stream));
               }
               elements.push_back(std::move(context));
             }
@@ -307,14 +190,14 @@ class GpuExecutable : public backend::Executable {
           break;
         }
         case GpuPlanStep::Kind::kToken:
-          values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), 0, 0);
+          values[s] = std::make_shared<GpuBuffer>(device_, nullptr, step.hlo->shape(), 0, 0);
           break;
         // The host's own data, moved in one copy each (gpu_plan.h): the device's rng state
         // and its feed queues live on the host, as the interpreter keeps them.
         case GpuPlanStep::Kind::kRngState: {
           const uint64_t state[2] = {device_->host->GetAndUpdateRngState(step.hlo->attrs().delta()), 0};
-          ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
-          CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(out->address(), state, sizeof(state), device_->stream));
+          ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, step.hlo->shape()));
+          CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(out->address(), state, sizeof(state), lane.stream));
           values[s] = std::move(out);
           break;
         }
@@ -327,17 +210,17 @@ class GpuExecutable : public backend::Executable {
                                                            ", the infeed ", step.hlo->name(), " expects ",
                                                            data.ToString()));
           }
-          ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> in, UploadAs(value, data));
+          ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> in, UploadAs(lane, value, data));
           std::vector<std::shared_ptr<backend::Buffer>> elements = {
-              std::move(in), std::make_shared<GpuBuffer>(device_, step.hlo->shape().tuple_shapes(1), 0, 0)};
+              std::move(in), std::make_shared<GpuBuffer>(device_, nullptr, step.hlo->shape().tuple_shapes(1), 0, 0)};
           values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
           break;
         }
         case GpuPlanStep::Kind::kOutfeed: {
           // Download waits for the kernels that compute the value.
-          ASSIGN_OR_RETURN(Literal value, Download(device_, *values[step.operands[0]]));
+          ASSIGN_OR_RETURN(Literal value, Download(lane, *values[step.operands[0]]));
           device_->host->PushOutfeed(std::move(value));
-          values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), 0, 0);
+          values[s] = std::make_shared<GpuBuffer>(device_, nullptr, step.hlo->shape(), 0, 0);
           break;
         }
         case GpuPlanStep::Kind::kKernel: {
@@ -347,21 +230,21 @@ class GpuExecutable : public backend::Executable {
           if (step.hlo->shape().IsTuple()) {
             std::vector<std::shared_ptr<backend::Buffer>> elements;
             for (const Shape& element : step.hlo->shape().tuple_shapes()) {
-              ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, element));
+              ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, element));
               pointers.push_back(out->address());
               elements.push_back(std::move(out));
             }
             values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
           } else if (step.hlo->opcode() == HloOpcode::kRng) {
-            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateRngOutput(step.hlo->shape(), RngKey(step, run)));
+            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateRngOutput(lane, step.hlo->shape(), RngKey(step, run)));
             pointers.push_back(out->address());
             values[s] = std::move(out);
           } else {
-            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(device_, step.hlo->shape()));
+            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, step.hlo->shape()));
             pointers.push_back(out->address());
             values[s] = std::move(out);
           }
-          RETURN_IF_ERROR(CheckOperandValues(step, values));
+          RETURN_IF_ERROR(CheckOperandValues(lane, step, values));
           if (step.elements == 0) break;
           for (int o : step.operands) {
             const auto* in = dynamic_cast<const GpuBuffer*>(values[o].get());
@@ -369,7 +252,7 @@ class GpuExecutable : public backend::Executable {
             pointers.push_back(in->address());
           }
           if (step.gemm && pointers.size() == 3) {
-            ASSIGN_OR_RETURN(bool ran, RunGemm(*step.hlo, pointers[0], pointers[1], pointers[2]));
+            ASSIGN_OR_RETURN(bool ran, RunGemm(lane, *step.hlo, pointers[0], pointers[1], pointers[2]));
             if (ran) break;
           }
           std::vector<void*> params;
@@ -380,7 +263,7 @@ class GpuExecutable : public backend::Executable {
           const int64_t most = device_->multiprocessors * (step.rows > 0 ? 8 : 32);
           const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
           CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(functions_[q][s], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0,
-                                                 device_->stream, params.data(), nullptr));
+                                                 lane.stream, params.data(), nullptr));
           break;
         }
       }
@@ -397,52 +280,46 @@ class GpuExecutable : public backend::Executable {
   // An rng kernel's output: the array of `shape`, then the 8-byte key the kernel reads
   // (RngKernelKeyOffset), written from the host before the launch. That key is how the
   // execution's seed and draw count, host integers, reach the kernel.
-  absl::StatusOr<std::shared_ptr<GpuBuffer>> AllocateRngOutput(const Shape& shape, uint64_t key)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  absl::StatusOr<std::shared_ptr<GpuBuffer>> AllocateRngOutput(Lane& lane, const Shape& shape, uint64_t key) {
     const int64_t bytes = ShapeUtil::ByteSizeOf(shape);
-    if (bytes == 0) return std::make_shared<GpuBuffer>(device_, shape, 0, 0);  // no launch
+    if (bytes == 0) return std::make_shared<GpuBuffer>(device_, &lane, shape, 0, 0);  // no launch
     const int64_t offset = RngKernelKeyOffset(shape);
-    ASSIGN_OR_RETURN(uint64_t address, device_->pool->Allocate(static_cast<uint64_t>(offset + kRngKernelKeyBytes)));
-    auto out = std::make_shared<GpuBuffer>(device_, shape, static_cast<CUdeviceptr>(address), bytes);
-    // Copied from pageable memory: the call returns once `key` has been read.
-    CUDA_RETURN_IF_ERROR(device_->driver, cuMemcpyHtoDAsync(out->address() + static_cast<CUdeviceptr>(offset), &key,
-                                                            sizeof(key), device_->stream));
+    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, shape, offset + kRngKernelKeyBytes - bytes));
+    RETURN_IF_ERROR(CopyToDevice(lane, out->address() + static_cast<CUdeviceptr>(offset), &key, sizeof(key)));
     return out;
   }
 
   // `literal` (compatible with `want`) in new buffers laid out as `want` (an array without a
   // layout row-major); tokens have no data.
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> UploadAs(const Literal& literal, const Shape& want)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> UploadAs(Lane& lane, const Literal& literal, const Shape& want) {
     if (want.IsTuple()) {
       std::vector<std::shared_ptr<backend::Buffer>> elements;
       for (int64_t i = 0; i < want.tuple_shapes_size(); ++i) {
-        ASSIGN_OR_RETURN(elements.emplace_back(), UploadAs(literal.tuple_element(i), want.tuple_shapes(i)));
+        ASSIGN_OR_RETURN(elements.emplace_back(), UploadAs(lane, literal.tuple_element(i), want.tuple_shapes(i)));
       }
       return std::make_shared<GpuBuffer>(device_, want, std::move(elements));
     }
-    if (!want.IsArray()) return std::make_shared<GpuBuffer>(device_, want, 0, 0);
+    if (!want.IsArray()) return std::make_shared<GpuBuffer>(device_, nullptr, want, 0, 0);
     Shape laid_out = want;
     ShapeUtil::SetDefaultLayoutsIfMissing(&laid_out);
     ASSIGN_OR_RETURN(Literal relaid, literal.Relayout(laid_out.layout()));
-    return Upload(device_, relaid);
+    return Upload(lane, relaid);
   }
 
   // A while condition's pred[] or a conditional's pred[] / s32[] selector, read back.
-  absl::StatusOr<int64_t> ReadControl(const backend::Buffer& buffer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  absl::StatusOr<int64_t> ReadControl(Lane& lane, const backend::Buffer& buffer) {
     const PrimitiveType type = buffer.shape().IsArray() ? buffer.shape().element_type() : PRIMITIVE_TYPE_INVALID;
     if ((type != PRED && type != S32) || ShapeUtil::ElementsIn(buffer.shape()) != 1) {
       return absl::InternalError(absl::StrCat("gpu: control flow reads a ", buffer.shape().ToString(true),
                                               " buffer, not a pred[] or s32[]"));
     }
-    ASSIGN_OR_RETURN(std::vector<int64_t> value, ReadIntegers({&buffer}));
+    ASSIGN_OR_RETURN(std::vector<int64_t> value, ReadIntegers(lane, {&buffer}));
     return value[0];
   }
 
   // The values of one-element integer or pred arrays, read back to the host in one wait
   // for the kernels before them (a few bytes each).
-  absl::StatusOr<std::vector<int64_t>> ReadIntegers(absl::Span<const backend::Buffer* const> buffers)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  absl::StatusOr<std::vector<int64_t>> ReadIntegers(Lane& lane, absl::Span<const backend::Buffer* const> buffers) {
     std::vector<int64_t> raw(buffers.size(), 0);
     for (size_t i = 0; i < buffers.size(); ++i) {
       const auto* gpu = dynamic_cast<const GpuBuffer*>(buffers[i]);
@@ -452,10 +329,8 @@ class GpuExecutable : public backend::Executable {
           gpu->size_bytes() > static_cast<int64_t>(sizeof(int64_t))) {
         return absl::InternalError(absl::StrCat("gpu: reads a ", shape.ToString(true), " buffer as one integer"));
       }
-      CUDA_RETURN_IF_ERROR(device_->driver, cuMemcpyDtoHAsync(&raw[i], gpu->address(),
-                                                              static_cast<size_t>(gpu->size_bytes()), device_->stream));
+      RETURN_IF_ERROR(CopyToHost(lane, &raw[i], gpu->address(), static_cast<uint64_t>(gpu->size_bytes())));
     }
-    CUDA_RETURN_IF_ERROR(device_->driver, cuStreamSynchronize(device_->stream));
     std::vector<int64_t> values(buffers.size());
     for (size_t i = 0; i < buffers.size(); ++i) {
       const PrimitiveType type = buffers[i]->shape().element_type();
@@ -477,8 +352,8 @@ class GpuExecutable : public backend::Executable {
   // (ptx_emitter.cc): those values are read back and checked here, as every backend checks
   // them (backends/value_checks.h), before the kernel could read past a buffer. This waits
   // for the kernels before it: the host needs the values.
-  absl::Status CheckOperandValues(const GpuPlanStep& step, const std::vector<std::shared_ptr<backend::Buffer>>& values)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  absl::Status CheckOperandValues(Lane& lane, const GpuPlanStep& step,
+                                  const std::vector<std::shared_ptr<backend::Buffer>>& values) {
     const HloInstruction& hlo = *step.hlo;
     if (hlo.opcode() != HloOpcode::kDynamicReshape && hlo.opcode() != HloOpcode::kRaggedAllToAll) {
       return absl::OkStatus();
@@ -487,7 +362,7 @@ class GpuExecutable : public backend::Executable {
     for (size_t i = hlo.opcode() == HloOpcode::kRaggedAllToAll ? 2 : 1; i < step.operands.size(); ++i) {
       scalars.push_back(values[step.operands[i]].get());
     }
-    ASSIGN_OR_RETURN(std::vector<int64_t> v, ReadIntegers(scalars));
+    ASSIGN_OR_RETURN(std::vector<int64_t> v, ReadIntegers(lane, scalars));
     absl::Status checked;
     if (hlo.opcode() == HloOpcode::kDynamicReshape) {
       if (static_cast<int64_t>(v.size()) != hlo.shape().rank()) {
@@ -508,9 +383,8 @@ class GpuExecutable : public backend::Executable {
 
   // The argument as the parameter wants it: on this device, with the parameter's layout
   // (a differently laid out array is relaid out through the host: a known slow path).
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> PrepareArgument(const std::shared_ptr<backend::Buffer>& arg,
-                                                                   const Shape& want, size_t i)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> PrepareArgument(Lane& lane, const std::shared_ptr<backend::Buffer>& arg,
+                                                                   const Shape& want, size_t i) {
     if (arg == nullptr || arg->device_ordinal() != device_->ordinal) {
       return absl::InvalidArgumentError(absl::StrCat("gpu: argument ", i, " is not on device ", device_->ordinal));
     }
@@ -525,9 +399,9 @@ class GpuExecutable : public backend::Executable {
     if (have.has_layout() ? have.layout().minor_to_major() == want.layout().minor_to_major() : RowMajor(want)) {
       return arg;
     }
-    ASSIGN_OR_RETURN(Literal host, Download(device_, *arg));
+    ASSIGN_OR_RETURN(Literal host, Download(lane, *arg));
     ASSIGN_OR_RETURN(Literal relaid, host.Relayout(want.layout()));
-    return Upload(device_, relaid);
+    return Upload(lane, relaid);
   }
 
   // out = lhs . rhs through cuBLAS (a dot IsCublasGemm accepted); false when cuBLAS is not
@@ -535,8 +409,8 @@ class GpuExecutable : public backend::Executable {
   // driver or one without a real driver does), and the dot's kernel runs instead. Row-major C[m,n] = A[m,k] B[k,n] is the
   // column-major product C^T = B^T A^T, so B goes first. f32 may use TF32 only when every
   // operand's precision is DEFAULT (XLA's "fastest"); HIGH and HIGHEST keep full f32.
-  absl::StatusOr<bool> RunGemm(const HloInstruction& dot, CUdeviceptr out, CUdeviceptr lhs, CUdeviceptr rhs)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device_->mu) {
+  absl::StatusOr<bool> RunGemm(Lane& lane, const HloInstruction& dot, CUdeviceptr out, CUdeviceptr lhs,
+                               CUdeviceptr rhs) {
     const Shape& ls = dot.operand(0)->shape();
     const Shape& rs = dot.operand(1)->shape();
     const int64_t r = ls.rank();
@@ -547,17 +421,17 @@ class GpuExecutable : public backend::Executable {
     absl::StatusOr<const CublasLibrary*> lib = CublasLibrary::Default();
     if (!lib.ok()) return false;
     const CublasLibrary& blas = **lib;
-    if (device_->cublas == nullptr) {
-      const cublasStatus_t st = blas.create(&device_->cublas);
+    if (lane.cublas == nullptr) {
+      const cublasStatus_t st = blas.create(&lane.cublas);
       if (st == CUBLAS_STATUS_NOT_INITIALIZED) {
-        device_->cublas = nullptr;
+        lane.cublas = nullptr;
         device_->cublas_unusable = true;
         return false;
       }
       if (st != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(st, "cublasCreate_v2");
+      const cublasStatus_t set = blas.set_stream(lane.cublas, reinterpret_cast<cudaStream_t>(lane.stream));
+      if (set != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(set, "cublasSetStream_v2");
     }
-    cublasStatus_t st = blas.set_stream(device_->cublas, reinterpret_cast<cudaStream_t>(device_->stream));
-    if (st != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(st, "cublasSetStream_v2");
     auto data_type = [](PrimitiveType t) {
       switch (t) {
         case F64: return CUDA_R_64F;
@@ -576,7 +450,7 @@ class GpuExecutable : public backend::Executable {
     const double alpha_d = 1, beta_d = 0;
     const void* alpha = in_type == F64 ? static_cast<const void*>(&alpha_d) : &alpha_f;
     const void* beta = in_type == F64 ? static_cast<const void*>(&beta_d) : &beta_f;
-    st = blas.gemm_strided_batched(device_->cublas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+    const cublasStatus_t st = blas.gemm_strided_batched(lane.cublas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
                                    static_cast<int>(k), alpha, reinterpret_cast<const void*>(rhs), data_type(in_type),
                                    static_cast<int>(n), k * n, reinterpret_cast<const void*>(lhs), data_type(in_type),
                                    static_cast<int>(k), m * k, beta, reinterpret_cast<void*>(out),
@@ -612,18 +486,9 @@ class GpuBackend : public backend::Backend {
  public:
   GpuBackend(std::vector<std::unique_ptr<Device>> devices, GpuCompileFn compile)
       : devices_(std::move(devices)), compile_(std::move(compile)) {}
-  ~GpuBackend() override {
-    for (auto& device : devices_) {
-      if (!UseContext(*device).ok()) continue;
-      device->pool.reset();  // every buffer must be gone: executables and buffers hold the backend's devices
-      if (device->cublas != nullptr) {
-        absl::StatusOr<const CublasLibrary*> blas = CublasLibrary::Default();
-        if (blas.ok()) (*blas)->destroy(device->cublas);
-      }
-      if (device->stream != nullptr) device->driver->cuStreamDestroy(device->stream);
-      device->driver->cuDevicePrimaryCtxRelease(device->device);
-    }
-  }
+  // Each Device's destructor releases its lanes, memory and context: every buffer and
+  // executable (which hold the backend's devices) must be gone.
+  ~GpuBackend() override = default;
 
   std::string platform() const override { return "gpu"; }
   int device_count() const override { return static_cast<int>(devices_.size()); }
@@ -671,15 +536,20 @@ class GpuBackend : public backend::Backend {
 
   absl::StatusOr<std::shared_ptr<backend::Buffer>> TransferToDevice(const Literal& literal, int ordinal) override {
     ASSIGN_OR_RETURN(Device * device, GetDevice(ordinal));
-    absl::MutexLock lock(&device->mu);
+    LaneLease lease(device);
     RETURN_IF_ERROR(UseContext(*device));
-    return Upload(device, literal);
+    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> buffer, Upload(lease.lane(), literal));
+    RETURN_IF_ERROR(lease.Finish());
+    return buffer;
   }
 
   absl::StatusOr<Literal> TransferFromDevice(const backend::Buffer& buffer) override {
     ASSIGN_OR_RETURN(Device * device, GetDevice(buffer.device_ordinal()));
-    absl::MutexLock lock(&device->mu);
-    return Download(device, buffer);
+    LaneLease lease(device);
+    RETURN_IF_ERROR(UseContext(*device));
+    ASSIGN_OR_RETURN(Literal literal, Download(lease.lane(), buffer));
+    RETURN_IF_ERROR(lease.Finish());
+    return literal;
   }
 
   absl::StatusOr<std::shared_ptr<backend::Buffer>> Allocate(const Shape& shape, int ordinal) override {
@@ -687,8 +557,11 @@ class GpuBackend : public backend::Backend {
     RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
     Shape laid_out = shape;
     ShapeUtil::SetDefaultLayoutsIfMissing(&laid_out);
-    absl::MutexLock lock(&device->mu);
-    return AllocateZeroed(device, laid_out);
+    LaneLease lease(device);
+    RETURN_IF_ERROR(UseContext(*device));
+    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> buffer, AllocateZeroed(lease.lane(), laid_out));
+    RETURN_IF_ERROR(lease.Finish());
+    return buffer;
   }
 
   // The device's feed queues are on the host (as the interpreter's): infeed steps copy from
@@ -711,72 +584,33 @@ class GpuBackend : public backend::Backend {
     return devices_[ordinal].get();
   }
 
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> AllocateZeroed(Device* device, const Shape& shape)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->mu) {
+  static absl::StatusOr<std::shared_ptr<backend::Buffer>> AllocateZeroed(Lane& lane, const Shape& shape) {
     if (shape.IsTuple()) {
       std::vector<std::shared_ptr<backend::Buffer>> elements;
       for (const Shape& element : shape.tuple_shapes()) {
-        ASSIGN_OR_RETURN(elements.emplace_back(), AllocateZeroed(device, element));
+        ASSIGN_OR_RETURN(elements.emplace_back(), AllocateZeroed(lane, element));
       }
-      return std::make_shared<GpuBuffer>(device, shape, std::move(elements));
+      return std::make_shared<GpuBuffer>(lane.device, shape, std::move(elements));
     }
-    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> buffer, AllocateArray(device, shape));
+    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> buffer, AllocateArray(lane, shape));
     if (buffer->size_bytes() != 0) {
-      CUDA_RETURN_IF_ERROR(device->driver, cuMemsetD8Async(buffer->address(), 0,
-                                                           static_cast<size_t>(buffer->size_bytes()), device->stream));
-      CUDA_RETURN_IF_ERROR(device->driver, cuStreamSynchronize(device->stream));
+      CUDA_RETURN_IF_ERROR(lane.device->driver, cuMemsetD8Async(buffer->address(), 0,
+                                                                static_cast<size_t>(buffer->size_bytes()), lane.stream));
     }
     return std::shared_ptr<backend::Buffer>(std::move(buffer));
   }
 
   static absl::StatusOr<std::unique_ptr<backend::Executable>> Load(Device* device, GpuPlan plan) {
     auto executable = std::make_unique<GpuExecutable>(device, std::move(plan));
-    absl::MutexLock lock(&device->mu);
-    RETURN_IF_ERROR(executable->Load());
+    LaneLease lease(device);
+    RETURN_IF_ERROR(executable->Load(lease.lane()));
+    RETURN_IF_ERROR(lease.Finish());
     return std::unique_ptr<backend::Executable>(std::move(executable));
   }
 
   const std::vector<std::unique_ptr<Device>> devices_;
   const GpuCompileFn compile_;
 };
-
-absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const CudaDriver* driver, int ordinal) {
-  auto device = std::make_unique<Device>();
-  device->driver = driver;
-  device->ordinal = ordinal;
-  device->host = std::make_unique<interpreter::DeviceState>(ordinal);
-  CUDA_RETURN_IF_ERROR(driver, cuDeviceGet(&device->device, ordinal));
-  char name[256] = {};
-  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetName(name, sizeof(name) - 1, device->device));
-  device->name = name;
-  size_t memory = 0;
-  CUDA_RETURN_IF_ERROR(driver, cuDeviceTotalMem(&memory, device->device));
-  device->memory_bytes = static_cast<int64_t>(memory);
-  int major = 0, minor = 0;
-  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device->device));
-  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device->device));
-  device->sm = major * 10 + minor;
-  CUDA_RETURN_IF_ERROR(driver, cuDeviceGetAttribute(&device->multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                                    device->device));
-  device->multiprocessors = std::max(device->multiprocessors, 1);
-  if (device->sm < 60) {
-    return absl::UnavailableError(absl::StrCat("gpu: device ", ordinal, " (", device->name, ") is sm_", device->sm,
-                                               "; sm_60 or newer is needed"));
-  }
-  CUDA_RETURN_IF_ERROR(driver, cuDevicePrimaryCtxRetain(&device->context, device->device));
-  RETURN_IF_ERROR(UseContext(*device));
-  CUDA_RETURN_IF_ERROR(driver, cuStreamCreate(&device->stream, CU_STREAM_NON_BLOCKING));
-  Device* raw = device.get();
-  device->pool = std::make_unique<DeviceMemoryPool>(
-      RegionSource{[raw](uint64_t bytes) -> absl::StatusOr<uint64_t> {
-                     CUdeviceptr p = 0;
-                     CUDA_RETURN_IF_ERROR(raw->driver, cuMemAlloc(&p, bytes));
-                     return static_cast<uint64_t>(p);
-                   },
-                   [raw](uint64_t address) { raw->driver->cuMemFree(static_cast<CUdeviceptr>(address)); }},
-      kRegionBytes);
-  return device;
-}
 
 }  // namespace
 
@@ -787,7 +621,7 @@ absl::StatusOr<std::unique_ptr<backend::Backend>> CreateGpuBackend(const CudaDri
   if (count <= 0) return absl::UnavailableError(absl::StrCat("gpu: ", driver->library(), " sees no CUDA device"));
   std::vector<std::unique_ptr<Device>> devices;
   for (int i = 0; i < count; ++i) {
-    ASSIGN_OR_RETURN(devices.emplace_back(), OpenDevice(driver, i));
+    ASSIGN_OR_RETURN(devices.emplace_back(), OpenDevice(driver, i, LanesFromEnvironment()));
   }
   return std::unique_ptr<backend::Backend>(new GpuBackend(std::move(devices), std::move(compile)));
 }

@@ -15,11 +15,10 @@
 // behind the caller's back. Executables serialize as their plans and load
 // without LLVM: this file and the plan are LLVM-free.
 //
-// Per device: the primary context, one stream that executions and transfers use in turn,
-// and a DeviceMemoryPool. Buffers are device memory; host_data() is null.
-//
-// Stage of the work (see README): GEMM convolution and pinned staging for transfers are
-// still to come.
+// Per device (gpu_lanes.h): the primary context, a DeviceMemoryPool and lanes, each a
+// stream with its own cuBLAS handle and pinned staging buffers. Every execution and
+// transfer leases a lane, so several run on a device at once ($XLA_GPU_LANES, default 4).
+// Buffers are device memory; host_data() is null.
 
 #include <functional>
 #include <memory>

@@ -179,21 +179,16 @@ ENTRY main {
 TEST(GpuBackendTest, UnsupportedOpsAreNamedAtCompile) {
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
-  // ragged-all-to-all's offsets are checked on the host by the cpu backend; no gpu kernel yet.
-  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(Parse(R"(HloModule ragged
+  // A custom-call target no backend here knows has no kernel: refused at compile, named.
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(Parse(R"(HloModule custom
 ENTRY main {
-  input = f32[4,2] parameter(0)
-  output = f32[5,2] parameter(1)
-  in_off = s32[1] parameter(2)
-  send = s32[1] parameter(3)
-  out_off = s32[1] parameter(4)
-  recv = s32[1] parameter(5)
-  ROOT r = f32[5,2] ragged-all-to-all(input, output, in_off, send, out_off, recv), replica_groups={{0}}
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] custom-call(p), custom_call_target="my_fused_kernel"
 })"),
                                                                          backend::CompileOptions{});
   ASSERT_FALSE(exe.ok());
   EXPECT_TRUE(absl::IsUnimplemented(exe.status())) << exe.status();
-  EXPECT_THAT(std::string(exe.status().message()), HasSubstr("ragged-all-to-all (r)"));
+  EXPECT_THAT(std::string(exe.status().message()), HasSubstr("my_fused_kernel"));
   EXPECT_TRUE(absl::IsInvalidArgument(b->Compile(Parse("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(1)\n}"),
                                                  backend::CompileOptions{7})
                                           .status()));

@@ -18,7 +18,8 @@ foreach(_suite_src ${_xla_gpu_suites})
   target_link_libraries(${_suite} PRIVATE xla_gpu_emulator_autoinstall)
   add_dependencies(${_suite} xla_fake_libcuda)
   set(_env "XLA_TEST_PLATFORM=gpu" "XLA_GPU_EMULATE=1" "XLA_GPU_LIBCUDA=$<TARGET_FILE:xla_fake_libcuda>"
-           "XLA_GPU_LIBCUBLAS=/nonexistent/libcublas.so" "XLA_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared")
+           "XLA_GPU_LIBCUBLAS=/nonexistent/libcublas.so" "XLA_FAKE_CUDA_STREAMS=deferred"
+           "XLA_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared")
   set(_excluded "${XLA_GPU_SUITE_EXCLUDED_${_suite}}")
   if(_excluded)
     list(JOIN _excluded ":" _filter)

@@ -5,17 +5,29 @@
 // a launch handler or a kernel runner that stands in for them), "zero_devices",
 // "no_device" (cuInit fails as on a machine without GPUs), "missing_entry" (cuLaunchKernel
 // cannot be resolved).
+//
+// Streams: with $XLA_FAKE_CUDA_STREAMS=deferred, work given to a stream (copies, memsets,
+// launches) is queued and runs, in order, only when the host waits for it
+// (cuStreamSynchronize, cuEventSynchronize, a copy into pageable memory, cuMemFree), as a
+// device runs it after the call has returned. A program that forgets to wait, or reuses
+// memory queued work still reads, then computes wrong values here as it would on a GPU.
+// Copies follow the driver's rules: from pageable memory the source is read at the call,
+// from pinned memory (cuMemAllocHost) when the copy runs. Otherwise everything runs at once.
 #include <cuda.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace {
 
@@ -42,6 +54,7 @@ std::atomic<int> device_to_host_copies{0};
 struct FakeFunction {
   std::string name;
   const std::string* image;
+  std::vector<size_t> param_bytes;  // from the .entry's .param list, for deferred launches
 };
 std::set<std::string*> images;
 std::map<std::tuple<const std::string*, std::string>, FakeFunction*> functions;
@@ -54,6 +67,67 @@ using KernelRunner = int (*)(const char* image, const char* kernel, const unsign
                              void** params, void* context);
 std::atomic<KernelRunner> kernel_runner{nullptr};
 std::atomic<void*> runner_context{nullptr};
+
+bool Deferred() {
+  const char* m = std::getenv("XLA_FAKE_CUDA_STREAMS");
+  return m != nullptr && std::strcmp(m, "deferred") == 0;
+}
+
+struct FakeStream {
+  std::mutex run_mu;  // one drain at a time, so queued work runs in order
+  std::mutex mu;      // guards the members below
+  std::deque<std::function<CUresult()>> queued;
+  uint64_t submitted = 0, done = 0;
+  CUresult error = CUDA_SUCCESS;  // the first failure since the last wait, reported by it
+};
+std::set<FakeStream*> streams;  // guarded by mu
+std::map<uintptr_t, size_t> pinned;  // host allocations of cuMemAllocHost, guarded by mu
+
+bool IsPinned(const void* p) {
+  std::lock_guard<std::mutex> lock(mu);
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  auto it = pinned.upper_bound(a);
+  if (it == pinned.begin()) return false;
+  --it;
+  return a < it->first + it->second;
+}
+
+// Runs `work` now, or queues it on `stream` when deferred (the null stream always runs now).
+CUresult Submit(CUstream stream, std::function<CUresult()> work) {
+  if (stream == nullptr || !Deferred()) return work();
+  auto* s = reinterpret_cast<FakeStream*>(stream);
+  std::lock_guard<std::mutex> lock(s->mu);
+  s->queued.push_back(std::move(work));
+  ++s->submitted;
+  return CUDA_SUCCESS;
+}
+
+// Runs `s`'s queued work up to position `upto` (its first `upto` submissions); returns and
+// clears the first failure.
+CUresult Drain(FakeStream* s, uint64_t upto) {
+  std::lock_guard<std::mutex> run(s->run_mu);
+  while (true) {
+    std::function<CUresult()> work;
+    {
+      std::lock_guard<std::mutex> lock(s->mu);
+      if (s->done >= upto || s->queued.empty()) break;
+      work = std::move(s->queued.front());
+      s->queued.pop_front();
+    }
+    const CUresult r = work();
+    std::lock_guard<std::mutex> lock(s->mu);
+    ++s->done;
+    if (r != CUDA_SUCCESS && s->error == CUDA_SUCCESS) s->error = r;
+  }
+  std::lock_guard<std::mutex> lock(s->mu);
+  const CUresult r = s->error;
+  s->error = CUDA_SUCCESS;
+  return r;
+}
+CUresult DrainAll(CUstream stream) {
+  if (stream == nullptr) return CUDA_SUCCESS;
+  return Drain(reinterpret_cast<FakeStream*>(stream), UINT64_MAX);
+}
 
 CUresult FakeDeviceGetCount(int* n) {
   *n = std::strcmp(Mode(), "zero_devices") == 0 ? 0 : 2;
@@ -99,33 +173,118 @@ CUresult FakeMemAlloc(CUdeviceptr* p, size_t bytes) {
   return CUDA_SUCCESS;
 }
 CUresult FakeMemFree(CUdeviceptr p) {
+  std::vector<FakeStream*> all;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    all.assign(streams.begin(), streams.end());
+  }
+  for (FakeStream* s : all) Drain(s, UINT64_MAX);  // as cuMemFree waits for the device
   std::lock_guard<std::mutex> lock(mu);
   if (allocations.erase(p) == 0) return CUDA_ERROR_INVALID_VALUE;
   std::free(reinterpret_cast<void*>(p));
   return CUDA_SUCCESS;
 }
-CUresult FakeMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream) {
-  std::memcpy(reinterpret_cast<void*>(dst), src, n);
+CUresult FakeMemAllocHost(void** p, size_t bytes) {
+  *p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  if (*p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> lock(mu);
+  pinned[reinterpret_cast<uintptr_t>(*p)] = bytes;
   return CUDA_SUCCESS;
 }
-CUresult FakeMemcpyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream) {
+CUresult FakeMemFreeHost(void* p) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (pinned.erase(reinterpret_cast<uintptr_t>(p)) == 0) return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::free(p);
+  return CUDA_SUCCESS;
+}
+CUresult FakeMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream stream) {
+  if (IsPinned(src)) {
+    return Submit(stream, [=] {
+      std::memcpy(reinterpret_cast<void*>(dst), src, n);
+      return CUDA_SUCCESS;
+    });
+  }
+  auto staged = std::make_shared<std::string>(static_cast<const char*>(src), n);  // read now
+  return Submit(stream, [=] {
+    std::memcpy(reinterpret_cast<void*>(dst), staged->data(), n);
+    return CUDA_SUCCESS;
+  });
+}
+CUresult FakeMemcpyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream stream) {
   ++device_to_host_copies;
-  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
-  return CUDA_SUCCESS;
+  auto copy = [=] {
+    std::memcpy(dst, reinterpret_cast<const void*>(src), n);
+    return CUDA_SUCCESS;
+  };
+  if (IsPinned(dst)) return Submit(stream, copy);
+  // Into pageable memory the call returns once the copy is done: after the work before it.
+  if (const CUresult r = DrainAll(stream); r != CUDA_SUCCESS) return r;
+  return copy();
 }
-CUresult FakeMemsetD8(CUdeviceptr dst, unsigned char v, size_t n, CUstream) {
-  std::memset(reinterpret_cast<void*>(dst), v, n);
-  return CUDA_SUCCESS;
+CUresult FakeMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
+  return Submit(stream, [=] {
+    std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+    return CUDA_SUCCESS;
+  });
+}
+CUresult FakeMemsetD8(CUdeviceptr dst, unsigned char v, size_t n, CUstream stream) {
+  return Submit(stream, [=] {
+    std::memset(reinterpret_cast<void*>(dst), v, n);
+    return CUDA_SUCCESS;
+  });
 }
 CUresult FakeStreamCreate(CUstream* s, unsigned int) {
-  *s = reinterpret_cast<CUstream>(new int(0));
+  auto* stream = new FakeStream;
+  std::lock_guard<std::mutex> lock(mu);
+  streams.insert(stream);
+  *s = reinterpret_cast<CUstream>(stream);
   return CUDA_SUCCESS;
 }
 CUresult FakeStreamDestroy(CUstream s) {
-  delete reinterpret_cast<int*>(s);
+  auto* stream = reinterpret_cast<FakeStream*>(s);
+  Drain(stream, UINT64_MAX);
+  std::lock_guard<std::mutex> lock(mu);
+  if (streams.erase(stream) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  delete stream;
   return CUDA_SUCCESS;
 }
-CUresult FakeStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult FakeStreamSynchronize(CUstream s) { return DrainAll(s); }
+// An event marks a position in a stream's work: recorded, it completes once the stream has
+// run everything submitted before the record.
+struct FakeEvent {
+  FakeStream* stream = nullptr;
+  uint64_t position = 0;
+};
+CUresult FakeEventCreate(CUevent* e, unsigned int) {
+  *e = reinterpret_cast<CUevent>(new FakeEvent);
+  return CUDA_SUCCESS;
+}
+CUresult FakeEventDestroy(CUevent e) {
+  delete reinterpret_cast<FakeEvent*>(e);
+  return CUDA_SUCCESS;
+}
+CUresult FakeEventRecord(CUevent e, CUstream s) {
+  auto* event = reinterpret_cast<FakeEvent*>(e);
+  event->stream = reinterpret_cast<FakeStream*>(s);
+  event->position = 0;
+  if (event->stream != nullptr) {
+    std::lock_guard<std::mutex> lock(event->stream->mu);
+    event->position = event->stream->submitted;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult FakeEventQuery(CUevent e) {
+  auto* event = reinterpret_cast<FakeEvent*>(e);
+  if (event->stream == nullptr) return CUDA_SUCCESS;
+  std::lock_guard<std::mutex> lock(event->stream->mu);
+  return event->stream->done >= event->position ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+CUresult FakeEventSynchronize(CUevent e) {
+  auto* event = reinterpret_cast<FakeEvent*>(e);
+  return event->stream == nullptr ? CUDA_SUCCESS : Drain(event->stream, event->position);
+}
 CUresult FakeModuleLoadDataEx(CUmodule* m, const void* image, unsigned int, CUjit_option*, void**) {
   std::lock_guard<std::mutex> lock(mu);
   last_image = static_cast<const char*>(image);
@@ -149,30 +308,52 @@ CUresult FakeModuleUnload(CUmodule m) {
   delete image;
   return CUDA_SUCCESS;
 }
+// The sizes of the parameters of the .entry at `entry` in PTX text (".param .u64 name, ...").
+std::vector<size_t> ParamBytes(const std::string& image, size_t entry) {
+  std::vector<size_t> bytes;
+  const size_t end = image.find(')', entry);
+  for (size_t at = image.find(".param", entry); at < end; at = image.find(".param", at + 1)) {
+    size_t type = image.find('.', at + 6);
+    size_t bits = type == std::string::npos ? 64 : std::strtoul(image.c_str() + type + 2, nullptr, 10);
+    bytes.push_back(bits >= 8 ? bits / 8 : 8);
+  }
+  return bytes;
+}
 CUresult FakeModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   std::lock_guard<std::mutex> lock(mu);
   auto* image = reinterpret_cast<std::string*>(m);
   if (images.count(image) == 0) return CUDA_ERROR_INVALID_HANDLE;
-  if (image->find(std::string(".entry ") + name) == std::string::npos) return CUDA_ERROR_NOT_FOUND;
+  const size_t entry = image->find(std::string(".entry ") + name + "(");
+  if (entry == std::string::npos) return CUDA_ERROR_NOT_FOUND;
   FakeFunction*& function = functions[{image, name}];
-  if (function == nullptr) function = new FakeFunction{name, image};
+  if (function == nullptr) function = new FakeFunction{name, image, ParamBytes(*image, entry)};
   *f = reinterpret_cast<CUfunction>(function);
   return CUDA_SUCCESS;
 }
 CUresult FakeLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                          unsigned, CUstream, void** params, void**) {
+                          unsigned, CUstream stream, void** params, void**) {
   ++launches;
   const auto* function = reinterpret_cast<const FakeFunction*>(f);
-  if (KernelRunner runner = kernel_runner.load(); runner != nullptr) {
-    const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-    return runner(function->image->c_str(), function->name.c_str(), grid, block, params, runner_context.load()) == 0
-               ? CUDA_SUCCESS
-               : CUDA_ERROR_LAUNCH_FAILED;
+  // The parameters' values are read at the launch, as the driver reads them.
+  auto values = std::make_shared<std::vector<std::string>>();
+  for (size_t i = 0; i < function->param_bytes.size(); ++i) {
+    values->emplace_back(static_cast<const char*>(params[i]), function->param_bytes[i]);
   }
-  LaunchHandler handler = launch_handler.load();
-  if (handler == nullptr) return CUDA_ERROR_NOT_SUPPORTED;  // the fake runs no device code
-  return handler(function->name.c_str(), params, launch_context.load()) == 0 ? CUDA_SUCCESS
-                                                                             : CUDA_ERROR_LAUNCH_FAILED;
+  const std::vector<unsigned> dims = {gx, gy, gz, bx, by, bz};
+  return Submit(stream, [function, values, dims]() -> CUresult {
+    std::vector<void*> held;
+    for (std::string& v : *values) held.push_back(v.data());
+    if (KernelRunner runner = kernel_runner.load(); runner != nullptr) {
+      return runner(function->image->c_str(), function->name.c_str(), dims.data(), dims.data() + 3, held.data(),
+                    runner_context.load()) == 0
+                 ? CUDA_SUCCESS
+                 : CUDA_ERROR_LAUNCH_FAILED;
+    }
+    LaunchHandler handler = launch_handler.load();
+    if (handler == nullptr) return CUDA_ERROR_NOT_SUPPORTED;  // the fake runs no device code
+    return handler(function->name.c_str(), held.data(), launch_context.load()) == 0 ? CUDA_SUCCESS
+                                                                                 : CUDA_ERROR_LAUNCH_FAILED;
+  });
 }
 CUresult FakeGetErrorName(CUresult r, const char** s) {
   switch (r) {
@@ -181,6 +362,7 @@ CUresult FakeGetErrorName(CUresult r, const char** s) {
     case CUDA_ERROR_NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; return CUDA_SUCCESS;
     case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; return CUDA_SUCCESS;
     case CUDA_ERROR_INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; return CUDA_SUCCESS;
+    case CUDA_ERROR_NOT_READY: *s = "CUDA_ERROR_NOT_READY"; return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;
   }
 }
@@ -217,12 +399,20 @@ extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
       {"cuCtxSetCurrent", reinterpret_cast<void*>(&FakeCtxSetCurrent)},
       {"cuMemAlloc", reinterpret_cast<void*>(&FakeMemAlloc)},
       {"cuMemFree", reinterpret_cast<void*>(&FakeMemFree)},
+      {"cuMemAllocHost", reinterpret_cast<void*>(&FakeMemAllocHost)},
+      {"cuMemFreeHost", reinterpret_cast<void*>(&FakeMemFreeHost)},
       {"cuMemcpyHtoDAsync", reinterpret_cast<void*>(&FakeMemcpyHtoD)},
+      {"cuMemcpyDtoDAsync", reinterpret_cast<void*>(&FakeMemcpyDtoD)},
       {"cuMemcpyDtoHAsync", reinterpret_cast<void*>(&FakeMemcpyDtoH)},
       {"cuMemsetD8Async", reinterpret_cast<void*>(&FakeMemsetD8)},
       {"cuStreamCreate", reinterpret_cast<void*>(&FakeStreamCreate)},
       {"cuStreamDestroy", reinterpret_cast<void*>(&FakeStreamDestroy)},
       {"cuStreamSynchronize", reinterpret_cast<void*>(&FakeStreamSynchronize)},
+      {"cuEventCreate", reinterpret_cast<void*>(&FakeEventCreate)},
+      {"cuEventDestroy", reinterpret_cast<void*>(&FakeEventDestroy)},
+      {"cuEventRecord", reinterpret_cast<void*>(&FakeEventRecord)},
+      {"cuEventQuery", reinterpret_cast<void*>(&FakeEventQuery)},
+      {"cuEventSynchronize", reinterpret_cast<void*>(&FakeEventSynchronize)},
       {"cuModuleLoadDataEx", reinterpret_cast<void*>(&FakeModuleLoadDataEx)},
       {"cuModuleUnload", reinterpret_cast<void*>(&FakeModuleUnload)},
       {"cuModuleGetFunction", reinterpret_cast<void*>(&FakeModuleGetFunction)},
