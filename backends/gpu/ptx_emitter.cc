@@ -411,7 +411,8 @@ bool IsKernelCandidate(const HloInstruction& hlo) {
     case HloOpcode::kDynamicSlice:
     case HloOpcode::kDynamicUpdateSlice:
     // A thread per output element with the cpu emitter's loops: correct for every type, slow
-    // for big contractions (cuBLAS and GEMM-shaped convolution are to come).
+    // for big contractions, which go to cuBLAS instead (dots IsCublasGemm accepts, and the
+    // convolutions gpu_conv_gemm.h turns into them).
     case HloOpcode::kDot:
     case HloOpcode::kConvolution:
     case HloOpcode::kReduceWindow:

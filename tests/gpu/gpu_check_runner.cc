@@ -118,6 +118,68 @@ absl::StatusOr<double> CopySeconds(const CudaDriver* d, size_t bytes) {
   return s;
 }
 
+// Seconds for the driver to copy `bytes` of pageable host memory to the device and back
+// (medians of 5), with no staging of ours: the reference for the backend's transfers.
+absl::StatusOr<std::pair<double, double>> PageableCopySeconds(const CudaDriver* d, std::vector<char>& host) {
+  CUdevice device;
+  CUcontext context;
+  CUDA_RETURN_IF_ERROR(d, cuDeviceGet(&device, 0));
+  CUDA_RETURN_IF_ERROR(d, cuDevicePrimaryCtxRetain(&context, device));
+  CUDA_RETURN_IF_ERROR(d, cuCtxSetCurrent(context));
+  CUdeviceptr a = 0;
+  CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&a, host.size()));
+  CUstream stream;
+  CUDA_RETURN_IF_ERROR(d, cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CUresult r = CUDA_SUCCESS;
+  const double up = MedianSeconds(5, [&] {
+    if (r == CUDA_SUCCESS) r = d->cuMemcpyHtoDAsync(a, host.data(), host.size(), stream);
+    if (r == CUDA_SUCCESS) r = d->cuStreamSynchronize(stream);
+  });
+  const double down = MedianSeconds(5, [&] {
+    if (r == CUDA_SUCCESS) r = d->cuMemcpyDtoHAsync(host.data(), a, host.size(), stream);
+    if (r == CUDA_SUCCESS) r = d->cuStreamSynchronize(stream);
+  });
+  d->cuStreamDestroy(stream);
+  d->cuMemFree(a);
+  if (r != CUDA_SUCCESS) return d->ToStatus(r, "cuMemcpy (pageable)");
+  return std::make_pair(up, down);
+}
+
+// Table rows for 256 MiB TransferToDevice / TransferFromDevice through the backend (its
+// lanes' pinned staging) against the driver's own pageable copies, in the same run.
+std::vector<std::string> TransferRows(const CudaDriver* driver, backend::Backend& gpu) {
+  constexpr int64_t kElements = int64_t{64} << 20;
+  const double bytes = 4.0 * kElements;
+  std::vector<std::string> rows;
+  absl::StatusOr<Literal> host = Literal::Create(ShapeUtil::MakeShape(F32, {kElements}));
+  if (!host.ok()) return {absl::StrCat("| transfers | ", host.status().ToString(), " | |")};
+  std::memset(host->untyped_data(), 1, host->size_bytes());
+  std::shared_ptr<backend::Buffer> buffer;
+  absl::Status status;
+  const double up = MedianSeconds(5, [&] {
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> b = gpu.TransferToDevice(*host, 0);
+    if (b.ok()) buffer = *b;
+    else status = b.status();
+  });
+  const double down = MedianSeconds(5, [&] {
+    if (buffer == nullptr) return;
+    absl::StatusOr<Literal> l = gpu.TransferFromDevice(*buffer);
+    if (!l.ok()) status = l.status();
+  });
+  if (!status.ok() || buffer == nullptr) return {absl::StrCat("| transfers | FAILED: ", status.ToString(), " | |")};
+  std::vector<char> raw(static_cast<size_t>(bytes), 1);
+  absl::StatusOr<std::pair<double, double>> reference = PageableCopySeconds(driver, raw);
+  auto row = [&](const char* what, double seconds, double (*pick)(const std::pair<double, double>&)) {
+    std::string vs = reference.ok() ? absl::StrCat(bytes / pick(*reference) / 1e9, " GB/s driver pageable; ratio ",
+                                                   pick(*reference) / seconds)
+                                    : reference.status().ToString();
+    return absl::StrCat("| ", what, " 256 MiB | ", seconds * 1e3, " ms, ", bytes / seconds / 1e9, " GB/s | ", vs, " |");
+  };
+  rows.push_back(row("transfer to device", up, [](const std::pair<double, double>& p) { return p.first; }));
+  rows.push_back(row("transfer from device", down, [](const std::pair<double, double>& p) { return p.second; }));
+  return rows;
+}
+
 // Cases whose arguments are larger are listed as skipped (the benchmarks take 1-2 GiB).
 constexpr int64_t kMaxArgumentBytes = int64_t{4} << 30;
 
@@ -153,7 +215,7 @@ int Run(const std::filesystem::path& bundle) {
     if (entry.path().extension() == ".gpuexe") cases.push_back(entry.path());
   }
   std::sort(cases.begin(), cases.end());
-  std::vector<std::string> rows;
+  std::vector<std::string> rows = TransferRows(*driver, **gpu);
   int agreed = 0, failed = 0;
   for (const std::filesystem::path& path : cases) {
     const std::string name = path.stem().string();

@@ -574,6 +574,14 @@ inline void FillRandom(Literal* literal, const Shape& shape, uint64_t* state, do
       case S16: case U16: reinterpret_cast<int16_t*>(bytes)[i] = static_cast<int16_t>(k); break;
       case S32: case U32: reinterpret_cast<int32_t*>(bytes)[i] = static_cast<int32_t>(k); break;
       case S64: case U64: reinterpret_cast<int64_t*>(bytes)[i] = k; break;
+      case C64:
+        reinterpret_cast<float*>(bytes)[2 * i] = static_cast<float>(f);
+        reinterpret_cast<float*>(bytes)[2 * i + 1] = static_cast<float>((static_cast<double>(next()) / (1 << 24) * 2 - 1) * range);
+        break;
+      case C128:
+        reinterpret_cast<double*>(bytes)[2 * i] = f;
+        reinterpret_cast<double*>(bytes)[2 * i + 1] = (static_cast<double>(next()) / (1 << 24) * 2 - 1) * range;
+        break;
       default: break;  // other types keep the literal's zeros
     }
   }
