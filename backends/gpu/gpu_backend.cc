@@ -255,6 +255,11 @@ class GpuExecutable : public backend::Executable {
             ASSIGN_OR_RETURN(bool ran, RunGemm(lane, *step.hlo, pointers[0], pointers[1], pointers[2]));
             if (ran) break;
           }
+          std::shared_ptr<GpuBuffer> scratch;  // lives until the execution's lease drains (retired to the lane)
+          if (step.scratch_bytes > 0) {
+            ASSIGN_OR_RETURN(scratch, AllocateArray(lane, ShapeUtil::MakeShape(U8, {step.scratch_bytes})));
+            pointers.push_back(scratch->address());
+          }
           std::vector<void*> params;
           for (CUdeviceptr& p : pointers) params.push_back(&p);
           // Grid-stride kernels: enough blocks to fill the device several times over (a row

@@ -83,6 +83,10 @@ struct GpuPlanStep {
   // A row kernel (ptx_emitter.h) when > 0: blocks stride over this many rows (the output's
   // first dimension; a sort's rows along its dimension); else threads stride over the elements.
   int64_t rows = 0;
+  // Bytes of device scratch memory the kernel needs (kKernel; 0: none): the runtime
+  // allocates them for the launch, uninitialized, and passes their address as the kernel's
+  // last parameter, after the operands'.
+  int64_t scratch_bytes = 0;
   // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
   // cuBLAS loads on the GPU machine, through `kernel` otherwise.
   bool gemm = false;
