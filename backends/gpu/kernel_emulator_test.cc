@@ -17,6 +17,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -43,6 +44,7 @@ using ::xla::testing::LiteralNear;
 backend::Backend* Gpu() {
   static backend::Backend* gpu = [] () -> backend::Backend* {
     setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
+    setenv("XLA_FAKE_CUDA_STREAMS", "deferred", 1);  // queued work runs when the host waits, as on a GPU
     setenv("XLA_GPU_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
     absl::Status installed = InstallKernelEmulator(XLA_FAKE_LIBCUDA);
     EXPECT_TRUE(installed.ok()) << installed;
@@ -343,6 +345,83 @@ TEST(KernelEmulatorFftTest, NonDefaultLayoutsAgreeWithTheInterpreter) {
 // Every conformance module (XLA's own test HLO) that the gpu backend compiles, on seeded
 // random arguments, against the interpreter, as the device check runs them on a GPU. Modules
 // the interpreter cannot run either (or with over 64 MiB of arguments) are passed over.
+// Executions from several threads at once take different lanes (streams) of one device,
+// each with work queued until its lease drains: a loop whose every iteration frees and
+// allocates buffers (reused within a lane only) and a row reduction, with each thread's own
+// arguments, must give each thread its own interpreter result.
+TEST(KernelEmulatorTest, ConcurrentExecutionsOnLanesKeepTheirOwnData) {
+  backend::Backend* gpu = Gpu();
+  ASSERT_NE(gpu, nullptr);
+  const std::string hlo = R"(HloModule loop_softmax
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+cond {
+  p = (s32[], f32[8,64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[8,64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[8,64] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  h = f32[] constant(0.5)
+  hb = f32[8,64] broadcast(h), dimensions={}
+  y = f32[8,64] multiply(x, hb)
+  t = f32[8,64] tanh(y)
+  z = f32[8,64] add(t, x)
+  ROOT r = (s32[], f32[8,64]) tuple(j, z)
+}
+ENTRY main {
+  x = f32[8,64] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8,64]) tuple(zero, x)
+  w = (s32[], f32[8,64]) while(init), condition=cond, body=body
+  v = f32[8,64] get-tuple-element(w), index=1
+  e = f32[8,64] exponential(v)
+  c = f32[] constant(0)
+  sum = f32[8] reduce(e, c), dimensions={1}, to_apply=add
+  sb = f32[8,64] broadcast(sum), dimensions={0}
+  ROOT out = f32[8,64] divide(e, sb)
+})";
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = CompileOn(*gpu, hlo);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  constexpr int kThreads = 6, kRounds = 3;
+  std::vector<std::vector<Literal>> args(kThreads * kRounds);
+  std::vector<Literal> expected;
+  for (int i = 0; i < kThreads * kRounds; ++i) {
+    uint64_t state = 1000 + i;
+    Literal x = *Literal::Create(ShapeUtil::MakeShape(F32, {8, 64}));
+    modules::FillRandom(&x, x.shape(), &state);
+    args[i].push_back(std::move(x));
+    absl::StatusOr<Literal> want = RunOn(*Interpreter(), hlo, args[i]);
+    ASSERT_TRUE(want.ok()) << want.status();
+    expected.push_back(*std::move(want));
+  }
+  std::vector<std::string> wrong(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        const int i = t * kRounds + round;
+        absl::StatusOr<Literal> got = Execute(*gpu, **exe, args[i]);
+        if (!got.ok()) {
+          wrong[t] = got.status().ToString();
+        } else if (!LiteralNear(expected[i], got, 2e-6, 1e-6)) {
+          wrong[t] = absl::StrCat("arguments ", i, " gave another result");
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], "") << "thread " << t;
+}
+
 TEST(KernelEmulatorTest, ConformanceModulesAgreeWithTheInterpreter) {
   const char* shared = std::getenv("XLA_SHARED_DIR");
   const std::filesystem::path dir = std::filesystem::path(shared != nullptr ? shared : "../shared") / "conformance";
