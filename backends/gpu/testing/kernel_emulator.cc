@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gpu/gpu_backend.h"
+#include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/ptx_emitter.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -364,6 +367,32 @@ absl::Status InstallKernelEmulator(const std::string& fake_libcuda) {
 }
 
 int EmulatedLaunches() { return launches.load(); }
+
+absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda) {
+  static absl::StatusOr<backend::Backend*>* made = [&fake_libcuda] {
+    setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
+    setenv("XLA_FAKE_CUDA_STREAMS", "deferred", 1);
+    setenv("XLA_GPU_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
+    auto* result = new absl::StatusOr<backend::Backend*>(absl::InternalError("unset"));
+    if (absl::Status installed = InstallKernelEmulator(fake_libcuda); !installed.ok()) {
+      *result = installed;
+      return result;
+    }
+    absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(fake_libcuda);
+    if (!driver.ok()) {
+      *result = driver.status();
+      return result;
+    }
+    absl::StatusOr<std::unique_ptr<backend::Backend>> b = CreateGpuBackend(*driver, CompileGpuPlan);
+    if (b.ok()) {
+      *result = b->release();
+    } else {
+      *result = b.status();
+    }
+    return result;
+  }();
+  return *made;
+}
 
 }  // namespace gpu
 }  // namespace xla

@@ -20,6 +20,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "backends/backend.h"
 
 namespace xla {
 namespace gpu {
@@ -31,6 +33,11 @@ absl::Status InstallKernelEmulator(const std::string& fake_libcuda);
 
 // Kernel launches the emulator has run since the process started.
 int EmulatedLaunches();
+
+// The gpu backend, with its compiler, on the fake libcuda at `fake_libcuda` with the emulator
+// installed, cuBLAS absent (dots are kernels) and deferred streams (queued work runs when the
+// host waits): made once per process and never destroyed, for tests.
+absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda);
 
 }  // namespace gpu
 }  // namespace xla
