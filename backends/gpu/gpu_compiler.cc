@@ -13,6 +13,7 @@
 #include "backends/cpu/passes/single_device_collectives.h"
 #include "backends/gpu/gpu_expanders.h"
 #include "backends/gpu/gpu_fft_expander.h"
+#include "backends/gpu/ptx_sort.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -273,6 +274,10 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.elements = ptx.kernels[k].elements;
       step.rows = ptx.kernels[k].rows;
       step.gemm = IsCublasGemm(*kernels[k]);
+      if (kernels[k]->opcode() == HloOpcode::kSort) {
+        ASSIGN_OR_RETURN(const LongSortScratch scratch, SortScratch(*kernels[k]));
+        step.scratch_bytes = scratch.bytes();
+      }
     }
     plan.ptx = std::move(ptx.ptx);
   }

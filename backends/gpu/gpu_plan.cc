@@ -21,7 +21,7 @@ std::string SequencesText(const GpuPlan& plan) {
 }
 
 // One line per step: sequence kind instruction index elements rows gemm kernel operands
-// callees ("-" when none).
+// callees scratch_bytes ("-" when none; plans before version 5 end at callees).
 std::string StepsText(const GpuPlan& plan) {
   std::string text;
   for (size_t q = 0; q < plan.sequences.size(); ++q) {
@@ -29,7 +29,7 @@ std::string StepsText(const GpuPlan& plan) {
       absl::StrAppend(&text, q, " ", static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ",
                       s.rows, " ", s.gemm ? 1 : 0, " ", s.kernel.empty() ? "-" : s.kernel, " ",
                       s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), " ",
-                      s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), "\n");
+                      s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), " ", s.scratch_bytes, "\n");
     }
   }
   return text;
@@ -67,7 +67,12 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
     int sequence = 0, kind = 0, gemm = 0;
     GpuPlanStep step;
-    if (f.size() != 10 || !absl::SimpleAtoi(f[0], &sequence) || sequence < 0 ||
+    // Before version 5 a line ends at the callees; one with scratch bytes reads as an older
+    // plan only when it asks for none (as with the kinds an older version did not have).
+    const bool with_scratch = f.size() == 11;
+    if ((f.size() != 10 && !with_scratch) || (version >= 5 && !with_scratch) ||
+        (with_scratch && (!absl::SimpleAtoi(f[10], &step.scratch_bytes) || (version < 5 && step.scratch_bytes != 0))) ||
+        !absl::SimpleAtoi(f[0], &sequence) || sequence < 0 ||
         sequence >= static_cast<int>(plan->sequences.size()) || !absl::SimpleAtoi(f[1], &kind) || kind < 0 ||
         kind > newest_kind || !absl::SimpleAtoi(f[3], &step.index) ||
         !absl::SimpleAtoi(f[4], &step.elements) || !absl::SimpleAtoi(f[5], &step.rows) ||
@@ -368,6 +373,10 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
     }
     const bool host_data = s.kind == GpuPlanStep::Kind::kRngState || s.kind == GpuPlanStep::Kind::kInfeed ||
                            s.kind == GpuPlanStep::Kind::kOutfeed;
+    if (s.scratch_bytes < 0 || (s.scratch_bytes > 0 && s.kind != GpuPlanStep::Kind::kKernel)) {
+      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") asks for ", s.scratch_bytes,
+                                  " bytes of scratch memory"));
+    }
     if (host_data && (!s.kernel.empty() || s.elements != 0 || s.rows != 0 || s.gemm)) {
       return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") moves host data but names a kernel"));
     }

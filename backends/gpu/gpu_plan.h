@@ -40,9 +40,10 @@ struct GpuTarget {
 
 // The version of the steps' serialized form; executables of another are refused to load,
 // except those of kGpuPlanFormatOldestRead and newer (version 3 added the alias and token
-// kinds and kernels with several outputs, version 4 the rng-state and feed kinds; the lines
-// are the same, so an older plan reads as a newer one without the kinds it did not have).
-inline constexpr int kGpuPlanFormatVersion = 4;
+// kinds and kernels with several outputs, version 4 the rng-state and feed kinds, version 5
+// the steps' scratch bytes, a field more per line; an older plan reads as a newer one without
+// the kinds it did not have and without scratch).
+inline constexpr int kGpuPlanFormatVersion = 5;
 inline constexpr int kGpuPlanFormatOldestRead = 2;
 
 struct GpuPlanStep {

@@ -1,9 +1,12 @@
 // sort, scatter and select-and-scatter kernels (ptx_emitter.h says what each does).
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/ptx_kernel_util.h"
+#include "backends/gpu/ptx_sort.h"
 #include "hlo/shape_util.h"
 #include "llvm/IR/Module.h"
 
@@ -12,7 +15,8 @@ namespace gpu {
 namespace {
 
 // Emits `body` for v = first, first * 2, ... while v <= last (doubling), or v = first,
-// first / 2, ... while v >= 1 (halving); the bounds are the same for every thread of a block.
+// first / 2, ... while v >= last (halving; last >= 1); the bounds are the same for every
+// thread of a block.
 template <typename F>
 absl::Status EmitPowersOfTwoLoop(llvm::IRBuilder<>* b, llvm::Value* first, llvm::Value* last, bool doubling,
                                  const char* name, F body) {
@@ -20,9 +24,7 @@ absl::Status EmitPowersOfTwoLoop(llvm::IRBuilder<>* b, llvm::Value* first, llvm:
   llvm::BasicBlock* before = b->GetInsertBlock();
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(b->getContext(), name, f);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(b->getContext(), std::string(name) + ".done", f);
-  auto more = [&](llvm::Value* v) {
-    return doubling ? b->CreateICmpULE(v, last) : b->CreateICmpUGE(v, b->getInt64(1));
-  };
+  auto more = [&](llvm::Value* v) { return doubling ? b->CreateICmpULE(v, last) : b->CreateICmpUGE(v, last); };
   b->CreateCondBr(more(first), loop, done);
   b->SetInsertPoint(loop);
   llvm::PHINode* v = b->CreatePHI(b->getInt64Ty(), 2, name);
@@ -35,111 +37,259 @@ absl::Status EmitPowersOfTwoLoop(llvm::IRBuilder<>* b, llvm::Value* first, llvm:
   return absl::OkStatus();
 }
 
-// Rows of up to this many elements sort in shared memory, a block per row (a permutation of
-// 32-bit positions: 32 KiB); longer ones by insertion, a thread per row, up to
-// kLongestInsertionSort; longer rows are refused rather than left to a quadratic sort.
-constexpr int64_t kLongestBlockSort = 8192;
-constexpr int64_t kLongestInsertionSort = 16384;
+int64_t PowerOfTwoAtLeast(int64_t n) {
+  int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
 
-// The block sort of EmitSortBody: rows of `length` elements, `inner` elements apart.
-absl::Status EmitBlockSort(KernelContext& k, const HloInstruction* hlo, const std::vector<cpu::Generator>& operands,
-                           const std::vector<cpu::SerialOutput>& outputs, int64_t length, int64_t inner) {
+// The slot of a row's permutation that holds the position at index i (an i32 pointer).
+using OrderSlot = std::function<llvm::Value*(llvm::Value* i)>;
+// Whether row position x goes before row position y.
+using Before = std::function<absl::StatusOr<llvm::Value*>(llvm::Value* x, llvm::Value* y)>;
+
+// Bitonic sorting network passes over a row's permutation by all threads of a block, a
+// barrier after each pass.
+class BitonicPasses {
+ public:
+  BitonicPasses(llvm::IRBuilder<>* b, llvm::Module* module, Before before)
+      : b_(*b),
+        barrier_(llvm::Intrinsic::getDeclaration(module, llvm::Intrinsic::nvvm_barrier0)),
+        tid_(ReadSpecialRegister(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x)),
+        before_(std::move(before)) {}
+
+  void Barrier() { b_.CreateCall(barrier_); }
+  llvm::Value* tid() const { return tid_; }
+  llvm::Value* threads() { return b_.getInt64(kGpuThreadsPerBlock); }
+
+  // One pass of merge `size` at `stride` over `count` indices of `slot` (index i of the slot
+  // is index offset + i of the network, which sets the direction): each pair (i, i + stride)
+  // is put in order, ascending where i & size is 0, by a thread.
+  absl::Status Pass(const OrderSlot& slot, int64_t count, llvm::Value* offset, llvm::Value* size, llvm::Value* stride) {
+    llvm::IRBuilder<>& b = b_;
+    RETURN_IF_ERROR(EmitStridedLoop(&b, tid_, b.getInt64(count / 2), threads(), "pair", [&](llvm::Value* p) -> absl::Status {
+      llvm::Value* low = b.CreateAnd(p, b.CreateSub(stride, b.getInt64(1)));
+      llvm::Value* i = b.CreateOr(b.CreateShl(b.CreateSub(p, low), b.getInt64(1)), low);
+      llvm::Value* partner = b.CreateOr(i, stride);
+      llvm::Value* x = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty());
+      llvm::Value* y = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(partner)), b.getInt64Ty());
+      ASSIGN_OR_RETURN(llvm::Value* x_first, before_(x, y));
+      llvm::Value* ascending = b.CreateICmpEQ(b.CreateAnd(b.CreateAdd(offset, i), size), b.getInt64(0));
+      return EmitIf(&b, b.CreateXor(ascending, x_first), "swap", [&]() -> absl::Status {
+        b.CreateStore(b.CreateTrunc(y, b.getInt32Ty()), slot(i));
+        b.CreateStore(b.CreateTrunc(x, b.getInt32Ty()), slot(partner));
+        return absl::OkStatus();
+      });
+    }));
+    Barrier();
+    return absl::OkStatus();
+  }
+
+  // The passes of merge `size` from `first_stride` down to stride 1.
+  absl::Status Strides(const OrderSlot& slot, int64_t count, llvm::Value* offset, llvm::Value* size,
+                       llvm::Value* first_stride) {
+    return EmitPowersOfTwoLoop(&b_, first_stride, b_.getInt64(1), false, "stage", [&](llvm::Value* stride) {
+      return Pass(slot, count, offset, size, stride);
+    });
+  }
+
+  // The whole network over `count` (a power of two) indices: merges of size 2 to count.
+  absl::Status Network(const OrderSlot& slot, int64_t count, llvm::Value* offset) {
+    return EmitPowersOfTwoLoop(&b_, b_.getInt64(2), b_.getInt64(count), true, "merge", [&](llvm::Value* size) {
+      return Strides(slot, count, offset, size, b_.CreateLShr(size, b_.getInt64(1)));
+    });
+  }
+
+ private:
+  llvm::IRBuilder<>& b_;
+  llvm::Function* barrier_;
+  llvm::Value* tid_;
+  Before before_;
+};
+
+// A block's rows of a sort: for each row (rows of `length` elements, `inner` elements apart)
+// a permutation of its positions, padded to a power of two, is sorted in the order (comparator,
+// then position) by a bitonic network, and the operands are gathered through it into the
+// outputs. Rows up to kLongestSharedMemorySort sort in shared memory, a block per row; longer
+// ones in `scratch` (LongSortScratch: a slot per block in flight, blocks past the slots idle),
+// where each tile of kLongestSharedMemorySort indices still runs the network's short strides in
+// shared memory, so only strides of a tile or more are passes over global memory.
+absl::Status EmitRowSorts(KernelContext& k, const HloInstruction* hlo, const std::vector<cpu::Generator>& operands,
+                          const std::vector<cpu::SerialOutput>& outputs, int64_t length, int64_t inner,
+                          const LongSortScratch& long_sort, llvm::Value* scratch) {
   llvm::IRBuilder<>& b = *k.b;
   cpu::ElementalEmitter& e = *k.elemental;
   const Shape& shape = outputs[0].shape;
   const size_t n = outputs.size();
-  int64_t padded = 1;
-  while (padded < length) padded *= 2;
-  auto* order_type = llvm::ArrayType::get(b.getInt32Ty(), padded);
-  auto* order = new llvm::GlobalVariable(*k.module, order_type, false, llvm::GlobalValue::InternalLinkage,
-                                         llvm::UndefValue::get(order_type), k.kernel->getName() + ".order", nullptr,
-                                         llvm::GlobalValue::NotThreadLocal, 3);
-  auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(order_type, order, {b.getInt64(0), i}); };
-  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
-  llvm::Value* tid = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* threads = b.getInt64(kGpuThreadsPerBlock);
+  const int64_t rows = ShapeUtil::ElementsIn(shape) / length;
+  const int64_t padded = PowerOfTwoAtLeast(length);
+  const bool in_scratch = scratch != nullptr;
+  const int64_t tile = in_scratch ? kLongestSharedMemorySort : padded;
+  auto* tile_type = llvm::ArrayType::get(b.getInt32Ty(), tile);
+  auto* shared = new llvm::GlobalVariable(*k.module, tile_type, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(tile_type), k.kernel->getName() + ".order", nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, 3);
+  const OrderSlot shared_slot = [&b, tile_type, shared](llvm::Value* i) {
+    return b.CreateInBoundsGEP(tile_type, shared, {b.getInt64(0), i});
+  };
+  llvm::Value* block = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* blocks = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  llvm::Value* first_row = block;
+  llvm::Value* row_step = blocks;
+  OrderSlot scratch_slot;
+  if (in_scratch) {
+    // Blocks past the slots take no row; the others stride over the rows by the slots in use.
+    llvm::Value* slots = b.getInt64(long_sort.slots);
+    first_row = b.CreateSelect(b.CreateICmpULT(block, slots), block, b.getInt64(rows));
+    row_step = b.CreateSelect(b.CreateICmpULT(blocks, slots), blocks, slots);
+    llvm::Value* base = b.CreateInBoundsGEP(b.getInt32Ty(), scratch, b.CreateMul(block, b.getInt64(long_sort.padded)));
+    scratch_slot = [&b, base](llvm::Value* i) { return b.CreateInBoundsGEP(b.getInt32Ty(), base, i); };
+  }
   llvm::Value* limit = b.getInt64(length);
-  return EmitStridedLoop(
-      &b, ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b.getInt64(ShapeUtil::ElementsIn(shape) / length),
-      ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), "row", [&](llvm::Value* row) -> absl::Status {
-        llvm::Value* first = b.CreateAdd(b.CreateMul(b.CreateUDiv(row, b.getInt64(inner)), b.getInt64(length * inner)),
-                                         b.CreateURem(row, b.getInt64(inner)));
-        auto at = [&](llvm::Value* j) { return IndexOf(&b, shape, b.CreateAdd(first, b.CreateMul(j, b.getInt64(inner)))); };
-        RETURN_IF_ERROR(EmitStridedLoop(&b, tid, b.getInt64(padded), threads, "init", [&](llvm::Value* i) -> absl::Status {
-          b.CreateStore(b.CreateTrunc(i, b.getInt32Ty()), slot(i));
-          return absl::OkStatus();
-        }));
-        b.CreateCall(barrier);
-        // Position x goes before position y: real elements before the padding, then the
-        // comparator's order, ties in position order.
-        auto before = [&](llvm::Value* x, llvm::Value* y) -> absl::StatusOr<llvm::Value*> {
-          llvm::Value* last = b.getInt64(length - 1);
-          const cpu::IrIndex xi = at(b.CreateSelect(b.CreateICmpULT(x, limit), x, last));
-          const cpu::IrIndex yi = at(b.CreateSelect(b.CreateICmpULT(y, limit), y, last));
-          std::vector<llvm::Value*> xy, yx;
-          for (size_t t = 0; t < n; ++t) {
-            ASSIGN_OR_RETURN(llvm::Value* xv, operands[t](xi));
-            ASSIGN_OR_RETURN(llvm::Value* yv, operands[t](yi));
-            xy.insert(xy.end(), {xv, yv});
-            yx.insert(yx.end(), {yv, xv});
-          }
-          ASSIGN_OR_RETURN(std::vector<llvm::Value*> x_less, e.EmitScalarComputation(*hlo->to_apply(), xy));
-          ASSIGN_OR_RETURN(std::vector<llvm::Value*> y_less, e.EmitScalarComputation(*hlo->to_apply(), yx));
-          if (x_less.size() != 1 || y_less.size() != 1 || !x_less[0]->getType()->isIntegerTy(1)) {
-            return absl::InvalidArgumentError(absl::StrCat("sort ", hlo->name(), ": the comparator must return pred"));
-          }
-          llvm::Value* ordered =
-              b.CreateOr(x_less[0], b.CreateAnd(b.CreateNot(y_less[0]), b.CreateICmpULT(x, y)));
-          return b.CreateAnd(b.CreateICmpULT(x, limit), b.CreateOr(b.CreateICmpUGE(y, limit), ordered));
-        };
-        RETURN_IF_ERROR(EmitPowersOfTwoLoop(&b, b.getInt64(2), b.getInt64(padded), true, "merge", [&](llvm::Value* size) {
-          return EmitPowersOfTwoLoop(&b, b.CreateLShr(size, b.getInt64(1)), nullptr, false, "stage", [&](llvm::Value* stride) -> absl::Status {
-            RETURN_IF_ERROR(EmitStridedLoop(&b, tid, b.getInt64(padded), threads, "pair", [&](llvm::Value* i) -> absl::Status {
-              llvm::Value* partner = b.CreateXor(i, stride);
-              return EmitIf(&b, b.CreateICmpUGT(partner, i), "exchange", [&]() -> absl::Status {
-                llvm::Value* x = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty());
-                llvm::Value* y = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(partner)), b.getInt64Ty());
-                ASSIGN_OR_RETURN(llvm::Value* x_first, before(x, y));
-                llvm::Value* ascending = b.CreateICmpEQ(b.CreateAnd(i, size), b.getInt64(0));
-                return EmitIf(&b, b.CreateXor(ascending, x_first), "swap", [&]() -> absl::Status {
-                  b.CreateStore(b.CreateTrunc(y, b.getInt32Ty()), slot(i));
-                  b.CreateStore(b.CreateTrunc(x, b.getInt32Ty()), slot(partner));
-                  return absl::OkStatus();
-                });
-              });
-            }));
-            b.CreateCall(barrier);
-            return absl::OkStatus();
-          });
-        }));
-        RETURN_IF_ERROR(EmitStridedLoop(&b, tid, limit, threads, "gather", [&](llvm::Value* i) -> absl::Status {
-          const cpu::IrIndex from = at(b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty()));
-          const cpu::IrIndex to = at(i);
-          for (size_t t = 0; t < n; ++t) {
-            ASSIGN_OR_RETURN(llvm::Value* v, operands[t](from));
-            e.StoreElement(v, outputs[t].base, outputs[t].shape, to);
-          }
-          return absl::OkStatus();
-        }));
-        b.CreateCall(barrier);  // every thread has read the order before the next row writes it
+  return EmitStridedLoop(&b, first_row, b.getInt64(rows), row_step, "row", [&](llvm::Value* row) -> absl::Status {
+    llvm::Value* first = b.CreateAdd(b.CreateMul(b.CreateUDiv(row, b.getInt64(inner)), b.getInt64(length * inner)),
+                                     b.CreateURem(row, b.getInt64(inner)));
+    auto at = [&](llvm::Value* j) { return IndexOf(&b, shape, b.CreateAdd(first, b.CreateMul(j, b.getInt64(inner)))); };
+    // Position x goes before position y: real elements before the padding, then the
+    // comparator's order, ties in position order (stable, and a permutation whatever the
+    // comparator).
+    Before before = [&](llvm::Value* x, llvm::Value* y) -> absl::StatusOr<llvm::Value*> {
+      llvm::Value* last = b.getInt64(length - 1);
+      const cpu::IrIndex xi = at(b.CreateSelect(b.CreateICmpULT(x, limit), x, last));
+      const cpu::IrIndex yi = at(b.CreateSelect(b.CreateICmpULT(y, limit), y, last));
+      std::vector<llvm::Value*> xy, yx;
+      for (size_t t = 0; t < n; ++t) {
+        ASSIGN_OR_RETURN(llvm::Value* xv, operands[t](xi));
+        ASSIGN_OR_RETURN(llvm::Value* yv, operands[t](yi));
+        xy.insert(xy.end(), {xv, yv});
+        yx.insert(yx.end(), {yv, xv});
+      }
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> x_less, e.EmitScalarComputation(*hlo->to_apply(), xy));
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> y_less, e.EmitScalarComputation(*hlo->to_apply(), yx));
+      if (x_less.size() != 1 || y_less.size() != 1 || !x_less[0]->getType()->isIntegerTy(1)) {
+        return absl::InvalidArgumentError(absl::StrCat("sort ", hlo->name(), ": the comparator must return pred"));
+      }
+      llvm::Value* ordered = b.CreateOr(x_less[0], b.CreateAnd(b.CreateNot(y_less[0]), b.CreateICmpULT(x, y)));
+      return b.CreateAnd(b.CreateICmpULT(x, limit), b.CreateOr(b.CreateICmpUGE(y, limit), ordered));
+    };
+    BitonicPasses passes(&b, k.module, before);
+    llvm::Value* tid = passes.tid();
+    // Copies a tile between scratch and shared memory (identity positions when `fresh`).
+    auto move_tile = [&](llvm::Value* offset, bool to_shared, bool fresh) {
+      return EmitStridedLoop(&b, tid, b.getInt64(tile), passes.threads(), "tile.copy", [&](llvm::Value* j) -> absl::Status {
+        llvm::Value* at_row = b.CreateAdd(offset, j);
+        if (!to_shared) {
+          b.CreateStore(b.CreateLoad(b.getInt32Ty(), shared_slot(j)), scratch_slot(at_row));
+        } else {
+          b.CreateStore(fresh ? b.CreateTrunc(at_row, b.getInt32Ty()) : b.CreateLoad(b.getInt32Ty(), scratch_slot(at_row)),
+                        shared_slot(j));
+        }
         return absl::OkStatus();
       });
+    };
+    // Runs `body(offset)` on each tile in shared memory: in, barrier, body, out, barrier.
+    auto each_tile = [&](bool fresh, auto body) {
+      return EmitStridedLoop(&b, b.getInt64(0), b.getInt64(padded), b.getInt64(tile), "tile", [&](llvm::Value* offset) -> absl::Status {
+        RETURN_IF_ERROR(move_tile(offset, true, fresh));
+        passes.Barrier();
+        RETURN_IF_ERROR(body(offset));
+        RETURN_IF_ERROR(move_tile(offset, false, false));
+        passes.Barrier();
+        return absl::OkStatus();
+      });
+    };
+    if (in_scratch) {
+      // Merges up to a tile's size within each tile, then longer merges: strides of a tile or
+      // more over global memory, the shorter ones of each tile in shared memory.
+      RETURN_IF_ERROR(each_tile(true, [&](llvm::Value* offset) { return passes.Network(shared_slot, tile, offset); }));
+      RETURN_IF_ERROR(EmitPowersOfTwoLoop(&b, b.getInt64(2 * tile), b.getInt64(padded), true, "merge.long", [&](llvm::Value* size) -> absl::Status {
+        RETURN_IF_ERROR(EmitPowersOfTwoLoop(&b, b.CreateLShr(size, b.getInt64(1)), b.getInt64(tile), false, "stage.long",
+                                            [&](llvm::Value* stride) {
+                                              return passes.Pass(scratch_slot, padded, b.getInt64(0), size, stride);
+                                            }));
+        return each_tile(false, [&](llvm::Value* offset) {
+          return passes.Strides(shared_slot, tile, offset, size, b.getInt64(tile / 2));
+        });
+      }));
+    } else {
+      RETURN_IF_ERROR(move_tile(b.getInt64(0), true, true));
+      passes.Barrier();
+      RETURN_IF_ERROR(passes.Network(shared_slot, padded, b.getInt64(0)));
+    }
+    const OrderSlot& order = in_scratch ? scratch_slot : shared_slot;
+    RETURN_IF_ERROR(EmitStridedLoop(&b, tid, limit, passes.threads(), "gather", [&](llvm::Value* i) -> absl::Status {
+      llvm::Value* position = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), order(i)), b.getInt64Ty());
+      // (Always a real position; bounded anyway, as scratch memory starts uninitialized.)
+      position = b.CreateSelect(b.CreateICmpULT(position, limit), position, b.getInt64(length - 1));
+      const cpu::IrIndex from = at(position);
+      const cpu::IrIndex to = at(i);
+      for (size_t t = 0; t < n; ++t) {
+        ASSIGN_OR_RETURN(llvm::Value* v, operands[t](from));
+        e.StoreElement(v, outputs[t].base, outputs[t].shape, to);
+      }
+      return absl::OkStatus();
+    }));
+    passes.Barrier();  // every thread has read the order before the next row writes it
+    return absl::OkStatus();
+  });
+}
+
+// The kernel's body was emitted with `placeholder` (a call) standing for its scratch pointer,
+// which EmitKernel (ptx_emitter.cc) declares no parameter for: the body moves into a kernel of
+// the same name with one more parameter, last as the runtime passes it (gpu_plan.h), and the
+// old function is erased (EmitKernel only closes the body after this).
+void AddScratchParameter(KernelContext& k, llvm::CallInst* placeholder) {
+  llvm::Function* old = k.kernel;
+  std::vector<llvm::Type*> params(old->getFunctionType()->param_begin(), old->getFunctionType()->param_end());
+  params.push_back(placeholder->getType());
+  auto* type = llvm::FunctionType::get(old->getReturnType(), params, false);
+  llvm::Function* kernel = llvm::Function::Create(type, old->getLinkage(), "", k.module);
+  kernel->takeName(old);
+  kernel->setCallingConv(old->getCallingConv());
+  for (unsigned i = 0; i < params.size(); ++i) kernel->addParamAttr(i, llvm::Attribute::NoAlias);
+  kernel->splice(kernel->begin(), old);
+  for (unsigned i = 0; i < old->arg_size(); ++i) old->getArg(i)->replaceAllUsesWith(kernel->getArg(i));
+  llvm::Function* stand_in = placeholder->getCalledFunction();
+  placeholder->replaceAllUsesWith(kernel->getArg(static_cast<unsigned>(params.size() - 1)));
+  placeholder->eraseFromParent();
+  stand_in->eraseFromParent();
+  old->eraseFromParent();
+  k.kernel = kernel;
 }
 
 }  // namespace
 
+absl::StatusOr<LongSortScratch> SortScratch(const HloInstruction& sort) {
+  LongSortScratch scratch;
+  const std::vector<const Shape*> outputs = KernelOutputs(sort.shape());
+  if (sort.opcode() != HloOpcode::kSort || outputs.empty() || sort.dimensions().size() != 1) return scratch;
+  const Shape& shape = *outputs[0];
+  const int64_t dim = sort.dimensions(0);
+  if (shape.rank() == 0 || dim < 0 || dim >= shape.rank()) return scratch;
+  const int64_t length = shape.dimensions(static_cast<int>(dim));
+  const int64_t elements = ShapeUtil::ElementsIn(shape);
+  if (elements == 0 || length <= kLongestSharedMemorySort) return scratch;
+  scratch.padded = PowerOfTwoAtLeast(length);
+  const int64_t slot_bytes = scratch.padded * 4;
+  if (slot_bytes > kMostSortScratchBytes) {
+    return absl::UnimplementedError(absl::StrCat("gpu backend: sort ", sort.name(), " has rows of ", length,
+                                                 " elements, whose permutation needs ", slot_bytes,
+                                                 " bytes of scratch memory; it sorts rows of up to ",
+                                                 kMostSortScratchBytes / 4, " elements (", kMostSortScratchBytes,
+                                                 " bytes)"));
+  }
+  scratch.slots = std::min({elements / length, kMostSortRowsInFlight, kMostSortScratchBytes / slot_bytes});
+  return scratch;
+}
+
 // sort, with the comparator (emitted inline) called on (lhs_0, rhs_0, lhs_1, rhs_1, ...) as
 // XLA defines, every operand moving together. A row is the elements whose indices differ only
-// in the sort dimension.
-//  - Rows of up to kLongestBlockSort: a block per row (a row kernel, *rows set) sorts the
-//    row's positions in shared memory with a bitonic network, padded to a power of two, in the
-//    order (comparator, then position): stable whatever is_stable says, as the interpreter.
-//    Then the threads gather the operands' elements into the outputs in that order.
-//  - Longer rows: a thread per row copies it into the outputs and sorts it there by insertion
-//    (stable; O(length^2)).
+// in the sort dimension; a block sorts a row at a time (EmitRowSorts: a bitonic network over
+// the row's positions in the order (comparator, then position), stable whatever is_stable
+// says, as the interpreter; O(n log^2 n) comparisons), a row kernel (*rows set). Rows longer
+// than kLongestSharedMemorySort keep their permutation in scratch memory (SortScratch).
 absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* rows) {
   llvm::IRBuilder<>& b = *k.b;
-  cpu::ElementalEmitter& e = *k.elemental;
   const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
   const size_t n = outputs.size();
   if (hlo->operand_count() != static_cast<int64_t>(n) || hlo->to_apply() == nullptr || hlo->dimensions().size() != 1) {
@@ -160,72 +310,20 @@ absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* 
     ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(static_cast<int64_t>(t)));
   }
   if (ShapeUtil::ElementsIn(shape) == 0) return absl::OkStatus();  // never launched
-  if (length > kLongestInsertionSort) {
-    return absl::UnimplementedError(absl::StrCat("gpu backend: sort ", hlo->name(), " has rows of ", length,
-                                                 " elements; it sorts rows of up to ", kLongestInsertionSort));
-  }
-  if (length <= kLongestBlockSort) {
-    *rows = inner * outer;
-    return EmitBlockSort(k, hlo, operands, outputs, length, inner);
-  }
-  llvm::AllocaInst* hole = nullptr;  // where the element being inserted goes
+  ASSIGN_OR_RETURN(const LongSortScratch scratch, SortScratch(*hlo));
+  *rows = inner * outer;
+  if (scratch.slots == 0) return EmitRowSorts(k, hlo, operands, outputs, length, inner, scratch, nullptr);
+  llvm::CallInst* placeholder = nullptr;
   {
-    llvm::IRBuilder<> entry(&k.kernel->getEntryBlock(), k.kernel->getEntryBlock().begin());
-    hole = entry.CreateAlloca(b.getInt64Ty());
+    llvm::BasicBlock& entry = k.kernel->getEntryBlock();
+    llvm::IRBuilder<> at_entry(&entry, entry.begin());
+    llvm::FunctionCallee stand_in = k.module->getOrInsertFunction(
+        absl::StrCat(k.kernel->getName().str(), ".scratch"), llvm::PointerType::get(b.getContext(), 1));
+    placeholder = at_entry.CreateCall(stand_in);
   }
-  llvm::Function* f = k.kernel;
-  llvm::LLVMContext& c = b.getContext();
-  return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(inner * outer), GridThreads(&b), "row", [&](llvm::Value* row) -> absl::Status {
-    llvm::Value* first = b.CreateAdd(b.CreateMul(b.CreateUDiv(row, b.getInt64(inner)), b.getInt64(length * inner)),
-                                     b.CreateURem(row, b.getInt64(inner)));
-    auto at = [&](llvm::Value* j) { return IndexOf(&b, shape, b.CreateAdd(first, b.CreateMul(j, b.getInt64(inner)))); };
-    RETURN_IF_ERROR(cpu::EmitForLoop(&b, b.getInt64(0), b.getInt64(length), "copy", [&](llvm::Value* j) -> absl::Status {
-      const cpu::IrIndex index = at(j);
-      for (size_t t = 0; t < n; ++t) {
-        ASSIGN_OR_RETURN(llvm::Value* v, operands[t](index));
-        e.StoreElement(v, outputs[t].base, outputs[t].shape, index);
-      }
-      return absl::OkStatus();
-    }));
-    return cpu::EmitForLoop(&b, b.getInt64(1), b.getInt64(length), "insert", [&](llvm::Value* next) -> absl::Status {
-      std::vector<llvm::Value*> x;
-      const cpu::IrIndex from = at(next);
-      for (size_t t = 0; t < n; ++t) x.push_back(e.LoadElement(outputs[t].base, outputs[t].shape, from));
-      b.CreateStore(next, hole);
-      llvm::BasicBlock* check = llvm::BasicBlock::Create(c, "shift.check", f);
-      llvm::BasicBlock* compare = llvm::BasicBlock::Create(c, "shift.compare", f);
-      llvm::BasicBlock* move = llvm::BasicBlock::Create(c, "shift.move", f);
-      llvm::BasicBlock* done = llvm::BasicBlock::Create(c, "shift.done", f);
-      b.CreateBr(check);
-      b.SetInsertPoint(check);
-      llvm::Value* j = b.CreateLoad(b.getInt64Ty(), hole);
-      b.CreateCondBr(b.CreateICmpSGT(j, b.getInt64(0)), compare, done);
-      b.SetInsertPoint(compare);
-      llvm::Value* before = b.CreateSub(j, b.getInt64(1));
-      const cpu::IrIndex prev_index = at(before);
-      std::vector<llvm::Value*> prev, args;
-      for (size_t t = 0; t < n; ++t) {
-        prev.push_back(e.LoadElement(outputs[t].base, outputs[t].shape, prev_index));
-        args.push_back(x[t]);
-        args.push_back(prev.back());
-      }
-      // x goes before its predecessor only when strictly less: equal elements keep their order.
-      ASSIGN_OR_RETURN(std::vector<llvm::Value*> less, e.EmitScalarComputation(*hlo->to_apply(), args));
-      if (less.size() != 1 || !less[0]->getType()->isIntegerTy(1)) {
-        return absl::InvalidArgumentError(absl::StrCat("sort ", hlo->name(), ": the comparator must return pred"));
-      }
-      b.CreateCondBr(less[0], move, done);
-      b.SetInsertPoint(move);
-      const cpu::IrIndex to = at(j);
-      for (size_t t = 0; t < n; ++t) e.StoreElement(prev[t], outputs[t].base, outputs[t].shape, to);
-      b.CreateStore(before, hole);
-      b.CreateBr(check);
-      b.SetInsertPoint(done);
-      const cpu::IrIndex slot = at(b.CreateLoad(b.getInt64Ty(), hole));
-      for (size_t t = 0; t < n; ++t) e.StoreElement(x[t], outputs[t].base, outputs[t].shape, slot);
-      return absl::OkStatus();
-    });
-  });
+  RETURN_IF_ERROR(EmitRowSorts(k, hlo, operands, outputs, length, inner, scratch, placeholder));
+  AddScratchParameter(k, placeholder);
+  return absl::OkStatus();
 }
 
 // scatter and select-and-scatter: the cpu backend's loops (emit_scatter.cc), run by one

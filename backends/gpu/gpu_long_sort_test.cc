@@ -1,0 +1,243 @@
+// sort with rows longer than a block's shared memory holds (ptx_sort_scatter.cc: the row's
+// permutation in scratch memory): the plan asks for the scratch, and the kernels, run on the
+// kernel emulator, agree bit for bit with the interpreter on long rows, several rows, rows
+// along a dimension that is not the minor one, key-value sorts, equal keys (stability), NaNs
+// and signed zeros, and descending order.
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/ptx_sort.h"
+#include "backends/gpu/testing/kernel_emulator.h"
+#include "backends/testing/hlo_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The gpu backend on the fake driver with the emulator installed (once per process).
+backend::Backend* Gpu() {
+  static backend::Backend* gpu = []() -> backend::Backend* {
+    setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
+    setenv("XLA_FAKE_CUDA_STREAMS", "deferred", 1);
+    setenv("XLA_GPU_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
+    absl::Status installed = InstallKernelEmulator(XLA_FAKE_LIBCUDA);
+    EXPECT_TRUE(installed.ok()) << installed;
+    absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(XLA_FAKE_LIBCUDA);
+    EXPECT_TRUE(driver.ok()) << driver.status();
+    if (!installed.ok() || !driver.ok()) return nullptr;
+    absl::StatusOr<std::unique_ptr<backend::Backend>> b = CreateGpuBackend(*driver, CompileGpuPlan);
+    EXPECT_TRUE(b.ok()) << b.status();
+    return b.ok() ? b->release() : nullptr;
+  }();
+  return gpu;
+}
+
+backend::Backend* Interpreter() {
+  static backend::Backend* interpreter = [] {
+    backend::RegisterBuiltinBackends();
+    absl::StatusOr<std::unique_ptr<backend::Backend>> b = backend::CreateBackend("interpreter");
+    EXPECT_TRUE(b.ok()) << b.status();
+    return b.ok() ? b->release() : nullptr;
+  }();
+  return interpreter;
+}
+
+absl::StatusOr<Literal> RunOn(backend::Backend& b, const std::string& hlo, const std::vector<Literal>& args) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
+  if (!module.ok()) return module.status();
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b.Compile(*std::move(module), backend::CompileOptions());
+  if (!exe.ok()) return exe.status();
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (const Literal& a : args) {
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = b.TransferToDevice(a, 0);
+    if (!buffer.ok()) return buffer.status();
+    buffers.push_back(*std::move(buffer));
+  }
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute(buffers, backend::ExecuteOptions());
+  if (!out.ok()) return out.status();
+  return b.TransferFromDevice(**out);
+}
+
+// Bit-equal arrays (one, or each element of a tuple); names the first difference.
+::testing::AssertionResult SameBits(const Literal& expected, const Literal& actual) {
+  if (expected.shape().IsTuple()) {
+    if (!actual.shape().IsTuple() || actual.shape().tuple_shapes_size() != expected.shape().tuple_shapes_size()) {
+      return ::testing::AssertionFailure() << "shape " << actual.shape().ToString();
+    }
+    for (int64_t i = 0; i < expected.shape().tuple_shapes_size(); ++i) {
+      ::testing::AssertionResult element = SameBits(expected.tuple_element(i), actual.tuple_element(i));
+      if (!element) return element << " (tuple element " << i << ")";
+    }
+    return ::testing::AssertionSuccess();
+  }
+  if (!ShapeUtil::Compatible(expected.shape(), actual.shape())) {
+    return ::testing::AssertionFailure() << "shape " << actual.shape().ToString() << ", expected "
+                                         << expected.shape().ToString();
+  }
+  const int64_t width = expected.element_count() == 0 ? 0 : expected.size_bytes() / expected.element_count();
+  if (actual.size_bytes() != expected.size_bytes()) return ::testing::AssertionFailure() << "size";
+  const char* e = static_cast<const char*>(expected.untyped_data());
+  const char* a = static_cast<const char*>(actual.untyped_data());
+  for (int64_t i = 0; i < expected.element_count(); ++i) {
+    if (std::memcmp(e + i * width, a + i * width, width) != 0) {
+      return ::testing::AssertionFailure() << "element " << i << ": " << actual.ElementToString(i) << ", expected "
+                                           << expected.ElementToString(i);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult AgreesWithInterpreter(const std::string& hlo, const std::vector<Literal>& args) {
+  backend::Backend* gpu = Gpu();
+  if (gpu == nullptr) return ::testing::AssertionFailure() << "no emulated gpu";
+  absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, args);
+  if (!expected.ok()) return ::testing::AssertionFailure() << "interpreter: " << expected.status();
+  absl::StatusOr<Literal> actual = RunOn(*gpu, hlo, args);
+  if (!actual.ok()) return ::testing::AssertionFailure() << "gpu: " << actual.status();
+  return SameBits(*expected, *actual);
+}
+
+uint64_t Next(uint64_t* state) {
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return *state >> 33;
+}
+
+// Random values of `shape`: integers in [0, distinct) (many equal keys when distinct is
+// small), floats in [-distinct, distinct) with a fraction of NaNs of both signs, zeros of both
+// signs and infinities when `specials`.
+Literal Random(const std::string& shape_text, uint64_t seed, int64_t distinct, bool specials = false) {
+  Shape shape = ParseShape(shape_text).value();
+  Literal x = Literal::Create(shape).value();
+  uint64_t state = seed;
+  const bool floating = primitive_util::IsFloatingPointType(shape.element_type());
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    const uint64_t r = Next(&state);
+    if (!floating) {
+      x.SetFromUint64(i, r % static_cast<uint64_t>(distinct));
+      continue;
+    }
+    double v = static_cast<double>(r % (2 * static_cast<uint64_t>(distinct) * 8)) / 8 - static_cast<double>(distinct);
+    if (specials) {
+      const double kSpecial[] = {NAN, -NAN, 0.0, -0.0, INFINITY, -INFINITY};
+      if (r % 7 == 0) v = kSpecial[(r / 7) % 6];
+    }
+    x.SetFromDouble(i, v);
+  }
+  return x;
+}
+
+// A module sorting parameters of `shape` (one per type in `types`) along `dim`, comparing the
+// first with `compare` (a direction, and optionally ", type=TOTALORDER").
+std::string SortModule(const std::vector<std::string>& types, const std::string& dims, int dim,
+                       const std::string& compare, bool stable = true) {
+  std::string cmp = "cmp {\n";
+  std::string params, operands, result;
+  for (size_t t = 0; t < types.size(); ++t) {
+    absl::StrAppend(&cmp, "  a", t, " = ", types[t], "[] parameter(", 2 * t, ")\n  b", t, " = ", types[t],
+                    "[] parameter(", 2 * t + 1, ")\n");
+    absl::StrAppend(&params, "  p", t, " = ", types[t], dims, " parameter(", t, ")\n");
+    absl::StrAppend(&operands, t == 0 ? "" : ", ", "p", t);
+    absl::StrAppend(&result, t == 0 ? "" : ", ", types[t], dims);
+  }
+  absl::StrAppend(&cmp, "  ROOT c = pred[] compare(a0, b0), direction=", compare, "\n}\n");
+  if (types.size() > 1) result = absl::StrCat("(", result, ")");
+  return absl::StrCat("HloModule long_sort\n", cmp, "ENTRY main {\n", params, "  ROOT s = ", result, " sort(", operands,
+                      "), dimensions={", dim, "}", stable ? ", is_stable=true" : "", ", to_apply=cmp\n}\n");
+}
+
+// s32 positions 0, 1, ... along `dim` of `dims` (the values of an argsort).
+Literal Iota(const std::vector<int64_t>& dims, int dim) {
+  Literal x = Literal::Create(ShapeUtil::MakeShape(S32, dims)).value();
+  int64_t inner = 1;
+  for (size_t d = dim + 1; d < dims.size(); ++d) inner *= dims[d];
+  for (int64_t i = 0; i < x.element_count(); ++i) x.SetFromUint64(i, static_cast<uint64_t>(i / inner % dims[dim]));
+  return x;
+}
+
+TEST(GpuLongSortTest, PlanAsksForScratchOnlyForLongRows) {
+  auto scratch_of = [](const std::string& hlo) -> int64_t {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
+    EXPECT_TRUE(module.ok()) << module.status();
+    if (!module.ok()) return -1;
+    absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget());
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    if (!plan.ok()) return -1;
+    int64_t bytes = 0;
+    for (const GpuPlanStep& step : plan->entry().steps) bytes += step.scratch_bytes;
+    return bytes;
+  };
+  EXPECT_EQ(scratch_of(SortModule({"f32"}, "[3,8192]", 1, "LT")), 0);
+  // A slot of 16384 positions per row in flight.
+  EXPECT_EQ(scratch_of(SortModule({"f32"}, "[3,8193]", 1, "LT")), 3 * 16384 * 4);
+  EXPECT_EQ(scratch_of(SortModule({"f32", "s32"}, "[20000,2]", 0, "GT")), 2 * 32768 * 4);
+  // At most kMostSortRowsInFlight slots, however many rows.
+  EXPECT_EQ(scratch_of(SortModule({"s32"}, "[2000,10000]", 1, "LT")), kMostSortRowsInFlight * 16384 * 4);
+  // At most kMostSortScratchBytes: one row of 2^28 positions (1 GiB) at a time.
+  EXPECT_EQ(scratch_of(SortModule({"u8"}, "[3,268435456]", 1, "LT")), kMostSortScratchBytes);
+}
+
+TEST(GpuLongSortTest, RowsTooLongForTheScratchLimitAreRefused) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseAndReturnUnverifiedModule(SortModule({"u8"}, "[268435457]", 0, "LT"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(plan.status().message(), HasSubstr("rows of 268435457 elements"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("2147483648 bytes of scratch"));
+}
+
+// One row just past the shared-memory limit, and one of four tiles' worth, unpadded.
+TEST(GpuLongSortTest, OneLongRowAgrees) {
+  std::vector<Literal> args;
+  args.push_back(Random("f32[20000]", 1, 1000));
+  EXPECT_TRUE(AgreesWithInterpreter(SortModule({"f32"}, "[20000]", 0, "LT"), args));
+  args.clear();
+  args.push_back(Random("s32[65539]", 2, 1 << 30));
+  EXPECT_TRUE(AgreesWithInterpreter(SortModule({"s32"}, "[65539]", 0, "GT"), args));
+}
+
+// argsort of a million keys with many equal ones: the values (positions) of equal keys stay
+// in order.
+TEST(GpuLongSortTest, MillionElementArgsortIsStable) {
+  const int64_t n = int64_t{1} << 20;
+  std::vector<Literal> args;
+  args.push_back(Random(absl::StrCat("s32[", n, "]"), 3, 5000));
+  args.push_back(Iota({n}, 0));
+  EXPECT_TRUE(AgreesWithInterpreter(SortModule({"s32", "s32"}, absl::StrCat("[", n, "]"), 0, "LT"), args));
+}
+
+// Several rows of 30000: NaNs of both signs, signed zeros and infinities in the total order,
+// ascending and descending, with values along (argsort); is_stable unset sorts stably too.
+TEST(GpuLongSortTest, SeveralRowsWithNaNsAndSignedZerosAgree) {
+  std::vector<Literal> args;
+  args.push_back(Random("f32[3,30000]", 4, 50, true));
+  args.push_back(Iota({3, 30000}, 1));
+  EXPECT_TRUE(AgreesWithInterpreter(SortModule({"f32", "s32"}, "[3,30000]", 1, "LT, type=TOTALORDER"), args));
+  EXPECT_TRUE(
+      AgreesWithInterpreter(SortModule({"f32", "s32"}, "[3,30000]", 1, "GT, type=TOTALORDER", false), args));
+}
+
+// Rows along the major dimension: elements of a row are 5 apart.
+TEST(GpuLongSortTest, RowsAlongAMajorDimensionAgree) {
+  std::vector<Literal> args;
+  args.push_back(Random("f64[17000,5]", 5, 300, true));
+  args.push_back(Iota({17000, 5}, 0));
+  EXPECT_TRUE(AgreesWithInterpreter(SortModule({"f64", "s32"}, "[17000,5]", 0, "LT, type=TOTALORDER"), args));
+}
+
+}  // namespace
+}  // namespace gpu
+}  // namespace xla

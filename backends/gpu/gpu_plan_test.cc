@@ -1,0 +1,124 @@
+// The plan's serialized form (gpu_plan.h) as far as the runtime alone reads it: steps' scratch
+// bytes (format version 5) survive a round trip, older plans still load without scratch, and
+// damaged scratch fields or values are refused.
+#include "backends/gpu/gpu_plan.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "backends/executable_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A plan of one kernel step (negate) asking for `scratch` bytes, built by hand: no compiler in
+// the runtime's tests.
+GpuPlan KernelPlan(int64_t scratch) {
+  GpuPlan plan;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(
+      "HloModule m\nENTRY main {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n");
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return plan;
+  plan.module = *std::move(module);
+  plan.ptx = "// kernels";
+  GpuSequence& entry = plan.sequences.emplace_back();
+  entry.computation = plan.module->entry_computation();
+  GpuPlanStep& parameter = entry.steps.emplace_back();
+  parameter.kind = GpuPlanStep::Kind::kParameter;
+  parameter.hlo = entry.computation->parameter_instruction(0);
+  GpuPlanStep& kernel = entry.steps.emplace_back();
+  kernel.kind = GpuPlanStep::Kind::kKernel;
+  kernel.hlo = entry.computation->root_instruction();
+  kernel.operands = {0};
+  kernel.kernel = "k0_n";
+  kernel.elements = 4;
+  kernel.scratch_bytes = scratch;
+  entry.root = 1;
+  return plan;
+}
+
+// `bytes` with the plan version and the steps' lines changed by `edit`.
+std::string Edited(const std::string& bytes, const std::string& version,
+                   const std::function<std::string(const std::string&)>& edit) {
+  backend::ExecutableFields fields = backend::ReadExecutableContainer(bytes).value();
+  fields.Set("plan_version", version);
+  std::vector<std::string> lines = absl::StrSplit(std::string(fields.Get("steps").value()), '\n', absl::SkipEmpty());
+  for (std::string& line : lines) line = edit(line);
+  fields.Set("steps", absl::StrJoin(lines, "\n") + "\n");
+  return backend::WriteExecutableContainer(fields);
+}
+
+std::string WithoutLastField(const std::string& line) { return line.substr(0, line.rfind(' ')); }
+
+TEST(GpuPlanTest, ScratchBytesSurviveTheRoundTrip) {
+  const GpuPlan plan = KernelPlan(int64_t{3} << 30);
+  ASSERT_TRUE(ValidateGpuPlan(plan).ok()) << ValidateGpuPlan(plan);
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->entry().steps.size(), 2u);
+  EXPECT_EQ(back->entry().steps[0].scratch_bytes, 0);
+  EXPECT_EQ(back->entry().steps[1].scratch_bytes, int64_t{3} << 30);
+  EXPECT_EQ(*SerializeGpuPlan(*back), *bytes);
+}
+
+TEST(GpuPlanTest, VersionFourPlansLoadWithoutScratch) {
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(KernelPlan(0));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  for (const char* version : {"2", "3", "4"}) {
+    absl::StatusOr<GpuPlan> old = DeserializeGpuPlan(Edited(*bytes, version, WithoutLastField));
+    ASSERT_TRUE(old.ok()) << version << ": " << old.status();
+    EXPECT_EQ(old->entry().steps[1].scratch_bytes, 0);
+    EXPECT_EQ(old->entry().steps[1].kernel, "k0_n");
+  }
+}
+
+TEST(GpuPlanTest, DamagedScratchIsRefused) {
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(KernelPlan(4096));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  const std::vector<std::pair<std::string, std::string>> damaged = {
+      // A version-5 line without its scratch field.
+      {"5", Edited(*bytes, "5", WithoutLastField)},
+      // Scratch in a plan of a version that had none.
+      {"4", Edited(*bytes, "4", [](const std::string& line) { return line; })},
+      {"5", Edited(*bytes, "5", [](const std::string& line) { return WithoutLastField(line) + " x"; })},
+      {"5", Edited(*bytes, "5", [](const std::string& line) { return line + " 1"; })},
+  };
+  for (const auto& [version, plan] : damaged) {
+    absl::StatusOr<GpuPlan> read = DeserializeGpuPlan(plan);
+    EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << version << ": " << read.status();
+    EXPECT_THAT(std::string(read.status().message()), HasSubstr("malformed step"));
+  }
+  absl::StatusOr<GpuPlan> negative =
+      DeserializeGpuPlan(Edited(*bytes, "5", [](const std::string& line) { return WithoutLastField(line) + " -8"; }));
+  EXPECT_TRUE(absl::IsInvalidArgument(negative.status())) << negative.status();
+  EXPECT_THAT(std::string(negative.status().message()), HasSubstr("asks for -8 bytes of scratch memory"));
+}
+
+TEST(GpuPlanTest, ValidationRefusesNegativeScratchAndScratchOutsideKernels) {
+  GpuPlan negative = KernelPlan(-1);
+  absl::Status s = ValidateGpuPlan(negative);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("asks for -1 bytes of scratch memory"));
+  GpuPlan parameter = KernelPlan(0);
+  parameter.entry().steps[0].scratch_bytes = 16;
+  s = ValidateGpuPlan(parameter);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("asks for 16 bytes of scratch memory"));
+}
+
+}  // namespace
+}  // namespace gpu
+}  // namespace xla
