@@ -7,9 +7,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/gpu_compiler.h"
@@ -199,6 +203,43 @@ TEST(GpuLongSortTest, RowsTooLongForTheScratchLimitAreRefused) {
   EXPECT_THAT(plan.status().message(), HasSubstr("2147483648 bytes of scratch"));
 }
 
+// The long sort's kernel takes its scratch pointer after the outputs' and operands' (five
+// parameters for two operands), synchronizes its block, and assembles when ptxas is installed.
+TEST(GpuLongSortTest, KernelTakesScratchLastAndAssembles) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module =
+      ParseAndReturnUnverifiedModule(SortModule({"f32", "s32"}, "[2,40000]", 1, "LT"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const GpuPlanStep* sort = nullptr;
+  for (const GpuPlanStep& step : plan->entry().steps) {
+    if (step.kind == GpuPlanStep::Kind::kKernel && step.hlo->opcode() == HloOpcode::kSort) sort = &step;
+  }
+  ASSERT_NE(sort, nullptr);
+  EXPECT_EQ(sort->rows, 2);
+  EXPECT_EQ(sort->scratch_bytes, 2 * 65536 * 4);
+  const std::string& ptx = plan->ptx;
+  const size_t entry = ptx.find(absl::StrCat(".entry ", sort->kernel, "("));
+  ASSERT_NE(entry, std::string::npos) << ptx;
+  const std::string params = ptx.substr(entry, ptx.find(')', entry) - entry);
+  int count = 0;
+  for (size_t at = params.find(".param"); at != std::string::npos; at = params.find(".param", at + 1)) ++count;
+  EXPECT_EQ(count, 5) << params;
+  EXPECT_THAT(ptx, HasSubstr("bar.sync"));
+  const char* ptxas = "/usr/local/cuda/bin/ptxas";
+  if (access(ptxas, X_OK) != 0) GTEST_SKIP() << "no " << ptxas << ": the PTX is not assembled";
+  char dir[] = "/tmp/xla_long_sort_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string src = absl::StrCat(dir, "/k.ptx");
+  std::ofstream(src) << ptx;
+  const std::string command = absl::StrCat(ptxas, " -arch=sm_90 ", src, " -o ", dir, "/k.cubin > ", dir, "/log 2>&1");
+  const int rc = std::system(command.c_str());
+  std::ifstream log(absl::StrCat(dir, "/log"));
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  std::system(absl::StrCat("rm -rf ", dir).c_str());
+  EXPECT_EQ(rc, 0) << text;
+}
+
 // One row just past the shared-memory limit, and one of four tiles' worth, unpadded.
 TEST(GpuLongSortTest, OneLongRowAgrees) {
   std::vector<Literal> args;
@@ -236,6 +277,25 @@ TEST(GpuLongSortTest, RowsAlongAMajorDimensionAgree) {
   args.push_back(Random("f64[17000,5]", 5, 300, true));
   args.push_back(Iota({17000, 5}, 0));
   EXPECT_TRUE(AgreesWithInterpreter(SortModule({"f64", "s32"}, "[17000,5]", 0, "LT, type=TOTALORDER"), args));
+}
+
+// More rows than scratch slots: blocks past the slots take no row, the others several, each
+// reusing its slot (the bound is lowered to 2 here; rows past 1024 reach it on a GPU).
+TEST(GpuLongSortTest, MoreRowsThanSlotsAgree) {
+  SetMostSortRowsInFlightForTesting(2);
+  std::vector<Literal> args;
+  args.push_back(Random("s32[5,9000]", 6, 20));
+  args.push_back(Iota({5, 9000}, 1));
+  const std::string hlo = SortModule({"s32", "s32"}, "[5,9000]", 1, "GT");
+  EXPECT_TRUE(AgreesWithInterpreter(hlo, args));
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget());
+  SetMostSortRowsInFlightForTesting(0);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int64_t scratch = 0;
+  for (const GpuPlanStep& step : plan->entry().steps) scratch += step.scratch_bytes;
+  EXPECT_EQ(scratch, 2 * 16384 * 4);
 }
 
 }  // namespace

@@ -29,6 +29,11 @@ struct LongSortScratch {
   int64_t bytes() const { return padded * 4 * slots; }
 };
 
+// Test seam: a smaller bound on the rows in flight (0 restores kMostSortRowsInFlight), so
+// that tests reach more rows than slots (blocks past the slots idle, the others take several
+// rows) without a thousand long rows. Set before compiling.
+void SetMostSortRowsInFlightForTesting(int64_t rows);
+
 // The scratch of sort `sort` (0 bytes for a sort whose rows fit shared memory, or which has no
 // elements); UNIMPLEMENTED when one row's permutation would exceed kMostSortScratchBytes.
 absl::StatusOr<LongSortScratch> SortScratch(const HloInstruction& sort);

@@ -1,5 +1,6 @@
 // sort, scatter and select-and-scatter kernels (ptx_emitter.h says what each does).
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -259,6 +260,12 @@ void AddScratchParameter(KernelContext& k, llvm::CallInst* placeholder) {
 
 }  // namespace
 
+namespace {
+std::atomic<int64_t> most_rows_in_flight_for_testing{0};
+}  // namespace
+
+void SetMostSortRowsInFlightForTesting(int64_t rows) { most_rows_in_flight_for_testing.store(rows); }
+
 absl::StatusOr<LongSortScratch> SortScratch(const HloInstruction& sort) {
   LongSortScratch scratch;
   const std::vector<const Shape*> outputs = KernelOutputs(sort.shape());
@@ -278,7 +285,9 @@ absl::StatusOr<LongSortScratch> SortScratch(const HloInstruction& sort) {
                                                  kMostSortScratchBytes / 4, " elements (", kMostSortScratchBytes,
                                                  " bytes)"));
   }
-  scratch.slots = std::min({elements / length, kMostSortRowsInFlight, kMostSortScratchBytes / slot_bytes});
+  const int64_t in_flight = most_rows_in_flight_for_testing.load();
+  scratch.slots = std::min({elements / length, in_flight > 0 ? in_flight : kMostSortRowsInFlight,
+                            kMostSortScratchBytes / slot_bytes});
   return scratch;
 }
 
