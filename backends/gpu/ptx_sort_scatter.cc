@@ -65,22 +65,36 @@ class BitonicPasses {
 
   // One pass of merge `size` at `stride` over `count` indices of `slot` (index i of the slot
   // is index offset + i of the network, which sets the direction): each pair (i, i + stride)
-  // is put in order, ascending where i & size is 0, by a thread.
+  // is put in order, ascending where i & size is 0, by a thread. A thread takes kUnroll pairs
+  // at once where the pairs divide evenly, loading all of them before comparing and storing
+  // without branches: the pairs are disjoint, and their loads (a permutation slot, then the
+  // operands through it: latency a block's few warps cannot hide) overlap.
   absl::Status Pass(const OrderSlot& slot, int64_t count, llvm::Value* offset, llvm::Value* size, llvm::Value* stride) {
     llvm::IRBuilder<>& b = b_;
-    RETURN_IF_ERROR(EmitStridedLoop(&b, tid_, b.getInt64(count / 2), threads(), "pair", [&](llvm::Value* p) -> absl::Status {
-      llvm::Value* low = b.CreateAnd(p, b.CreateSub(stride, b.getInt64(1)));
-      llvm::Value* i = b.CreateOr(b.CreateShl(b.CreateSub(p, low), b.getInt64(1)), low);
-      llvm::Value* partner = b.CreateOr(i, stride);
-      llvm::Value* x = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i)), b.getInt64Ty());
-      llvm::Value* y = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(partner)), b.getInt64Ty());
-      ASSIGN_OR_RETURN(llvm::Value* x_first, before_(x, y));
-      llvm::Value* ascending = b.CreateICmpEQ(b.CreateAnd(b.CreateAdd(offset, i), size), b.getInt64(0));
-      return EmitIf(&b, b.CreateXor(ascending, x_first), "swap", [&]() -> absl::Status {
-        b.CreateStore(b.CreateTrunc(y, b.getInt32Ty()), slot(i));
-        b.CreateStore(b.CreateTrunc(x, b.getInt32Ty()), slot(partner));
-        return absl::OkStatus();
-      });
+    constexpr int64_t kUnroll = 4;
+    const int64_t pairs = count / 2;
+    const int64_t unroll = pairs % (kUnroll * kGpuThreadsPerBlock) == 0 ? kUnroll : 1;
+    const int64_t apart = pairs / unroll;
+    RETURN_IF_ERROR(EmitStridedLoop(&b, tid_, b.getInt64(apart), threads(), "pair", [&](llvm::Value* q) -> absl::Status {
+      std::vector<llvm::Value*> i(unroll), partner(unroll), x(unroll), y(unroll), swap(unroll);
+      for (int64_t u = 0; u < unroll; ++u) {
+        llvm::Value* p = b.CreateAdd(q, b.getInt64(u * apart));
+        llvm::Value* low = b.CreateAnd(p, b.CreateSub(stride, b.getInt64(1)));
+        i[u] = b.CreateOr(b.CreateShl(b.CreateSub(p, low), b.getInt64(1)), low);
+        partner[u] = b.CreateOr(i[u], stride);
+        x[u] = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(i[u])), b.getInt64Ty());
+        y[u] = b.CreateZExt(b.CreateLoad(b.getInt32Ty(), slot(partner[u])), b.getInt64Ty());
+      }
+      for (int64_t u = 0; u < unroll; ++u) {
+        ASSIGN_OR_RETURN(llvm::Value* x_first, before_(x[u], y[u]));
+        llvm::Value* ascending = b.CreateICmpEQ(b.CreateAnd(b.CreateAdd(offset, i[u]), size), b.getInt64(0));
+        swap[u] = b.CreateXor(ascending, x_first);
+      }
+      for (int64_t u = 0; u < unroll; ++u) {
+        b.CreateStore(b.CreateTrunc(b.CreateSelect(swap[u], y[u], x[u]), b.getInt32Ty()), slot(i[u]));
+        b.CreateStore(b.CreateTrunc(b.CreateSelect(swap[u], x[u], y[u]), b.getInt32Ty()), slot(partner[u]));
+      }
+      return absl::OkStatus();
     }));
     Barrier();
     return absl::OkStatus();
