@@ -279,6 +279,40 @@ TEST(GpuLongSortTest, RowsAlongAMajorDimensionAgree) {
   EXPECT_TRUE(AgreesWithInterpreter(SortModule({"f64", "s32"}, "[17000,5]", 0, "LT, type=TOTALORDER"), args));
 }
 
+// Three operands compared lexicographically (u8, then bf16 in total order, then the s32
+// position descending), in a column-major layout (the sort dimension is the minor one).
+TEST(GpuLongSortTest, LexicographicThreeOperandSortAgrees) {
+  const std::string hlo = R"(HloModule lexicographic
+cmp {
+  a0 = u8[] parameter(0)
+  b0 = u8[] parameter(1)
+  a1 = bf16[] parameter(2)
+  b1 = bf16[] parameter(3)
+  a2 = s32[] parameter(4)
+  b2 = s32[] parameter(5)
+  lt0 = pred[] compare(a0, b0), direction=LT
+  eq0 = pred[] compare(a0, b0), direction=EQ
+  lt1 = pred[] compare(a1, b1), direction=LT, type=TOTALORDER
+  eq1 = pred[] compare(a1, b1), direction=EQ, type=TOTALORDER
+  gt2 = pred[] compare(a2, b2), direction=GT
+  then1 = pred[] and(eq1, gt2)
+  second = pred[] or(lt1, then1)
+  then0 = pred[] and(eq0, second)
+  ROOT c = pred[] or(lt0, then0)
+}
+ENTRY main {
+  k = u8[12000,2]{0,1} parameter(0)
+  h = bf16[12000,2]{0,1} parameter(1)
+  i = s32[12000,2]{0,1} parameter(2)
+  ROOT s = (u8[12000,2]{0,1}, bf16[12000,2]{0,1}, s32[12000,2]{0,1}) sort(k, h, i), dimensions={0}, to_apply=cmp
+})";
+  std::vector<Literal> args;
+  args.push_back(Random("u8[12000,2]", 7, 4));
+  args.push_back(Random("bf16[12000,2]", 8, 3, true));
+  args.push_back(Iota({12000, 2}, 0));
+  EXPECT_TRUE(AgreesWithInterpreter(hlo, args));
+}
+
 // More rows than scratch slots: blocks past the slots take no row, the others several, each
 // reusing its slot (the bound is lowered to 2 here; rows past 1024 reach it on a GPU).
 TEST(GpuLongSortTest, MoreRowsThanSlotsAgree) {
