@@ -10,13 +10,22 @@
 //    operands converted to f64/c128 and its result converted back (the kernels compute in
 //    double, as the interpreter does, and round once);
 //  - convolutions that pay for it -> patches gathered by slices, then one dot cuBLAS can run
-//    (gpu_conv_gemm.h); the others stay convolution kernels.
+//    (gpu_conv_gemm.h); the others stay convolution kernels;
+//  - large reductions with few outputs -> partial reductions and a combining one
+//    (reduction_splitter.h): a reduction to a scalar in about kGpuScalarReductionChunks
+//    chunks (each a block of a row kernel), others to at least kGpuMinReductionOutputs
+//    partial outputs (each a thread), so the device's threads share the reading.
+
+#include <cstdint>
 
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"
 
 namespace xla {
 namespace gpu {
+
+inline constexpr int64_t kGpuScalarReductionChunks = 1024;
+inline constexpr int64_t kGpuMinReductionOutputs = 32768;
 
 // Returns whether anything changed.
 absl::StatusOr<bool> ExpandForGpu(HloModule* module);

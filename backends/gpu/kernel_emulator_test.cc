@@ -411,6 +411,47 @@ ENTRY main {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], "") << "thread " << t;
 }
 
+// Reductions with few outputs are split for the device (gpu_expanders.h): a column sum, batch-
+// norm statistics and a sum to a scalar agree with the interpreter (up to reassociation), and
+// their compiled modules hold the partial and the combining reductions.
+TEST(KernelEmulatorTest, FewOutputReductionsAreSplitAndAgree) {
+  backend::Backend* gpu = Gpu();
+  ASSERT_NE(gpu, nullptr);
+  struct Case {
+    const char* in;
+    const char* dims;
+    const char* out;
+  };
+  for (const Case& c : {Case{"f32[65536,8]", "0", "f32[8]"}, Case{"f32[16,32,32,16]", "0,1,2", "f32[16]"},
+                        Case{"f32[4194304]", "0", "f32[]"}, Case{"f32[8,65536]", "1", "f32[8]"}}) {
+    const std::string hlo = absl::StrCat(R"(HloModule few
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = )", c.in, R"( parameter(0)
+  z = f32[] constant(0)
+  ROOT r = )", c.out, " reduce(x, z), dimensions={", c.dims, R"(}, to_apply=add
+})");
+    SCOPED_TRACE(c.in);
+    absl::StatusOr<std::unique_ptr<backend::Executable>> exe = CompileOn(*gpu, hlo);
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    int reduces = 0;
+    for (const auto& computation : (*exe)->module().computations()) {
+      for (const auto& inner : computation->instructions()) reduces += inner->opcode() == HloOpcode::kReduce;
+    }
+    EXPECT_GE(reduces, 2);
+    int64_t bytes = 0;
+    absl::StatusOr<std::vector<Literal>> args = Arguments(c.in, hlo, &bytes, int64_t{64} << 20);
+    ASSERT_TRUE(args.ok()) << args.status();
+    absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, *args);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    EXPECT_TRUE(LiteralNear(*expected, Execute(*gpu, **exe, *args), 1e-4, 1e-3));
+  }
+}
+
 TEST(KernelEmulatorTest, ConformanceModulesAgreeWithTheInterpreter) {
   const char* shared = std::getenv("XLA_SHARED_DIR");
   const std::filesystem::path dir = std::filesystem::path(shared != nullptr ? shared : "../shared") / "conformance";

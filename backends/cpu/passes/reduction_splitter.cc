@@ -1,5 +1,6 @@
 #include "backends/cpu/passes/reduction_splitter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -42,19 +43,19 @@ bool IdentityOf(const HloComputation& reducer, PrimitiveType type, double* ident
   }
 }
 
-// Number of partial reductions for `elements` inputs: a divisor near 64 (enough chunks to
-// balance the threads, each long enough to vectorize), or 0 when there is none.
-int64_t ChunkCount(int64_t elements) {
-  for (int64_t t = 64; t <= 1024; ++t) {
+// Number of partial reductions for `elements` inputs: a divisor near `min_chunks` (enough
+// chunks to balance the threads, each long enough to vectorize), or 0 when there is none.
+int64_t ChunkCount(int64_t elements, int64_t min_chunks) {
+  for (int64_t t = min_chunks; t <= 16 * min_chunks; ++t) {
     if (elements % t == 0) return t;
   }
-  for (int64_t t = 63; t >= 8; --t) {
+  for (int64_t t = min_chunks - 1; t >= 8; --t) {
     if (elements % t == 0) return t;
   }
   return 0;
 }
 
-absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction* reduce) {
+absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction* reduce, int64_t min_chunks) {
   if (reduce->operand_count() != 2 || reduce->to_apply() == nullptr || !reduce->shape().IsArray() ||
       reduce->shape().rank() != 0 || !reduce->control_predecessors().empty() ||
       !reduce->control_successors().empty()) {
@@ -75,7 +76,7 @@ absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction*
   if (!IdentityOf(*reduce->to_apply(), shape.element_type(), &identity) || !IsConstantWithValue(*init, identity)) {
     return false;
   }
-  const int64_t chunks = ChunkCount(elements);
+  const int64_t chunks = ChunkCount(elements, min_chunks);
   if (chunks == 0) return false;
   const PrimitiveType type = shape.element_type();
   HloInstruction* rows = AddWithShape(computation, HloOpcode::kReshape,
@@ -94,9 +95,94 @@ absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction*
   return true;
 }
 
-}  // namespace
+// The FewOutputReductionSplitter rewrite of `reduce` when it pays (see the header).
+absl::StatusOr<bool> SplitFewOutputs(HloComputation* computation, HloInstruction* reduce, int64_t min_outputs) {
+  if (reduce->operand_count() != 2 || reduce->to_apply() == nullptr || !reduce->shape().IsArray() ||
+      reduce->shape().rank() == 0 || !reduce->control_predecessors().empty() ||
+      !reduce->control_successors().empty()) {
+    return false;
+  }
+  HloInstruction* input = reduce->mutable_operand(0);
+  HloInstruction* init = reduce->mutable_operand(1);
+  const Shape& shape = input->shape();
+  if (!shape.IsArray() || !shape.is_static() || !reduce->shape().is_static()) return false;
+  const int64_t outputs = ShapeUtil::ElementsIn(reduce->shape());
+  if (outputs == 0 || outputs >= min_outputs) return false;
+  // Fewer inputs per output are quick on a thread each (the combining step's are, too).
+  if (ShapeUtil::ElementsIn(shape) / outputs < 1024) return false;
+  double identity = 0;
+  if (!IdentityOf(*reduce->to_apply(), shape.element_type(), &identity) || !IsConstantWithValue(*init, identity)) {
+    return false;
+  }
+  // Runs of adjacent reduced dimensions act as one (a reshape merges them): x[N, H, W, C]
+  // over N, H, W is x[N*H*W, C] over its first dimension.
+  std::vector<bool> is_reduced(shape.rank(), false);
+  for (int64_t i : reduce->dimensions()) {
+    if (i < 0 || i >= shape.rank()) return false;
+    is_reduced[i] = true;
+  }
+  std::vector<int64_t> group_size;
+  std::vector<bool> group_reduced;
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    if (is_reduced[i] && i > 0 && is_reduced[i - 1]) {
+      group_size.back() *= shape.dimensions(i);
+    } else {
+      group_size.push_back(shape.dimensions(i));
+      group_reduced.push_back(is_reduced[i]);
+    }
+  }
+  const int64_t d = std::find(group_reduced.begin(), group_reduced.end(), true) - group_reduced.begin();
+  if (d == static_cast<int64_t>(group_size.size())) return false;
+  const int64_t size = group_size[d];
+  // The first divisor giving min_outputs partial outputs, else the largest that still does
+  // 16 inputs per partial output.
+  const int64_t wanted = (min_outputs + outputs - 1) / outputs;
+  int64_t chunks = 0;
+  for (int64_t t = 2; t <= size / 16; ++t) {
+    if (size % t != 0) continue;
+    chunks = t;
+    if (t >= wanted) break;
+  }
+  if (chunks < 2) return false;
+  const PrimitiveType type = shape.element_type();
+  // x as its groups, group d split into [chunks, size / chunks].
+  std::vector<int64_t> split_dims;
+  HloInstructionProto partial_dims;
+  std::vector<int64_t> partial_shape;
+  int64_t chunk_position = -1;
+  for (int64_t g = 0; g < static_cast<int64_t>(group_size.size()); ++g) {
+    if (g == d) {
+      chunk_position = static_cast<int64_t>(partial_shape.size());
+      partial_shape.push_back(chunks);
+      split_dims.push_back(chunks);
+      partial_dims.add_dimensions(static_cast<int64_t>(split_dims.size()));
+      split_dims.push_back(size / chunks);
+      continue;
+    }
+    if (group_reduced[g]) {
+      partial_dims.add_dimensions(static_cast<int64_t>(split_dims.size()));
+    } else {
+      partial_shape.push_back(group_size[g]);
+    }
+    split_dims.push_back(group_size[g]);
+  }
+  HloInstruction* split = AddWithShape(computation, HloOpcode::kReshape,
+                                       WithDefaultLayout(ShapeUtil::MakeShape(type, split_dims)), {input});
+  HloInstruction* partial =
+      AddWithShape(computation, HloOpcode::kReduce, WithDefaultLayout(ShapeUtil::MakeShape(type, partial_shape)),
+                   {split, init}, partial_dims);
+  partial->AppendComputation(reduce->to_apply());
+  HloInstructionProto over_chunks;
+  over_chunks.add_dimensions(chunk_position);
+  HloInstruction* total = AddWithShape(computation, HloOpcode::kReduce, reduce->shape(), {partial, init}, over_chunks);
+  total->AppendComputation(reduce->to_apply());
+  RETURN_IF_ERROR(computation->ReplaceInstruction(reduce, total));
+  return true;
+}
 
-absl::StatusOr<bool> ReductionSplitter::Run(HloModule* module) {
+// Runs `split` on every reduce outside fusions.
+template <typename Split>
+absl::StatusOr<bool> ForEachReduce(HloModule* module, Split split) {
   bool changed = false;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     if (computation->is_fusion_computation()) continue;
@@ -105,11 +191,25 @@ absl::StatusOr<bool> ReductionSplitter::Run(HloModule* module) {
       if (instruction->opcode() == HloOpcode::kReduce) reduces.push_back(instruction.get());
     }
     for (HloInstruction* reduce : reduces) {
-      ASSIGN_OR_RETURN(bool split, SplitIfWorthIt(computation, reduce));
-      changed |= split;
+      ASSIGN_OR_RETURN(bool done, split(computation, reduce));
+      changed |= done;
     }
   }
   return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> FewOutputReductionSplitter::Run(HloModule* module) {
+  return ForEachReduce(module, [this](HloComputation* computation, HloInstruction* reduce) {
+    return SplitFewOutputs(computation, reduce, min_outputs_);
+  });
+}
+
+absl::StatusOr<bool> ReductionSplitter::Run(HloModule* module) {
+  return ForEachReduce(module, [this](HloComputation* computation, HloInstruction* reduce) {
+    return SplitIfWorthIt(computation, reduce, min_chunks_);
+  });
 }
 
 }  // namespace cpu

@@ -21,8 +21,37 @@ class ReductionSplitter : public HloPass {
  public:
   static constexpr int64_t kMinElements = int64_t{1} << 20;
 
+  // T is the first divisor from `min_chunks` up (to 16 times it), else the largest below
+  // it down to 8: 64 suits a few cpu threads; a GPU wants a block per chunk, some thousand.
+  explicit ReductionSplitter(int64_t min_chunks = 64) : min_chunks_(min_chunks) {}
+
   std::string_view name() const override { return "reduction-splitter"; }
   absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  const int64_t min_chunks_;
+};
+
+// Splits a reduction with few outputs and many inputs per output, which a kernel running a
+// thread per output computes on few threads (a column sum of x[N, 8], batch-norm statistics
+// of x[N, H, W, C] over N, H, W). Adjacent reduced dimensions are merged (a reshape), then
+// the outermost reduced one, of size S, is split into [T, S/T]: the partial reduction keeps
+// T as a dimension (T times the outputs, each over S/T as many inputs, reading memory as the
+// original did) and a second reduction combines the T partials:
+//   reduce(x[N*H*W, C], dims={0}) -> reduce(reduce(x[T, N*H*W/T, C], dims={1}), dims={0})
+// T is the first divisor of S giving `min_outputs` partial outputs, else the largest that
+// leaves S/T >= 16. Same reducers and identity condition as ReductionSplitter; reductions
+// to a scalar are left to it, and reductions that already have `min_outputs` outputs or
+// fewer than 1024 inputs per output (the combining reduction's usually).
+class FewOutputReductionSplitter : public HloPass {
+ public:
+  explicit FewOutputReductionSplitter(int64_t min_outputs) : min_outputs_(min_outputs) {}
+
+  std::string_view name() const override { return "few-output-reduction-splitter"; }
+  absl::StatusOr<bool> Run(HloModule* module) override;
+
+ private:
+  const int64_t min_outputs_;
 };
 
 }  // namespace cpu

@@ -119,6 +119,93 @@ ENTRY e {
   EXPECT_FALSE(*changed);
 }
 
+TEST(ReductionSplitterTest, MoreChunksWhenAskedFor) {
+  ReductionSplitter splitter(1024);
+  auto result = RunAndCompare(splitter, ReduceModule("s32", "2097152", "0", "add", "0"));
+  ASSERT_NE(result.module, nullptr);
+  EXPECT_TRUE(result.changed);
+  EXPECT_EQ(result.module->entry_computation()->root_instruction()->operand(0)->shape().dimensions(),
+            (std::vector<int64_t>{1024}));
+}
+
+// One reduce of x (type[dims]) over `reduced` to `out` with add and init 0.
+std::string SumModule(const std::string& type, const std::string& dims, const std::string& reduced,
+                      const std::string& out) {
+  return absl::StrReplaceAll(R"(
+HloModule m
+r {
+  a = $T[] parameter(0)
+  b = $T[] parameter(1)
+  ROOT c = $T[] add(a, b)
+}
+ENTRY e {
+  x = $T[$DIMS] parameter(0)
+  i = $T[] constant(0)
+  ROOT s = $T[$OUT] reduce(x, i), dimensions={$REDUCED}, to_apply=r
+}
+)",
+                             {{"$T", type}, {"$DIMS", dims}, {"$REDUCED", reduced}, {"$OUT", out}});
+}
+
+TEST(FewOutputReductionSplitterTest, ColumnSumGetsPartialSumsOverChunksOfRows) {
+  FewOutputReductionSplitter splitter(4096);
+  auto result = RunAndCompare(splitter, SumModule("s32", "8192,8", "0", "8"));
+  ASSERT_NE(result.module, nullptr);
+  ASSERT_TRUE(result.changed);
+  const HloInstruction* total = result.module->entry_computation()->root_instruction();
+  ASSERT_EQ(total->opcode(), HloOpcode::kReduce);
+  EXPECT_EQ(total->dimensions(), (std::vector<int64_t>{0}));
+  const HloInstruction* partial = total->operand(0);
+  ASSERT_EQ(partial->opcode(), HloOpcode::kReduce);
+  // 4096 / 8 outputs wanted: 512 chunks of 16 rows.
+  EXPECT_EQ(partial->shape().dimensions(), (std::vector<int64_t>{512, 8}));
+  EXPECT_EQ(partial->operand(0)->shape().dimensions(), (std::vector<int64_t>{512, 16, 8}));
+  EXPECT_EQ(partial->dimensions(), (std::vector<int64_t>{1}));
+  auto again = splitter.Run(result.module.get());
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+}
+
+TEST(FewOutputReductionSplitterTest, AdjacentReducedDimensionsMergeFirst) {
+  FewOutputReductionSplitter splitter(1024);
+  // Batch-norm statistics: x[N, H, W, C] over N, H, W is x[N*H*W, C] over its first.
+  auto result = RunAndCompare(splitter, SumModule("f32", "16,8,8,4", "0,1,2", "4"));
+  ASSERT_NE(result.module, nullptr);
+  ASSERT_TRUE(result.changed);
+  const HloInstruction* partial = result.module->entry_computation()->root_instruction()->operand(0);
+  // 1024 / 4 outputs wanted, but each partial keeps 16 inputs: 64 chunks.
+  EXPECT_EQ(partial->operand(0)->shape().dimensions(), (std::vector<int64_t>{64, 16, 4}));
+  EXPECT_EQ(partial->shape().dimensions(), (std::vector<int64_t>{64, 4}));
+  // Kept dimensions on both sides of the reduced ones, and a reduced one after a kept one.
+  auto middle = RunAndCompare(splitter, SumModule("s32", "3,2048,5", "1", "3,5"));
+  ASSERT_NE(middle.module, nullptr);
+  ASSERT_TRUE(middle.changed);
+  const HloInstruction* p = middle.module->entry_computation()->root_instruction()->operand(0);
+  EXPECT_EQ(p->shape().dimensions(), (std::vector<int64_t>{3, 128, 5}));
+  auto two_runs = RunAndCompare(splitter, SumModule("s32", "512,3,64,2", "0,2", "3,2"));  // 32768 per output
+  ASSERT_NE(two_runs.module, nullptr);
+  EXPECT_TRUE(two_runs.changed);
+}
+
+TEST(FewOutputReductionSplitterTest, LeavesAloneWhatItMustNotSplit) {
+  const std::string cases[] = {
+      SumModule("s32", "4096", "0", ""),            // to a scalar: ReductionSplitter's
+      SumModule("s32", "4096,4096", "0", "4096"),   // enough outputs already
+      SumModule("s32", "512,8", "0", "8"),          // too few inputs per output to pay
+      SumModule("s32", "17,8", "0", "8"),           // too few inputs per output to split
+      SumModule("f16", "8192,8", "0", "8"),         // f16 sums round once
+      ReduceModule("s32", "8192", "0", "add", "1"), // init is not the identity (scalar anyway)
+  };
+  for (const std::string& text : cases) {
+    FewOutputReductionSplitter splitter(4096);
+    auto module = testing::ParseOrNull(text);
+    ASSERT_NE(module, nullptr);
+    auto changed = splitter.Run(module.get());
+    ASSERT_TRUE(changed.ok()) << changed.status();
+    EXPECT_FALSE(*changed) << testing::ToText(*module);
+  }
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace xla
