@@ -250,6 +250,16 @@ TEST(GpuLongSortTest, OneLongRowAgrees) {
   EXPECT_TRUE(AgreesWithInterpreter(SortModule({"s32"}, "[65539]", 0, "GT"), args));
 }
 
+// Entries too wide to keep beside the positions in shared memory (three 8-byte operands):
+// every comparison reads the operands through the positions.
+TEST(GpuLongSortTest, WideOperandsAgree) {
+  std::vector<Literal> args;
+  args.push_back(Random("f64[9001]", 9, 100, true));
+  args.push_back(Random("u64[9001]", 10, 1000));
+  args.push_back(Random("s64[9001]", 11, 1 << 20));
+  EXPECT_TRUE(AgreesWithInterpreter(SortModule({"f64", "u64", "s64"}, "[9001]", 0, "GT, type=TOTALORDER"), args));
+}
+
 // argsort of a million keys with many equal ones: the values (positions) of equal keys stay
 // in order.
 TEST(GpuLongSortTest, MillionElementArgsortIsStable) {
