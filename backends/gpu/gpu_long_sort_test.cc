@@ -32,20 +32,9 @@ using ::testing::HasSubstr;
 
 // The gpu backend on the fake driver with the emulator installed (once per process).
 backend::Backend* Gpu() {
-  static backend::Backend* gpu = []() -> backend::Backend* {
-    setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
-    setenv("XLA_FAKE_CUDA_STREAMS", "deferred", 1);
-    setenv("XLA_GPU_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
-    absl::Status installed = InstallKernelEmulator(XLA_FAKE_LIBCUDA);
-    EXPECT_TRUE(installed.ok()) << installed;
-    absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(XLA_FAKE_LIBCUDA);
-    EXPECT_TRUE(driver.ok()) << driver.status();
-    if (!installed.ok() || !driver.ok()) return nullptr;
-    absl::StatusOr<std::unique_ptr<backend::Backend>> b = CreateGpuBackend(*driver, CompileGpuPlan);
-    EXPECT_TRUE(b.ok()) << b.status();
-    return b.ok() ? b->release() : nullptr;
-  }();
-  return gpu;
+  absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
+  EXPECT_TRUE(gpu.ok()) << gpu.status();
+  return gpu.ok() ? *gpu : nullptr;
 }
 
 backend::Backend* Interpreter() {
