@@ -132,7 +132,7 @@ absl::StatusOr<bool> ExpandForGpu(HloModule* module) {
   // Reductions with few outputs: a block per chunk of a reduction to a scalar, and enough
   // partial outputs for the rest (a thread each), instead of a few threads reading it all.
   ASSIGN_OR_RETURN(bool to_scalar, cpu::ReductionSplitter(kGpuScalarReductionChunks).Run(module));
-  ASSIGN_OR_RETURN(bool few_outputs, cpu::FewOutputReductionSplitter(kGpuMinReductionOutputs).Run(module));
+  ASSIGN_OR_RETURN(bool few_outputs, cpu::FewOutputReductionSplitter(kGpuMinReductionOutputs, kGpuScalarReductionChunks).Run(module));
   return changed || convolutions || to_scalar || few_outputs;
 }
 

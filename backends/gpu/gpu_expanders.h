@@ -13,8 +13,9 @@
 //    (gpu_conv_gemm.h); the others stay convolution kernels;
 //  - large reductions with few outputs -> partial reductions and a combining one
 //    (reduction_splitter.h): a reduction to a scalar in about kGpuScalarReductionChunks
-//    chunks (each a block of a row kernel), others to at least kGpuMinReductionOutputs
-//    partial outputs (each a thread), so the device's threads share the reading.
+//    chunks (each a block of a row kernel), one over innermost dimensions into about as
+//    many rows, others to at least kGpuMinReductionOutputs partial outputs (each a thread),
+//    so the device's threads share the reading.
 
 #include <cstdint>
 

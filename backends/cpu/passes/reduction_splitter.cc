@@ -96,7 +96,8 @@ absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction*
 }
 
 // The FewOutputReductionSplitter rewrite of `reduce` when it pays (see the header).
-absl::StatusOr<bool> SplitFewOutputs(HloComputation* computation, HloInstruction* reduce, int64_t min_outputs) {
+absl::StatusOr<bool> SplitFewOutputs(HloComputation* computation, HloInstruction* reduce, int64_t min_outputs,
+                                     int64_t min_rows) {
   if (reduce->operand_count() != 2 || reduce->to_apply() == nullptr || !reduce->shape().IsArray() ||
       reduce->shape().rank() == 0 || !reduce->control_predecessors().empty() ||
       !reduce->control_successors().empty()) {
@@ -134,11 +135,14 @@ absl::StatusOr<bool> SplitFewOutputs(HloComputation* computation, HloInstruction
   const int64_t d = std::find(group_reduced.begin(), group_reduced.end(), true) - group_reduced.begin();
   if (d == static_cast<int64_t>(group_size.size())) return false;
   const int64_t size = group_size[d];
-  // The first divisor giving min_outputs partial outputs, else the largest that still does
-  // 16 inputs per partial output.
-  const int64_t wanted = (min_outputs + outputs - 1) / outputs;
+  // Reduced dimensions only at the end: the partials can be rows (see the header).
+  const bool as_rows = min_rows > 0 && d + 1 == static_cast<int64_t>(group_size.size());
+  // The first divisor giving min_outputs partial outputs (min_rows rows), else the largest
+  // that still leaves 16 inputs per partial output (256 per row).
+  const int64_t wanted = as_rows ? (min_rows + outputs - 1) / outputs : (min_outputs + outputs - 1) / outputs;
+  const int64_t shortest = as_rows ? 256 : 16;
   int64_t chunks = 0;
-  for (int64_t t = 2; t <= size / 16; ++t) {
+  for (int64_t t = 2; t <= size / shortest; ++t) {
     if (size % t != 0) continue;
     chunks = t;
     if (t >= wanted) break;
@@ -166,12 +170,27 @@ absl::StatusOr<bool> SplitFewOutputs(HloComputation* computation, HloInstruction
     }
     split_dims.push_back(group_size[g]);
   }
-  HloInstruction* split = AddWithShape(computation, HloOpcode::kReshape,
-                                       WithDefaultLayout(ShapeUtil::MakeShape(type, split_dims)), {input});
-  HloInstruction* partial =
-      AddWithShape(computation, HloOpcode::kReduce, WithDefaultLayout(ShapeUtil::MakeShape(type, partial_shape)),
-                   {split, init}, partial_dims);
-  partial->AppendComputation(reduce->to_apply());
+  HloInstruction* partial = nullptr;
+  if (as_rows) {
+    // x[outputs * chunks, size / chunks] reduced along its rows, then seen as partial_shape.
+    HloInstruction* rows = AddWithShape(
+        computation, HloOpcode::kReshape,
+        WithDefaultLayout(ShapeUtil::MakeShape(type, {outputs * chunks, size / chunks})), {input});
+    HloInstructionProto along_rows;
+    along_rows.add_dimensions(1);
+    HloInstruction* row_sums = AddWithShape(
+        computation, HloOpcode::kReduce, WithDefaultLayout(ShapeUtil::MakeShape(type, {outputs * chunks})),
+        {rows, init}, along_rows);
+    row_sums->AppendComputation(reduce->to_apply());
+    partial = AddWithShape(computation, HloOpcode::kReshape,
+                           WithDefaultLayout(ShapeUtil::MakeShape(type, partial_shape)), {row_sums});
+  } else {
+    HloInstruction* split = AddWithShape(computation, HloOpcode::kReshape,
+                                         WithDefaultLayout(ShapeUtil::MakeShape(type, split_dims)), {input});
+    partial = AddWithShape(computation, HloOpcode::kReduce, WithDefaultLayout(ShapeUtil::MakeShape(type, partial_shape)),
+                           {split, init}, partial_dims);
+    partial->AppendComputation(reduce->to_apply());
+  }
   HloInstructionProto over_chunks;
   over_chunks.add_dimensions(chunk_position);
   HloInstruction* total = AddWithShape(computation, HloOpcode::kReduce, reduce->shape(), {partial, init}, over_chunks);
@@ -202,7 +221,7 @@ absl::StatusOr<bool> ForEachReduce(HloModule* module, Split split) {
 
 absl::StatusOr<bool> FewOutputReductionSplitter::Run(HloModule* module) {
   return ForEachReduce(module, [this](HloComputation* computation, HloInstruction* reduce) {
-    return SplitFewOutputs(computation, reduce, min_outputs_);
+    return SplitFewOutputs(computation, reduce, min_outputs_, min_rows_);
   });
 }
 

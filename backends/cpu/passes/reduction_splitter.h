@@ -43,15 +43,22 @@ class ReductionSplitter : public HloPass {
 // leaves S/T >= 16. Same reducers and identity condition as ReductionSplitter; reductions
 // to a scalar are left to it, and reductions that already have `min_outputs` outputs or
 // fewer than 1024 inputs per output (the combining reduction's usually).
+//
+// With `min_rows` > 0, a reduction over its innermost dimensions only (x[K, S] over S) makes
+// its partials rows instead: x[K*T, S/T] reduced along dimension 1 (a row reduction, which a
+// GPU runs a block per row, reading each row's contiguous memory together), T giving
+// `min_rows` rows of at least 256 inputs each.
 class FewOutputReductionSplitter : public HloPass {
  public:
-  explicit FewOutputReductionSplitter(int64_t min_outputs) : min_outputs_(min_outputs) {}
+  explicit FewOutputReductionSplitter(int64_t min_outputs, int64_t min_rows = 0)
+      : min_outputs_(min_outputs), min_rows_(min_rows) {}
 
   std::string_view name() const override { return "few-output-reduction-splitter"; }
   absl::StatusOr<bool> Run(HloModule* module) override;
 
  private:
   const int64_t min_outputs_;
+  const int64_t min_rows_;
 };
 
 }  // namespace cpu

@@ -187,6 +187,28 @@ TEST(FewOutputReductionSplitterTest, AdjacentReducedDimensionsMergeFirst) {
   EXPECT_TRUE(two_runs.changed);
 }
 
+TEST(FewOutputReductionSplitterTest, InnermostReductionsSplitIntoRows) {
+  FewOutputReductionSplitter splitter(32768, 1024);
+  auto result = RunAndCompare(splitter, SumModule("s32", "8,65536", "1", "8"));
+  ASSERT_NE(result.module, nullptr);
+  ASSERT_TRUE(result.changed);
+  const HloInstruction* total = result.module->entry_computation()->root_instruction();
+  ASSERT_EQ(total->opcode(), HloOpcode::kReduce);
+  EXPECT_EQ(total->dimensions(), (std::vector<int64_t>{1}));
+  const HloInstruction* partial = total->operand(0);
+  ASSERT_EQ(partial->opcode(), HloOpcode::kReshape);
+  EXPECT_EQ(partial->shape().dimensions(), (std::vector<int64_t>{8, 128}));
+  const HloInstruction* rows = partial->operand(0);
+  ASSERT_EQ(rows->opcode(), HloOpcode::kReduce);
+  EXPECT_EQ(rows->operand(0)->shape().dimensions(), (std::vector<int64_t>{1024, 512}));
+  EXPECT_EQ(rows->dimensions(), (std::vector<int64_t>{1}));
+  // Reduced dimensions that are not innermost keep the general form.
+  auto column = RunAndCompare(splitter, SumModule("s32", "65536,8", "0", "8"));
+  ASSERT_NE(column.module, nullptr);
+  ASSERT_TRUE(column.changed);
+  EXPECT_EQ(column.module->entry_computation()->root_instruction()->operand(0)->opcode(), HloOpcode::kReduce);
+}
+
 TEST(FewOutputReductionSplitterTest, LeavesAloneWhatItMustNotSplit) {
   const std::string cases[] = {
       SumModule("s32", "4096", "0", ""),            // to a scalar: ReductionSplitter's
