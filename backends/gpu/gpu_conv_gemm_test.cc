@@ -137,7 +137,9 @@ TEST(ConvGemmTest, OneByOneNhwcIsTheGemmAlone) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(KernelOpcodes(*plan), (std::vector<std::string>{"dot"}));
   for (const GpuPlanStep& step : plan->entry().steps) {
-    if (step.hlo->opcode() == HloOpcode::kDot) EXPECT_TRUE(step.gemm);
+    if (step.hlo->opcode() == HloOpcode::kDot) {
+      EXPECT_TRUE(step.gemm);
+    }
   }
 }
 

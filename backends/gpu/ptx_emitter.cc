@@ -12,6 +12,7 @@
 #include "backends/cpu/passes/pass_util.h"
 #include "backends/gpu/libdevice.h"
 #include "backends/gpu/ptx_kernel_util.h"
+#include "backends/gpu/ptx_sort.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -283,6 +284,9 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
   auto* ptr = llvm::PointerType::get(c, 1);  // global memory
   const unsigned outputs = static_cast<unsigned>(KernelOutputs(hlo->shape()).size());
   std::vector<llvm::Type*> params(hlo->operand_count() + outputs, ptr);
+  // Scratch memory, when the kernel needs some, comes last (gpu_plan.h).
+  ASSIGN_OR_RETURN(const LongSortScratch sort_scratch, SortScratch(*hlo));
+  if (sort_scratch.slots > 0) params.push_back(ptr);
   auto* type = llvm::FunctionType::get(b.getVoidTy(), params, false);
   llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
@@ -292,6 +296,7 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
   std::vector<std::shared_ptr<Shape>> operand_shapes;
   for (const HloInstruction* operand : hlo->operands()) operand_shapes.push_back(std::make_shared<Shape>(operand->shape()));
   KernelContext k{module, &b, kernel, &elemental, nullptr};
+  if (sort_scratch.slots > 0) k.scratch = kernel->getArg(static_cast<unsigned>(params.size() - 1));
   k.operand = [&](int64_t i) -> absl::StatusOr<cpu::Generator> {
     llvm::Value* base = kernel->getArg(static_cast<unsigned>(i) + outputs);
     std::shared_ptr<Shape> shape = operand_shapes[i];

@@ -16,8 +16,9 @@
 //    elements reading it. The reductions reassociate (as XLA's GPU backend does), which a
 //    reducer with a non-identity init value would notice;
 //  - sort: a row kernel over the rows along the sort dimension, a block sorting a row's
-//    positions in shared memory (bitonic, stable by position) for rows of up to 8192
-//    elements; a thread per row sorting it by insertion for rows of up to 16384;
+//    positions (bitonic, stable by position) in shared memory for rows of up to 8192
+//    elements, in scratch memory (the kernel's last parameter, ptx_sort.h) for longer rows
+//    up to 2^28;
 //  - scatter, select-and-scatter: one thread applies the updates in order (serial: updates
 //    to one element combine in order, with combiners that need not commute).
 // A kernel whose result is a tuple (sort, scatter, reduce or reduce-window of several

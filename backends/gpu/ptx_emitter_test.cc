@@ -117,7 +117,7 @@ TEST(PtxEmitterTest, SortKernelsTakeAPointerPerOutputAndAssemble) {
 }
 
 // Rows too long for shared memory sort by insertion, a thread each; longer ones are refused.
-TEST(PtxEmitterTest, LongSortRowsSortByInsertionUpToALimit) {
+TEST(PtxEmitterTest, LongSortRowsAreBlockSortsInScratchUpToALimit) {
   auto text = [](int64_t length) {
     return absl::StrCat(R"(HloModule long_rows
 less {
@@ -134,12 +134,14 @@ ENTRY main {
   ASSERT_TRUE(plan.ok()) << plan.status();
   const std::vector<const GpuPlanStep*> sorts = KernelSteps(*plan, HloOpcode::kSort);
   ASSERT_EQ(sorts.size(), 1u);
-  EXPECT_EQ(sorts[0]->rows, 0);
-  EXPECT_THAT(plan->ptx, ::testing::Not(HasSubstr("bar.sync")));
+  // A block per row, its permutation of positions (padded to 16384) in scratch memory.
+  EXPECT_EQ(sorts[0]->rows, 2);
+  EXPECT_EQ(sorts[0]->scratch_bytes, 2 * 16384 * 4);
+  EXPECT_THAT(plan->ptx, HasSubstr("bar.sync"));
   EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
-  plan = CompilePlan(text(20000));
+  plan = CompilePlan(text(268435457));
   EXPECT_TRUE(absl::IsUnimplemented(plan.status())) << plan.status();
-  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("rows of 20000 elements"));
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("rows of 268435457 elements"));
 }
 
 TEST(PtxEmitterTest, ScatterAndSelectAndScatterAreSerialKernelsThatAssemble) {

@@ -24,6 +24,9 @@ struct KernelContext {
   llvm::Function* kernel;
   cpu::ElementalEmitter* elemental;
   cpu::OperandGenerator operand;
+  // The kernel's scratch memory (its last parameter; GpuPlanStep::scratch_bytes), or null
+  // when it has none.
+  llvm::Value* scratch = nullptr;
 };
 
 // Emits `then` under `condition` (no else), leaving the builder after it.

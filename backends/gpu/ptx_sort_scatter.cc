@@ -335,29 +335,6 @@ absl::Status EmitRowSorts(KernelContext& k, const HloInstruction* hlo, const std
   });
 }
 
-// The kernel's body was emitted with `placeholder` (a call) standing for its scratch pointer,
-// which EmitKernel (ptx_emitter.cc) declares no parameter for: the body moves into a kernel of
-// the same name with one more parameter, last as the runtime passes it (gpu_plan.h), and the
-// old function is erased (EmitKernel only closes the body after this).
-void AddScratchParameter(KernelContext& k, llvm::CallInst* placeholder) {
-  llvm::Function* old = k.kernel;
-  std::vector<llvm::Type*> params(old->getFunctionType()->param_begin(), old->getFunctionType()->param_end());
-  params.push_back(placeholder->getType());
-  auto* type = llvm::FunctionType::get(old->getReturnType(), params, false);
-  llvm::Function* kernel = llvm::Function::Create(type, old->getLinkage(), "", k.module);
-  kernel->takeName(old);
-  kernel->setCallingConv(old->getCallingConv());
-  for (unsigned i = 0; i < params.size(); ++i) kernel->addParamAttr(i, llvm::Attribute::NoAlias);
-  kernel->splice(kernel->begin(), old);
-  for (unsigned i = 0; i < old->arg_size(); ++i) old->getArg(i)->replaceAllUsesWith(kernel->getArg(i));
-  llvm::Function* stand_in = placeholder->getCalledFunction();
-  placeholder->replaceAllUsesWith(kernel->getArg(static_cast<unsigned>(params.size() - 1)));
-  placeholder->eraseFromParent();
-  stand_in->eraseFromParent();
-  old->eraseFromParent();
-  k.kernel = kernel;
-}
-
 std::atomic<int64_t> most_rows_in_flight_for_testing{0};
 
 }  // namespace
@@ -399,7 +376,6 @@ absl::StatusOr<LongSortScratch> SortScratch(const HloInstruction& sort) {
 // comparisons in one thread, 67M for a row of 16384, lose to a block's network even when the
 // rows are many.)
 absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* rows) {
-  llvm::IRBuilder<>& b = *k.b;
   const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
   const size_t n = outputs.size();
   if (hlo->operand_count() != static_cast<int64_t>(n) || hlo->to_apply() == nullptr || hlo->dimensions().size() != 1) {
@@ -422,18 +398,10 @@ absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* 
   if (ShapeUtil::ElementsIn(shape) == 0) return absl::OkStatus();  // never launched
   ASSIGN_OR_RETURN(const LongSortScratch scratch, SortScratch(*hlo));
   *rows = inner * outer;
-  if (scratch.slots == 0) return EmitRowSorts(k, hlo, operands, outputs, length, inner, scratch, nullptr);
-  llvm::CallInst* placeholder = nullptr;
-  {
-    llvm::BasicBlock& entry = k.kernel->getEntryBlock();
-    llvm::IRBuilder<> at_entry(&entry, entry.begin());
-    llvm::FunctionCallee stand_in = k.module->getOrInsertFunction(
-        absl::StrCat(k.kernel->getName().str(), ".scratch"), llvm::PointerType::get(b.getContext(), 1));
-    placeholder = at_entry.CreateCall(stand_in);
+  if (scratch.slots > 0 && k.scratch == nullptr) {
+    return absl::InternalError(absl::StrCat("sort ", hlo->name(), ": its kernel has no scratch parameter"));
   }
-  RETURN_IF_ERROR(EmitRowSorts(k, hlo, operands, outputs, length, inner, scratch, placeholder));
-  AddScratchParameter(k, placeholder);
-  return absl::OkStatus();
+  return EmitRowSorts(k, hlo, operands, outputs, length, inner, scratch, scratch.slots > 0 ? k.scratch : nullptr);
 }
 
 // scatter and select-and-scatter: the cpu backend's loops (emit_scatter.cc), run by one

@@ -346,8 +346,8 @@ ENTRY main {
   ROOT t = (f32[16,300], s32[16,300], f32[16,300], s32[16,300], f32[16,300]) tuple(k0, v0, k1, v1, descending)
 })";
 
-// sort rows too long for shared memory (9000 > 8192: a thread per row, by insertion), with
-// many ties (floor of 3x) carried with their positions: stable.
+// sort rows too long for shared memory (9000 > 8192: a block per row, its positions in
+// scratch memory), with many ties (floor of 3x) carried with their positions: stable.
 inline constexpr char kLongSortModule[] = R"(HloModule long_sort_rows
 less_key {
   a = f32[] parameter(0)
