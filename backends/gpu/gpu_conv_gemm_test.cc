@@ -28,7 +28,9 @@ namespace gpu {
 namespace {
 
 using ::testing::HasSubstr;
+using ::xla::testing::ExecuteOnDevice0;
 using ::xla::testing::LiteralNear;
+using ::xla::testing::SharedInterpreter;
 
 std::string ConvModule(const std::string& lhs, const std::string& rhs, const std::string& out,
                        const std::string& attrs) {
@@ -218,16 +220,6 @@ TEST(ConvGemmTest, MalformedConvolutionsAreLeftAlone) {
   }
 }
 
-backend::Backend* Interpreter() {
-  static backend::Backend* interpreter = [] {
-    backend::RegisterBuiltinBackends();
-    absl::StatusOr<std::unique_ptr<backend::Backend>> b = backend::CreateBackend("interpreter");
-    EXPECT_TRUE(b.ok()) << b.status();
-    return b.ok() ? b->release() : nullptr;
-  }();
-  return interpreter;
-}
-
 // The gpu backend on the fake driver with the emulator installed (once per process).
 backend::Backend* Gpu() {
   absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
@@ -244,15 +236,7 @@ absl::StatusOr<Literal> RunModule(backend::Backend& b, std::unique_ptr<HloModule
   if (opcodes != nullptr) {
     *opcodes = {Count((*exe)->module(), HloOpcode::kConvolution), Count((*exe)->module(), HloOpcode::kDot)};
   }
-  std::vector<std::shared_ptr<backend::Buffer>> buffers;
-  for (const Literal& a : args) {
-    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = b.TransferToDevice(a, 0);
-    if (!buffer.ok()) return buffer.status();
-    buffers.push_back(*std::move(buffer));
-  }
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute(buffers, backend::ExecuteOptions());
-  if (!out.ok()) return out.status();
-  return b.TransferFromDevice(**out);
+  return ExecuteOnDevice0(b, **exe, args);
 }
 
 std::vector<Literal> RandomArguments(const HloModule& module, uint64_t seed) {
@@ -361,9 +345,9 @@ TEST_P(ConvGemmSemanticsTest, RewrittenModuleMatchesTheConvolutionOnTheInterpret
   ASSERT_EQ(Count(*rewritten, HloOpcode::kDot), 1);
   const std::vector<Literal> args = RandomArguments(*original, std::hash<std::string>()(c.name));
   ASSERT_EQ(args.size(), 2u);
-  absl::StatusOr<Literal> expected = RunModule(*Interpreter(), std::move(original), args);
+  absl::StatusOr<Literal> expected = RunModule(*SharedInterpreter(), std::move(original), args);
   ASSERT_TRUE(expected.ok()) << expected.status();
-  EXPECT_TRUE(LiteralNear(*expected, RunModule(*Interpreter(), std::move(rewritten), args), 1e-12, 1e-12));
+  EXPECT_TRUE(LiteralNear(*expected, RunModule(*SharedInterpreter(), std::move(rewritten), args), 1e-12, 1e-12));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ConvGemmSemanticsTest, ::testing::ValuesIn(SemanticCases()),
@@ -420,7 +404,7 @@ TEST_P(ConvGemmOnGpuTest, AgreesWithTheInterpreter) {
   ASSERT_TRUE(actual.ok()) << actual.status();
   EXPECT_GT(EmulatedLaunches(), before);
   EXPECT_EQ(convolutions_and_dots, std::make_pair(0, 1));
-  absl::StatusOr<Literal> expected = RunModule(*Interpreter(), Parse(hlo), args);
+  absl::StatusOr<Literal> expected = RunModule(*SharedInterpreter(), Parse(hlo), args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   // f32 sums of hundreds of products in another order than the interpreter's double sum.
   EXPECT_TRUE(LiteralNear(*expected, actual, c.rtol, std::max(c.atol, 1e-4)));
@@ -465,7 +449,7 @@ ENTRY main {
   absl::StatusOr<Literal> actual = RunModule(*gpu, std::move(module), args, &convolutions_and_dots);
   ASSERT_TRUE(actual.ok()) << actual.status();
   EXPECT_EQ(convolutions_and_dots, std::make_pair(0, 1));
-  absl::StatusOr<Literal> expected = RunModule(*Interpreter(), Parse(hlo), args);
+  absl::StatusOr<Literal> expected = RunModule(*SharedInterpreter(), Parse(hlo), args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   EXPECT_TRUE(LiteralNear(*expected, actual, 1e-5, 1e-2));
 }

@@ -29,38 +29,14 @@ namespace gpu {
 namespace {
 
 using ::testing::HasSubstr;
+using ::xla::testing::RunHloOn;
+using ::xla::testing::SharedInterpreter;
 
 // The gpu backend on the fake driver with the emulator installed (once per process).
 backend::Backend* Gpu() {
   absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
   EXPECT_TRUE(gpu.ok()) << gpu.status();
   return gpu.ok() ? *gpu : nullptr;
-}
-
-backend::Backend* Interpreter() {
-  static backend::Backend* interpreter = [] {
-    backend::RegisterBuiltinBackends();
-    absl::StatusOr<std::unique_ptr<backend::Backend>> b = backend::CreateBackend("interpreter");
-    EXPECT_TRUE(b.ok()) << b.status();
-    return b.ok() ? b->release() : nullptr;
-  }();
-  return interpreter;
-}
-
-absl::StatusOr<Literal> RunOn(backend::Backend& b, const std::string& hlo, const std::vector<Literal>& args) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
-  if (!module.ok()) return module.status();
-  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b.Compile(*std::move(module), backend::CompileOptions());
-  if (!exe.ok()) return exe.status();
-  std::vector<std::shared_ptr<backend::Buffer>> buffers;
-  for (const Literal& a : args) {
-    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = b.TransferToDevice(a, 0);
-    if (!buffer.ok()) return buffer.status();
-    buffers.push_back(*std::move(buffer));
-  }
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute(buffers, backend::ExecuteOptions());
-  if (!out.ok()) return out.status();
-  return b.TransferFromDevice(**out);
 }
 
 // Bit-equal arrays (one, or each element of a tuple); names the first difference.
@@ -95,9 +71,9 @@ absl::StatusOr<Literal> RunOn(backend::Backend& b, const std::string& hlo, const
 ::testing::AssertionResult AgreesWithInterpreter(const std::string& hlo, const std::vector<Literal>& args) {
   backend::Backend* gpu = Gpu();
   if (gpu == nullptr) return ::testing::AssertionFailure() << "no emulated gpu";
-  absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, args);
+  absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), hlo, args);
   if (!expected.ok()) return ::testing::AssertionFailure() << "interpreter: " << expected.status();
-  absl::StatusOr<Literal> actual = RunOn(*gpu, hlo, args);
+  absl::StatusOr<Literal> actual = RunHloOn(*gpu, hlo, args);
   if (!actual.ok()) return ::testing::AssertionFailure() << "gpu: " << actual.status();
   return SameBits(*expected, *actual);
 }

@@ -38,7 +38,10 @@ void PrintTo(const CuratedCase& c, std::ostream* os) { *os << c.name; }
 namespace {
 
 namespace modules = ::xla::gpu::testing;
+using ::xla::testing::ExecuteOnDevice0;
 using ::xla::testing::LiteralNear;
+using ::xla::testing::RunHloOn;
+using ::xla::testing::SharedInterpreter;
 
 // The gpu backend on the fake driver with the emulator installed (once per process).
 backend::Backend* Gpu() {
@@ -47,38 +50,10 @@ backend::Backend* Gpu() {
   return gpu.ok() ? *gpu : nullptr;
 }
 
-backend::Backend* Interpreter() {
-  static backend::Backend* interpreter = [] {
-    backend::RegisterBuiltinBackends();
-    absl::StatusOr<std::unique_ptr<backend::Backend>> b = backend::CreateBackend("interpreter");
-    EXPECT_TRUE(b.ok()) << b.status();
-    return b.ok() ? b->release() : nullptr;
-  }();
-  return interpreter;
-}
-
 absl::StatusOr<std::unique_ptr<backend::Executable>> CompileOn(backend::Backend& b, const std::string& hlo) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
   if (!module.ok()) return module.status();
   return b.Compile(*std::move(module), backend::CompileOptions());
-}
-
-absl::StatusOr<Literal> Execute(backend::Backend& b, backend::Executable& exe, const std::vector<Literal>& args) {
-  std::vector<std::shared_ptr<backend::Buffer>> buffers;
-  for (const Literal& a : args) {
-    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = b.TransferToDevice(a, 0);
-    if (!buffer.ok()) return buffer.status();
-    buffers.push_back(*std::move(buffer));
-  }
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = exe.Execute(buffers, backend::ExecuteOptions());
-  if (!out.ok()) return out.status();
-  return b.TransferFromDevice(**out);
-}
-
-absl::StatusOr<Literal> RunOn(backend::Backend& b, const std::string& hlo, const std::vector<Literal>& args) {
-  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = CompileOn(b, hlo);
-  if (!exe.ok()) return exe.status();
-  return Execute(b, **exe, args);
 }
 
 constexpr int64_t kMaxEmulatedBytes = int64_t{4} << 20;
@@ -112,8 +87,8 @@ void Check(const std::string& name, const std::string& hlo, double rtol, double 
   int64_t bytes = 0;
   absl::StatusOr<std::vector<Literal>> args = Arguments(name, hlo, &bytes, int64_t{256} << 20);
   ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<Literal> actual = RunOn(*gpu, hlo, *args);
-  absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, *args);
+  absl::StatusOr<Literal> actual = RunHloOn(*gpu, hlo, *args);
+  absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), hlo, *args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   EXPECT_TRUE(LiteralNear(*expected, actual, rtol, atol)) << name;
 }
@@ -204,9 +179,9 @@ Literal RandomFftInput(const Shape& shape, uint64_t seed) {
   const Shape in = (*module)->entry_computation()->parameter_instruction(0)->shape();
   std::vector<Literal> args;
   args.push_back(RandomFftInput(in, seed));
-  absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, args);
+  absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), hlo, args);
   if (!expected.ok()) return ::testing::AssertionFailure() << "interpreter: " << expected.status();
-  absl::StatusOr<Literal> actual = RunOn(*gpu, hlo, args);
+  absl::StatusOr<Literal> actual = RunHloOn(*gpu, hlo, args);
   if (!actual.ok()) return ::testing::AssertionFailure() << "gpu: " << actual.status();
   if (!ShapeUtil::Compatible(expected->shape(), actual->shape())) {
     return ::testing::AssertionFailure() << "shape " << actual->shape().ToString();
@@ -388,7 +363,7 @@ ENTRY main {
     Literal x = *Literal::Create(ShapeUtil::MakeShape(F32, {8, 64}));
     modules::FillRandom(&x, x.shape(), &state);
     args[i].push_back(std::move(x));
-    absl::StatusOr<Literal> want = RunOn(*Interpreter(), hlo, args[i]);
+    absl::StatusOr<Literal> want = RunHloOn(*SharedInterpreter(), hlo, args[i]);
     ASSERT_TRUE(want.ok()) << want.status();
     expected.push_back(*std::move(want));
   }
@@ -398,7 +373,7 @@ ENTRY main {
     threads.emplace_back([&, t] {
       for (int round = 0; round < kRounds; ++round) {
         const int i = t * kRounds + round;
-        absl::StatusOr<Literal> got = Execute(*gpu, **exe, args[i]);
+        absl::StatusOr<Literal> got = ExecuteOnDevice0(*gpu, **exe, args[i]);
         if (!got.ok()) {
           wrong[t] = got.status().ToString();
         } else if (!LiteralNear(expected[i], got, 2e-6, 1e-6)) {
@@ -446,9 +421,9 @@ ENTRY main {
     int64_t bytes = 0;
     absl::StatusOr<std::vector<Literal>> args = Arguments(c.in, hlo, &bytes, int64_t{64} << 20);
     ASSERT_TRUE(args.ok()) << args.status();
-    absl::StatusOr<Literal> expected = RunOn(*Interpreter(), hlo, *args);
+    absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), hlo, *args);
     ASSERT_TRUE(expected.ok()) << expected.status();
-    EXPECT_TRUE(LiteralNear(*expected, Execute(*gpu, **exe, *args), 1e-4, 1e-3));
+    EXPECT_TRUE(LiteralNear(*expected, ExecuteOnDevice0(*gpu, **exe, *args), 1e-4, 1e-3));
   }
 }
 
@@ -485,13 +460,13 @@ TEST(KernelEmulatorTest, ConformanceModulesAgreeWithTheInterpreter) {
       ++not_run;
       continue;
     }
-    absl::StatusOr<Literal> expected = RunOn(*Interpreter(), text.str(), *args);
+    absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), text.str(), *args);
     if (!expected.ok()) {
       ++not_run;
       continue;
     }
     // The device check's tolerance (tests/gpu/gpu_bundle.cc): reductions reassociate.
-    EXPECT_TRUE(LiteralNear(*expected, Execute(*gpu, **on_gpu, *args), 2e-6, 1e-5)) << name;
+    EXPECT_TRUE(LiteralNear(*expected, ExecuteOnDevice0(*gpu, **on_gpu, *args), 2e-6, 1e-5)) << name;
     ++compared;
     if (trace) {
       std::cerr << name << " "

@@ -30,24 +30,49 @@ inline std::string TestPlatform() {
   return env != nullptr ? env : "interpreter";
 }
 
-// Runs the module's entry computation on `args`.
-inline absl::StatusOr<Literal> RunHlo(const std::string& hlo_text, absl::Span<const Literal> args,
-                                      const std::string& platform = TestPlatform()) {
-  auto module = ParseAndReturnUnverifiedModule(hlo_text);
-  if (!module.ok()) return module.status();
-  auto backend = backend::CreateBackend(platform);
-  if (!backend.ok()) return backend.status();
-  auto executable = (*backend)->Compile(*std::move(module), backend::CompileOptions());
-  if (!executable.ok()) return executable.status();
+// Transfers `args` to device 0 of `backend`, runs `executable` there on them and transfers
+// its result back.
+inline absl::StatusOr<Literal> ExecuteOnDevice0(backend::Backend& backend, backend::Executable& executable,
+                                                absl::Span<const Literal> args) {
   std::vector<std::shared_ptr<backend::Buffer>> buffers;
   for (const Literal& arg : args) {
-    auto buffer = (*backend)->TransferToDevice(arg, 0);
+    auto buffer = backend.TransferToDevice(arg, 0);
     if (!buffer.ok()) return buffer.status();
     buffers.push_back(*std::move(buffer));
   }
-  auto result = (*executable)->Execute(buffers, backend::ExecuteOptions());
+  auto result = executable.Execute(buffers, backend::ExecuteOptions());
   if (!result.ok()) return result.status();
-  return (*backend)->TransferFromDevice(**result);
+  return backend.TransferFromDevice(**result);
+}
+
+// Compiles `hlo_text` for device 0 of `backend` and runs it on `args`.
+inline absl::StatusOr<Literal> RunHloOn(backend::Backend& backend, const std::string& hlo_text,
+                                        absl::Span<const Literal> args) {
+  auto module = ParseAndReturnUnverifiedModule(hlo_text);
+  if (!module.ok()) return module.status();
+  auto executable = backend.Compile(*std::move(module), backend::CompileOptions());
+  if (!executable.ok()) return executable.status();
+  return ExecuteOnDevice0(backend, **executable, args);
+}
+
+// Runs the module's entry computation on `args`.
+inline absl::StatusOr<Literal> RunHlo(const std::string& hlo_text, absl::Span<const Literal> args,
+                                      const std::string& platform = TestPlatform()) {
+  auto backend = backend::CreateBackend(platform);
+  if (!backend.ok()) return backend.status();
+  return RunHloOn(**backend, hlo_text, args);
+}
+
+// The interpreter, made once per process and never destroyed (the reference of tests that
+// compare another backend with it); a failure to make it fails the test.
+inline backend::Backend* SharedInterpreter() {
+  static backend::Backend* interpreter = [] {
+    backend::RegisterBuiltinBackends();
+    absl::StatusOr<std::unique_ptr<backend::Backend>> b = backend::CreateBackend("interpreter");
+    EXPECT_TRUE(b.ok()) << b.status();
+    return b.ok() ? b->release() : nullptr;
+  }();
+  return interpreter;
 }
 
 // Parses XLA literal text ("f32[2] {1, 2}"); a malformed literal fails the test.
