@@ -141,8 +141,29 @@ absl::StatusOr<std::shared_ptr<GpuBuffer>> AllocateArray(Lane& lane, const Shape
     }
   }
   RETURN_IF_ERROR(UseContext(*device));
-  ASSIGN_OR_RETURN(uint64_t address, device->pool->Allocate(static_cast<uint64_t>(wanted)));
-  return std::make_shared<GpuBuffer>(device, &lane, shape, static_cast<CUdeviceptr>(address), bytes, wanted);
+  absl::StatusOr<uint64_t> address = device->pool->Allocate(static_cast<uint64_t>(wanted));
+  if (absl::IsResourceExhausted(address.status())) {
+    // Out of memory while this lane holds retired blocks of other sizes: wait for the
+    // lane's queued work, which is all that may still read them, give them back and retry.
+    std::vector<std::pair<uint64_t, int64_t>> retired;
+    {
+      absl::MutexLock lock(&device->lanes_mu);
+      if (lane.busy) retired.swap(lane.retired);
+    }
+    if (!retired.empty()) {
+      const CUresult drained = device->driver->cuStreamSynchronize(lane.stream);
+      if (drained != CUDA_SUCCESS) {
+        // Not known to be done with them: they stay retired until the lease ends.
+        absl::MutexLock lock(&device->lanes_mu);
+        lane.retired.insert(lane.retired.end(), retired.begin(), retired.end());
+        return device->driver->ToStatus(drained, "cuStreamSynchronize");
+      }
+      for (const auto& block : retired) device->pool->Free(block.first).IgnoreError();
+      address = device->pool->Allocate(static_cast<uint64_t>(wanted));
+    }
+  }
+  if (!address.ok()) return address.status();
+  return std::make_shared<GpuBuffer>(device, &lane, shape, static_cast<CUdeviceptr>(*address), bytes, wanted);
 }
 
 absl::Status CopyToDevice(Lane& lane, CUdeviceptr device, const void* host, uint64_t bytes) {

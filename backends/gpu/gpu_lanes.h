@@ -9,7 +9,8 @@
 //  - Memory comes from the device's DeviceMemoryPool. A block freed while its lane is
 //    leased may still be read by work queued on that lane's stream, so it is retired to the
 //    lane: only the lane's later work (which runs after those readers, in stream order) may
-//    reuse it, and it returns to the pool when the lease ends.
+//    reuse it, and it returns to the pool when the lease ends, or earlier when the pool runs
+//    out of memory (the lane's stream drained first).
 //  - Copies of at least kStagedCopyBytes go through the lane's two pinned buffers chunk by
 //    chunk: the host fills (or empties) one while the device copies the other, events
 //    marking when each is free again. Smaller copies go straight from pageable memory.

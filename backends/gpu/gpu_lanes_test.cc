@@ -122,6 +122,20 @@ TEST_F(DeviceLanesTest, BlocksFreedDuringALeaseAreReusedOnlyByThatLane) {
   EXPECT_EQ(device_->pool->stats().bytes_in_use, in_use_before);
 }
 
+TEST_F(DeviceLanesTest, RetiredBlocksGoBackWhenMemoryRunsOut) {
+  // The fake device has 1 GiB: 800 MiB retired and a 300 MiB request that it does not fit.
+  LaneLease lease(device_.get());
+  const Shape big = ShapeUtil::MakeShape(U8, {int64_t{800} << 20});
+  absl::StatusOr<std::shared_ptr<GpuBuffer>> a = AllocateArray(lease.lane(), big);
+  ASSERT_TRUE(a.ok()) << a.status();
+  a->reset();
+  absl::StatusOr<std::shared_ptr<GpuBuffer>> b = AllocateArray(lease.lane(), ShapeUtil::MakeShape(U8, {int64_t{300} << 20}));
+  ASSERT_TRUE(b.ok()) << b.status();
+  // Truly more than the device: still RESOURCE_EXHAUSTED.
+  absl::StatusOr<std::shared_ptr<GpuBuffer>> c = AllocateArray(lease.lane(), big);
+  EXPECT_TRUE(absl::IsResourceExhausted(c.status())) << c.status();
+}
+
 TEST_F(DeviceLanesTest, ALeaseWaitsForAFreeLane) {
   auto first = std::make_unique<LaneLease>(device_.get());
   auto second = std::make_unique<LaneLease>(device_.get());
