@@ -322,35 +322,20 @@ class GpuExecutable : public backend::Executable {
     return value[0];
   }
 
-  // The values of one-element integer or pred arrays, read back to the host in one wait
-  // for the kernels before them (a few bytes each).
+  // The values of one-element integer or pred arrays, each read back to the host (a copy of
+  // a few bytes that waits for the kernels before it).
   absl::StatusOr<std::vector<int64_t>> ReadIntegers(Lane& lane, absl::Span<const backend::Buffer* const> buffers) {
-    std::vector<int64_t> raw(buffers.size(), 0);
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      const auto* gpu = dynamic_cast<const GpuBuffer*>(buffers[i]);
-      const Shape& shape = buffers[i]->shape();
+    std::vector<int64_t> values;
+    for (const backend::Buffer* buffer : buffers) {
+      const Shape& shape = buffer->shape();
       const PrimitiveType type = shape.IsArray() ? shape.element_type() : PRIMITIVE_TYPE_INVALID;
-      if (gpu == nullptr || (type != PRED && !primitive_util::IsIntegralType(type)) || ShapeUtil::ElementsIn(shape) != 1 ||
-          gpu->size_bytes() > static_cast<int64_t>(sizeof(int64_t))) {
+      if ((type != PRED && !primitive_util::IsIntegralType(type)) || ShapeUtil::ElementsIn(shape) != 1) {
         return absl::InternalError(absl::StrCat("gpu: reads a ", shape.ToString(true), " buffer as one integer"));
       }
-      RETURN_IF_ERROR(CopyToHost(lane, &raw[i], gpu->address(), static_cast<uint64_t>(gpu->size_bytes())));
-    }
-    std::vector<int64_t> values(buffers.size());
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      const PrimitiveType type = buffers[i]->shape().element_type();
-      values[i] = type == PRED ? int64_t{raw[i] != 0} : SignExtend(raw[i], type);
+      ASSIGN_OR_RETURN(Literal value, Download(lane, *buffer));
+      values.push_back(value.GetAsInt64(0));
     }
     return values;
-  }
-
-  // An integer of `type` in the low bytes of `raw` (little-endian), as an int64.
-  static int64_t SignExtend(int64_t raw, PrimitiveType type) {
-    const int bits = primitive_util::BitWidth(type);
-    if (bits >= 64) return raw;
-    const uint64_t low = static_cast<uint64_t>(raw) & ((uint64_t{1} << bits) - 1);
-    if (!primitive_util::IsSignedIntegralType(type) || (low >> (bits - 1)) == 0) return static_cast<int64_t>(low);
-    return static_cast<int64_t>(low | ~((uint64_t{1} << bits) - 1));
   }
 
   // ragged-all-to-all and dynamic-reshape read rows and elements where run-time values say

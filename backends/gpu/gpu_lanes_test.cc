@@ -55,6 +55,21 @@ TEST(GpuLanesTest, LargeTransfersRoundTripThroughTheStagingBuffers) {
   }
 }
 
+TEST(GpuLanesTest, WithoutPinnedMemoryLargeTransfersGoFromPageableMemory) {
+  const CudaDriver* driver = FakeDriver();
+  ASSERT_NE(driver, nullptr);
+  absl::StatusOr<std::unique_ptr<backend::Backend>> b = CreateGpuBackend(driver);
+  ASSERT_TRUE(b.ok()) << b.status();
+  setenv("XLA_FAKE_CUDA_MODE", "no_pinned_memory", 1);
+  const Literal value = Pattern(static_cast<int64_t>(3 * kStagingChunkBytes / 4), 11);
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = (*b)->TransferToDevice(value, 0);
+  absl::StatusOr<Literal> back =
+      buffer.ok() ? (*b)->TransferFromDevice(**buffer) : absl::StatusOr<Literal>(buffer.status());
+  setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(SameBytes(value, *back));
+}
+
 TEST(GpuLanesTest, ConcurrentTransfersUseSeveralLanesAndKeepTheirData) {
   const CudaDriver* driver = FakeDriver();
   ASSERT_NE(driver, nullptr);

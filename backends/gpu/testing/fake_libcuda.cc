@@ -4,7 +4,7 @@
 // 1 GiB whose memory is host memory; modules load; kernels do not run unless a test installs
 // a launch handler or a kernel runner that stands in for them), "zero_devices",
 // "no_device" (cuInit fails as on a machine without GPUs), "missing_entry" (cuLaunchKernel
-// cannot be resolved).
+// cannot be resolved), "no_pinned_memory" (as "ok", but cuMemAllocHost fails).
 //
 // Streams: with $XLA_FAKE_CUDA_STREAMS=deferred, work given to a stream (copies, memsets,
 // launches) is queued and runs, in order, only when the host waits for it
@@ -185,6 +185,7 @@ CUresult FakeMemFree(CUdeviceptr p) {
   return CUDA_SUCCESS;
 }
 CUresult FakeMemAllocHost(void** p, size_t bytes) {
+  if (std::strcmp(Mode(), "no_pinned_memory") == 0) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
   if (*p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   std::lock_guard<std::mutex> lock(mu);

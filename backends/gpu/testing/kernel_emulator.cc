@@ -19,6 +19,7 @@
 #include "backends/gpu/gpu_backend.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/ptx_emitter.h"
+#include "hlo/status_macros.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -369,29 +370,16 @@ absl::Status InstallKernelEmulator(const std::string& fake_libcuda) {
 int EmulatedLaunches() { return launches.load(); }
 
 absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda) {
-  static absl::StatusOr<backend::Backend*>* made = [&fake_libcuda] {
+  static const absl::StatusOr<backend::Backend*> made = [&fake_libcuda]() -> absl::StatusOr<backend::Backend*> {
     setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
     setenv("XLA_FAKE_CUDA_STREAMS", "deferred", 1);
     setenv("XLA_GPU_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
-    auto* result = new absl::StatusOr<backend::Backend*>(absl::InternalError("unset"));
-    if (absl::Status installed = InstallKernelEmulator(fake_libcuda); !installed.ok()) {
-      *result = installed;
-      return result;
-    }
-    absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(fake_libcuda);
-    if (!driver.ok()) {
-      *result = driver.status();
-      return result;
-    }
-    absl::StatusOr<std::unique_ptr<backend::Backend>> b = CreateGpuBackend(*driver, CompileGpuPlan);
-    if (b.ok()) {
-      *result = b->release();
-    } else {
-      *result = b.status();
-    }
-    return result;
+    RETURN_IF_ERROR(InstallKernelEmulator(fake_libcuda));
+    ASSIGN_OR_RETURN(const CudaDriver* driver, CudaDriver::Load(fake_libcuda));
+    ASSIGN_OR_RETURN(std::unique_ptr<backend::Backend> b, CreateGpuBackend(driver, CompileGpuPlan));
+    return b.release();
   }();
-  return *made;
+  return made;
 }
 
 }  // namespace gpu
