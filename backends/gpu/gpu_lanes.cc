@@ -72,19 +72,16 @@ int LanesFromEnvironment() {
 
 LaneLease::LaneLease(Device* device) : device_(device) {
   absl::MutexLock lock(&device->lanes_mu);
-  auto free_lane = [device]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->lanes_mu) {
+  auto take_free_lane = [this, device]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(device->lanes_mu) {
     for (auto& lane : device->lanes) {
-      if (!lane->busy) return true;
+      if (!lane->busy) {
+        lane_ = lane.get();
+        return true;
+      }
     }
     return false;
   };
-  device->lanes_mu.Await(absl::Condition(&free_lane));
-  for (auto& lane : device->lanes) {
-    if (!lane->busy) {
-      lane_ = lane.get();
-      break;
-    }
-  }
+  device->lanes_mu.Await(absl::Condition(&take_free_lane));
   lane_->busy = true;
 }
 
