@@ -28,6 +28,7 @@
 #include "hlo/hlo_parser.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
+#include "hlo/status_macros.h"
 
 namespace xla {
 namespace gpu {
@@ -94,13 +95,19 @@ double MedianSeconds(int runs, F&& f) {
   return t[t.size() / 2];
 }
 
-// Seconds for a device-to-device copy of `bytes` (median of 10), on GPU 0's primary context.
-absl::StatusOr<double> CopySeconds(const CudaDriver* d, size_t bytes) {
+// Makes GPU 0's primary context current on this thread, for the raw driver references.
+absl::Status UseGpu0(const CudaDriver* d) {
   CUdevice device;
   CUcontext context;
   CUDA_RETURN_IF_ERROR(d, cuDeviceGet(&device, 0));
   CUDA_RETURN_IF_ERROR(d, cuDevicePrimaryCtxRetain(&context, device));
   CUDA_RETURN_IF_ERROR(d, cuCtxSetCurrent(context));
+  return absl::OkStatus();
+}
+
+// Seconds for a device-to-device copy of `bytes` (median of 10).
+absl::StatusOr<double> CopySeconds(const CudaDriver* d, size_t bytes) {
+  RETURN_IF_ERROR(UseGpu0(d));
   CUdeviceptr a = 0, b = 0;
   CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&a, bytes));
   CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&b, bytes));
@@ -121,11 +128,7 @@ absl::StatusOr<double> CopySeconds(const CudaDriver* d, size_t bytes) {
 // Seconds for the driver to copy `bytes` of pageable host memory to the device and back
 // (medians of 5), with no staging of ours: the reference for the backend's transfers.
 absl::StatusOr<std::pair<double, double>> PageableCopySeconds(const CudaDriver* d, std::vector<char>& host) {
-  CUdevice device;
-  CUcontext context;
-  CUDA_RETURN_IF_ERROR(d, cuDeviceGet(&device, 0));
-  CUDA_RETURN_IF_ERROR(d, cuDevicePrimaryCtxRetain(&context, device));
-  CUDA_RETURN_IF_ERROR(d, cuCtxSetCurrent(context));
+  RETURN_IF_ERROR(UseGpu0(d));
   CUdeviceptr a = 0;
   CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&a, host.size()));
   CUstream stream;
