@@ -55,25 +55,28 @@ int64_t ChunkCount(int64_t elements, int64_t min_chunks) {
   return 0;
 }
 
-absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction* reduce, int64_t min_chunks) {
-  if (reduce->operand_count() != 2 || reduce->to_apply() == nullptr || !reduce->shape().IsArray() ||
-      reduce->shape().rank() != 0 || !reduce->control_predecessors().empty() ||
-      !reduce->control_successors().empty()) {
+// Whether both splitters may split `reduce`: one static array input, no control edges, and
+// a reducer they may reassociate with its identity as the init value.
+bool IsSplittable(const HloInstruction& reduce) {
+  if (reduce.operand_count() != 2 || reduce.to_apply() == nullptr || !reduce.shape().IsArray() ||
+      !reduce.shape().is_static() || !reduce.control_predecessors().empty() || !reduce.control_successors().empty()) {
     return false;
   }
+  const Shape& shape = reduce.operand(0)->shape();
+  double identity = 0;
+  return shape.IsArray() && shape.is_static() && IdentityOf(*reduce.to_apply(), shape.element_type(), &identity) &&
+         IsConstantWithValue(*reduce.operand(1), identity);
+}
+
+absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction* reduce, int64_t min_chunks) {
+  if (!IsSplittable(*reduce) || reduce->shape().rank() != 0) return false;
   HloInstruction* input = reduce->mutable_operand(0);
   HloInstruction* init = reduce->mutable_operand(1);
   const Shape& shape = input->shape();
-  if (!shape.IsArray() || !shape.is_static() || (shape.has_layout() && !ShapeUtil::HasDescendingLayout(shape))) {
-    return false;
-  }
+  if (shape.has_layout() && !ShapeUtil::HasDescendingLayout(shape)) return false;
   const int64_t elements = ShapeUtil::ElementsIn(shape);
   if (elements < ReductionSplitter::kMinElements ||
       static_cast<int64_t>(reduce->dimensions().size()) != shape.rank()) {
-    return false;
-  }
-  double identity = 0;
-  if (!IdentityOf(*reduce->to_apply(), shape.element_type(), &identity) || !IsConstantWithValue(*init, identity)) {
     return false;
   }
   const int64_t chunks = ChunkCount(elements, min_chunks);
@@ -98,23 +101,14 @@ absl::StatusOr<bool> SplitIfWorthIt(HloComputation* computation, HloInstruction*
 // The FewOutputReductionSplitter rewrite of `reduce` when it pays (see the header).
 absl::StatusOr<bool> SplitFewOutputs(HloComputation* computation, HloInstruction* reduce, int64_t min_outputs,
                                      int64_t min_rows) {
-  if (reduce->operand_count() != 2 || reduce->to_apply() == nullptr || !reduce->shape().IsArray() ||
-      reduce->shape().rank() == 0 || !reduce->control_predecessors().empty() ||
-      !reduce->control_successors().empty()) {
-    return false;
-  }
+  if (!IsSplittable(*reduce) || reduce->shape().rank() == 0) return false;
   HloInstruction* input = reduce->mutable_operand(0);
   HloInstruction* init = reduce->mutable_operand(1);
   const Shape& shape = input->shape();
-  if (!shape.IsArray() || !shape.is_static() || !reduce->shape().is_static()) return false;
   const int64_t outputs = ShapeUtil::ElementsIn(reduce->shape());
   if (outputs == 0 || outputs >= min_outputs) return false;
   // Fewer inputs per output are quick on a thread each (the combining step's are, too).
   if (ShapeUtil::ElementsIn(shape) / outputs < 1024) return false;
-  double identity = 0;
-  if (!IdentityOf(*reduce->to_apply(), shape.element_type(), &identity) || !IsConstantWithValue(*init, identity)) {
-    return false;
-  }
   // Runs of adjacent reduced dimensions act as one (a reshape merges them): x[N, H, W, C]
   // over N, H, W is x[N*H*W, C] over its first dimension.
   std::vector<bool> is_reduced(shape.rank(), false);
