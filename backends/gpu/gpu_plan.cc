@@ -98,11 +98,7 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
 }  // namespace
 
 bool RowMajor(const Shape& shape) {
-  if (!shape.IsArray() || !shape.has_layout()) return false;
-  for (int64_t i = 0; i < shape.rank(); ++i) {
-    if (shape.layout().minor_to_major()[i] != shape.rank() - 1 - i) return false;
-  }
-  return true;
+  return shape.IsArray() && shape.has_layout() && ShapeUtil::HasDescendingLayout(shape);
 }
 
 GpuPlanStep::Kind NewestStepKind(int version) {
