@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "hlo/primitive_util.h"
+#include "hlo/shape_inference_internal.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -73,17 +74,6 @@ PrimitiveType DotOperandType(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType
   return result;
 }
 
-// Each of 0..rank-1 exactly once.
-bool IsPermutation(const std::vector<int64_t>& dims, int64_t rank) {
-  std::vector<bool> seen(rank, false);
-  if (static_cast<int64_t>(dims.size()) != rank) return false;
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank || seen[d]) return false;
-    seen[d] = true;
-  }
-  return true;
-}
-
 // Reads the sizes; an error for anything the rewrite does not express.
 absl::StatusOr<ConvSizes> ReadSizes(const HloInstruction& conv) {
   if (conv.operand_count() != 2 || !conv.shape().IsArray() || !conv.operand(0)->shape().IsArray() ||
@@ -109,6 +99,7 @@ absl::StatusOr<ConvSizes> ReadSizes(const HloInstruction& conv) {
     kernel_dims.push_back(dn.kernel_spatial_dimensions(d));
     output_dims.push_back(dn.output_spatial_dimensions(d));
   }
+  using shape_inference_internal::IsPermutation;
   if (!IsPermutation(input_dims, rank + 2) || !IsPermutation(kernel_dims, rank + 2) ||
       !IsPermutation(output_dims, rank + 2)) {
     return absl::InvalidArgumentError("dimension numbers are not permutations");
@@ -482,22 +473,25 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   return computation->ReplaceInstruction(conv, result);
 }
 
-}  // namespace
-
-std::string ConvGemmRefusal(const HloInstruction& conv, const ConvGemmOptions& options) {
-  if (conv.opcode() != HloOpcode::kConvolution) return "not a convolution";
-  if (!conv.control_predecessors().empty() || !conv.control_successors().empty()) return "control dependencies";
-  absl::StatusOr<ConvSizes> sizes = ReadSizes(conv);
-  if (!sizes.ok()) return std::string(sizes.status().message());
-  const ConvSizes& s = *sizes;
+// The sizes of a convolution the rewrite takes under `options`; else an error whose message
+// is the refusal.
+absl::StatusOr<ConvSizes> AcceptedSizes(const HloInstruction& conv, const ConvGemmOptions& options) {
+  auto refuse = [](std::string why) { return absl::FailedPreconditionError(why); };
+  if (conv.opcode() != HloOpcode::kConvolution) return refuse("not a convolution");
+  if (!conv.control_predecessors().empty() || !conv.control_successors().empty()) {
+    return refuse("control dependencies");
+  }
+  ASSIGN_OR_RETURN(ConvSizes s, ReadSizes(conv));
   const PrimitiveType result = conv.shape().element_type();
   if (!DotMatchesConvolution(result)) {
-    return absl::StrCat("dot would not saturate ", std::string(primitive_util::LowercasePrimitiveTypeName(result)),
-                        " sums as convolution does");
+    return refuse(absl::StrCat("dot would not saturate ",
+                               std::string(primitive_util::LowercasePrimitiveTypeName(result)),
+                               " sums as convolution does"));
   }
   if (options.cublas_types_only && !IsCublasTypePair(s.operand_type, result)) {
-    return absl::StrCat("no cuBLAS gemm for ", std::string(primitive_util::LowercasePrimitiveTypeName(s.operand_type)),
-                        " to ", std::string(primitive_util::LowercasePrimitiveTypeName(result)));
+    return refuse(absl::StrCat("no cuBLAS gemm for ",
+                               std::string(primitive_util::LowercasePrimitiveTypeName(s.operand_type)), " to ",
+                               std::string(primitive_util::LowercasePrimitiveTypeName(result))));
   }
   const int64_t m = s.batch * Product(s.output);
   const int64_t k = Product(s.window) * s.group_features;
@@ -506,13 +500,20 @@ std::string ConvGemmRefusal(const HloInstruction& conv, const ConvGemmOptions& o
   const double multiply_adds = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) *
                                static_cast<double>(s.groups);
   if (multiply_adds < static_cast<double>(options.min_multiply_adds)) {
-    return absl::StrCat("tiny: ", multiply_adds, " multiply-adds");
+    return refuse(absl::StrCat("tiny: ", multiply_adds, " multiply-adds"));
   }
-  if (n < options.min_output_features) return absl::StrCat(n, " output features per group");
-  if (k < options.min_contraction) return absl::StrCat("a contraction of ", k);
+  if (n < options.min_output_features) return refuse(absl::StrCat(n, " output features per group"));
+  if (k < options.min_contraction) return refuse(absl::StrCat("a contraction of ", k));
   const double bytes = LargestIntermediate(s) * primitive_util::ByteWidth(s.operand_type);
-  if (bytes > static_cast<double>(options.max_patch_bytes)) return absl::StrCat("patches of ", bytes, " bytes");
-  return "";
+  if (bytes > static_cast<double>(options.max_patch_bytes)) return refuse(absl::StrCat("patches of ", bytes, " bytes"));
+  return s;
+}
+
+}  // namespace
+
+std::string ConvGemmRefusal(const HloInstruction& conv, const ConvGemmOptions& options) {
+  absl::StatusOr<ConvSizes> sizes = AcceptedSizes(conv, options);
+  return sizes.ok() ? "" : std::string(sizes.status().message());
 }
 
 absl::StatusOr<bool> RewriteConvolutionsAsGemm(HloModule* module, const ConvGemmOptions& options) {
@@ -520,9 +521,10 @@ absl::StatusOr<bool> RewriteConvolutionsAsGemm(HloModule* module, const ConvGemm
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
     if (computation->is_fusion_computation()) continue;
     for (HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
-      if (hlo->opcode() != HloOpcode::kConvolution || !ConvGemmRefusal(*hlo, options).empty()) continue;
-      ASSIGN_OR_RETURN(ConvSizes sizes, ReadSizes(*hlo));
-      RETURN_IF_ERROR(Rewrite(computation, hlo, sizes));
+      if (hlo->opcode() != HloOpcode::kConvolution) continue;
+      absl::StatusOr<ConvSizes> sizes = AcceptedSizes(*hlo, options);
+      if (!sizes.ok()) continue;  // refused: the direct kernel computes it
+      RETURN_IF_ERROR(Rewrite(computation, hlo, *sizes));
       changed = true;
     }
   }

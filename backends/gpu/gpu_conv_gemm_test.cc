@@ -176,6 +176,8 @@ TEST(ConvGemmTest, ConvolutionsThatDoNotPayStayConvolutions) {
       {ConvModule("f32[4,64,64]", "f32[13,64,64]", "f32[4,52,64]", "window={size=13}, dim_labels=b0f_0io->b0f"),
        "13 window offsets and 52 outputs"},
       {ConvModule("f32[128,64,64,64]", "f32[3,3,64,64]", "f32[128,64,64,64]", same), "patches of"},
+      {ConvModule("f32[64,64,64,4]", "f32[1,1,4,64]", "f32[64,64,64,64]", "window={size=1x1}, dim_labels=b01f_01io->b01f"),
+       "a contraction of 4"},
   };
   for (const Kept& k : kept) {
     EXPECT_THAT(Refusal(k.hlo), HasSubstr(k.why)) << k.hlo;
@@ -218,6 +220,19 @@ TEST(ConvGemmTest, MalformedConvolutionsAreLeftAlone) {
     ASSERT_TRUE(changed.ok()) << changed.status();
     EXPECT_FALSE(*changed) << b.why;
   }
+}
+
+// Replacing a convolution would drop its control edges' meaning: it is left alone.
+TEST(ConvGemmTest, ConvolutionsWithControlDependenciesAreLeftAlone) {
+  std::unique_ptr<HloModule> module = Parse(kNhwc3x3);
+  ASSERT_NE(module, nullptr);
+  HloComputation* entry = module->entry_computation();
+  entry->parameter_instruction(0)->AddControlDependencyTo(entry->root_instruction());
+  EXPECT_EQ(ConvGemmRefusal(*entry->root_instruction()), "control dependencies");
+  absl::StatusOr<bool> changed = RewriteConvolutionsAsGemm(module.get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed);
+  EXPECT_EQ(Count(*module, HloOpcode::kConvolution), 1);
 }
 
 // The gpu backend on the fake driver with the emulator installed (once per process).
