@@ -313,9 +313,7 @@ absl::Status Expand(HloComputation* computation, HloInstruction* hlo) {
   } else if (!ShapeUtil::Equal(x->shape(), want)) {
     x = cpu::AddWithShape(computation, HloOpcode::kCopy, want, {x});
   }
-  RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(x));
-  if (computation->root_instruction() == hlo) computation->set_root_instruction(x);
-  return computation->RemoveInstruction(hlo);
+  return computation->ReplaceInstruction(hlo, x);
 }
 
 }  // namespace
