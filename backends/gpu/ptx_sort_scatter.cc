@@ -319,15 +319,14 @@ absl::Status EmitRowSorts(KernelContext& k, const HloInstruction* hlo, const std
       RETURN_IF_ERROR(passes.Network(shared_order, padded, b.getInt64(0)));
     }
     RETURN_IF_ERROR(EmitStridedLoop(&b, tid, limit, passes.threads(), "gather", [&](llvm::Value* i) -> absl::Status {
-      llvm::Value* position = (in_scratch ? scratch_order : shared_order).load(i).position;
-      // (Always a real position; bounded anyway, as scratch memory starts uninitialized.)
-      position = b.CreateSelect(b.CreateICmpULT(position, limit), position, b.getInt64(length - 1));
-      const cpu::IrIndex from = at(position);
-      const cpu::IrIndex to = at(i);
-      for (size_t t = 0; t < n; ++t) {
-        ASSIGN_OR_RETURN(llvm::Value* v, operands[t](from));
-        e.StoreElement(v, outputs[t].base, outputs[t].shape, to);
+      // The values the row's shared memory keeps, else read through the position (always a
+      // real one; values_at bounds it anyway, as scratch memory starts uninitialized).
+      Entry entry = (in_scratch ? scratch_order : shared_order).load(i);
+      if (entry.values.empty()) {
+        ASSIGN_OR_RETURN(entry.values, values_at(entry.position));
       }
+      const cpu::IrIndex to = at(i);
+      for (size_t t = 0; t < n; ++t) e.StoreElement(entry.values[t], outputs[t].base, outputs[t].shape, to);
       return absl::OkStatus();
     }));
     passes.Barrier();  // every thread has read the order before the next row writes it
