@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/ptx_sort.h"
@@ -292,6 +293,8 @@ ENTRY main {
 // reusing its slot (the bound is lowered to 2 here; rows past 1024 reach it on a GPU).
 TEST(GpuLongSortTest, MoreRowsThanSlotsAgree) {
   SetMostSortRowsInFlightForTesting(2);
+  // Restored however the test ends, so that a failure here cannot change the others.
+  absl::Cleanup restore = [] { SetMostSortRowsInFlightForTesting(0); };
   std::vector<Literal> args;
   args.push_back(Random("s32[5,9000]", 6, 20));
   args.push_back(Iota({5, 9000}, 1));
@@ -300,7 +303,6 @@ TEST(GpuLongSortTest, MoreRowsThanSlotsAgree) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget());
-  SetMostSortRowsInFlightForTesting(0);
   ASSERT_TRUE(plan.ok()) << plan.status();
   int64_t scratch = 0;
   for (const GpuPlanStep& step : plan->entry().steps) scratch += step.scratch_bytes;
