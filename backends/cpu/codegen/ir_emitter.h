@@ -205,6 +205,67 @@ absl::Status EmitScatterLoops(ElementalEmitter* e, const HloInstruction* hlo, co
                               const std::vector<SerialOutput>& outputs);
 absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction* hlo,
                                        const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs);
+
+// The pieces those loops are made of, for emitters that order the work otherwise (the gpu
+// backend runs updates a thread each where that cannot change the result).
+//
+// output[i] = value(i, index) over the whole output (all outputs share one shape).
+absl::Status EmitScatterFill(ElementalEmitter* e, const std::vector<SerialOutput>& outputs,
+                             const std::function<absl::StatusOr<llvm::Value*>(size_t, const IrIndex&)>& value);
+// Nested counted loops over `dims` (row-major, outermost first); `body` gets the indices.
+absl::Status EmitLoopsOver(llvm::IRBuilder<>* b, const std::vector<int64_t>& dims, const char* name,
+                           const std::function<absl::Status(const std::vector<llvm::Value*>&)>& body);
+
+// A scatter's index arithmetic. An update element's position splits into g, its position
+// over the update's scatter (batch) dimensions, and w, over its window dimensions.
+class ScatterIndexing {
+ public:
+  // INVALID_ARGUMENT when the dimension numbers do not fit the shapes.
+  static absl::StatusOr<ScatterIndexing> Make(const HloInstruction* hlo);
+
+  int64_t outputs() const { return n_; }
+  const std::vector<int64_t>& batch_sizes() const { return batch_sizes_; }
+  const std::vector<int64_t>& window_extent() const { return window_extent_; }
+  // True when the indices move no window dimension (each starts at 0 in every window):
+  // then two different window positions never write the same output element.
+  bool WindowsDisjoint() const;
+
+  // Where batch position g's window starts in the operand, and whether the whole window
+  // fits in it (one that would leave the operand is skipped entirely, as XLA's evaluator).
+  struct Start {
+    std::vector<llvm::Value*> start;
+    llvm::Value* fits = nullptr;
+  };
+  absl::StatusOr<Start> EmitStart(ElementalEmitter* e, const Generator& indices,
+                                  const std::vector<llvm::Value*>& g) const;
+  // The output element window position w of `start` writes, and the update element
+  // (g, w) holds.
+  IrIndex OutputIndex(llvm::IRBuilder<>* b, const Start& start, const std::vector<llvm::Value*>& w) const;
+  IrIndex UpdateIndex(const std::vector<llvm::Value*>& g, const std::vector<llvm::Value*>& w) const;
+  // The combiner on `old` (an output value each) and the update values at `update`.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitCombine(ElementalEmitter* e, const std::vector<Generator>& operands,
+                                                        const std::vector<llvm::Value*>& old,
+                                                        const IrIndex& update) const;
+
+ private:
+  const HloInstruction* hlo_ = nullptr;
+  int64_t n_ = 0, rank_ = 0, vector_dim_ = 0;
+  Shape in_shape_, indices_shape_, up_shape_;
+  std::vector<int64_t> window_update_dims_, batching_, to_operand_, indices_batch_dims_, batch_sizes_;
+  std::vector<int64_t> window_dims_, scatter_update_dims_, batching_position_, window_extent_, window_size_;
+};
+
+// select-and-scatter's selection in the window of source position s: whether the window
+// holds any operand element and, if so, the selected element's position (the first valid
+// element, replaced by a later one whenever select(selection, element) is false).
+// INVALID_ARGUMENT when the window does not fit the operand's rank.
+struct WindowSelection {
+  llvm::Value* have = nullptr;
+  std::vector<llvm::Value*> position;
+};
+absl::Status CheckSelectAndScatter(const HloInstruction* hlo);
+absl::StatusOr<WindowSelection> EmitSelectInWindow(ElementalEmitter* e, const HloInstruction* hlo,
+                                                   const Generator& operand, const std::vector<llvm::Value*>& s);
 // sort (emit_sort.cc): copies the operands into the outputs and sorts them in place
 // through the runtime with a compiled comparator.
 absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
