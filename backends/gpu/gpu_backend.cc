@@ -38,7 +38,7 @@ class GpuExecutable : public backend::Executable {
     constants_.resize(plan_.sequences.size());
     for (size_t q = 0; q < plan_.sequences.size(); ++q) {
       const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
-      functions_[q].assign(steps.size(), nullptr);
+      functions_[q].assign(steps.size(), {});
       constants_[q].resize(steps.size());
       for (size_t s = 0; s < steps.size(); ++s) {
         if (steps[s].kind == GpuPlanStep::Kind::kConstant) {
@@ -52,7 +52,12 @@ class GpuExecutable : public backend::Executable {
       const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
       for (size_t s = 0; s < steps.size(); ++s) {
         if (steps[s].kind != GpuPlanStep::Kind::kKernel) continue;
-        CUDA_RETURN_IF_ERROR(device_->driver, cuModuleGetFunction(&functions_[q][s], cu_module_, steps[s].kernel.c_str()));
+        std::vector<CUfunction>& launches = functions_[q][s];
+        launches.assign(steps[s].phases.size() + 1, nullptr);
+        for (size_t p = 0; p < launches.size(); ++p) {
+          const std::string entry = p == 0 ? steps[s].kernel : PhaseEntry(steps[s].kernel, p);
+          CUDA_RETURN_IF_ERROR(device_->driver, cuModuleGetFunction(&launches[p], cu_module_, entry.c_str()));
+        }
       }
     }
     return absl::OkStatus();
@@ -264,11 +269,17 @@ class GpuExecutable : public backend::Executable {
           for (CUdeviceptr& p : pointers) params.push_back(&p);
           // Grid-stride kernels: enough blocks to fill the device several times over (a row
           // kernel's blocks take a row at a time; eight of them fill a multiprocessor).
-          const int64_t wanted = step.rows > 0 ? step.rows : (step.elements + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
-          const int64_t most = device_->multiprocessors * (step.rows > 0 ? 8 : 32);
-          const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
-          CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(functions_[q][s], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0,
-                                                 lane.stream, params.data(), nullptr));
+          const std::vector<CUfunction>& launches = functions_[q][s];
+          for (size_t p = 0; p < launches.size(); ++p) {
+            const bool rows = p == 0 && step.rows > 0;
+            const int64_t items = p == 0 ? (rows ? step.rows : step.elements) : step.phases[p - 1];
+            if (items == 0) continue;
+            const int64_t wanted = rows ? items : (items + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
+            const int64_t most = device_->multiprocessors * (rows ? 8 : 32);
+            const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
+            CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(launches[p], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0, lane.stream,
+                                                   params.data(), nullptr));
+          }
           break;
         }
       }
@@ -468,7 +479,8 @@ class GpuExecutable : public backend::Executable {
   Device* const device_;
   const GpuPlan plan_;
   CUmodule cu_module_ = nullptr;
-  std::vector<std::vector<CUfunction>> functions_;                       // per sequence and step (kernels)
+  // Per sequence and step: a kernel step's entries, its launches in order (GpuPlanStep::phases).
+  std::vector<std::vector<std::vector<CUfunction>>> functions_;
   std::vector<std::vector<std::shared_ptr<backend::Buffer>>> constants_;  // per sequence and step (constants)
 };
 

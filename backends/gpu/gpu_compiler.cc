@@ -273,6 +273,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.kernel = ptx.kernels[k].name;
       step.elements = ptx.kernels[k].elements;
       step.rows = ptx.kernels[k].rows;
+      step.phases = ptx.kernels[k].phases;
       step.gemm = IsCublasGemm(*kernels[k]);
       if (kernels[k]->opcode() == HloOpcode::kSort) {
         ASSIGN_OR_RETURN(const LongSortScratch scratch, SortScratch(*kernels[k]));

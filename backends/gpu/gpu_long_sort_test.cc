@@ -1,4 +1,4 @@
-// sort with rows longer than a block's shared memory holds (ptx_sort_scatter.cc: the row's
+// sort with rows longer than a block's shared memory holds (ptx_sort.cc: the row's
 // permutation in scratch memory): the plan asks for the scratch, and the kernels, run on the
 // kernel emulator, agree bit for bit with the interpreter on long rows, several rows, rows
 // along a dimension that is not the minor one, key-value sorts, equal keys (stability), NaNs

@@ -21,7 +21,8 @@ std::string SequencesText(const GpuPlan& plan) {
 }
 
 // One line per step: sequence kind instruction index elements rows gemm kernel operands
-// callees scratch_bytes ("-" when none; plans before version 5 end at callees).
+// callees scratch_bytes phases ("-" when none; plans before version 5 end at callees, those
+// of version 5 at scratch_bytes).
 std::string StepsText(const GpuPlan& plan) {
   std::string text;
   for (size_t q = 0; q < plan.sequences.size(); ++q) {
@@ -29,7 +30,8 @@ std::string StepsText(const GpuPlan& plan) {
       absl::StrAppend(&text, q, " ", static_cast<int>(s.kind), " ", s.hlo->name(), " ", s.index, " ", s.elements, " ",
                       s.rows, " ", s.gemm ? 1 : 0, " ", s.kernel.empty() ? "-" : s.kernel, " ",
                       s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), " ",
-                      s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), " ", s.scratch_bytes, "\n");
+                      s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), " ", s.scratch_bytes, " ",
+                      s.phases.empty() ? "-" : absl::StrJoin(s.phases, ","), "\n");
     }
   }
   return text;
@@ -51,10 +53,11 @@ absl::Status ParseSequences(absl::string_view text, GpuPlan* plan) {
   return absl::OkStatus();
 }
 
-absl::Status ParseIndices(absl::string_view field, absl::string_view line, std::vector<int>* out) {
+template <typename Int>
+absl::Status ParseIndices(absl::string_view field, absl::string_view line, std::vector<Int>* out) {
   if (field == "-") return absl::OkStatus();
   for (absl::string_view o : absl::StrSplit(field, ',')) {
-    int v = 0;
+    Int v = 0;
     if (!absl::SimpleAtoi(o, &v)) return BadPlan(absl::StrCat("malformed index in '", std::string(line), "'"));
     out->push_back(v);
   }
@@ -67,11 +70,13 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
     int sequence = 0, kind = 0, gemm = 0;
     GpuPlanStep step;
-    // Before version 5 a line ends at the callees; one with scratch bytes reads as an older
-    // plan only when it asks for none (as with the kinds an older version did not have).
-    const bool with_scratch = f.size() == 11;
-    if ((f.size() != 10 && !with_scratch) || (version >= 5 && !with_scratch) ||
+    // Before version 5 a line ends at the callees, before version 6 at the scratch bytes; a
+    // line with a newer field reads as an older plan only when that field asks for nothing
+    // (as with the kinds an older version did not have).
+    const bool with_scratch = f.size() >= 11, with_phases = f.size() == 12;
+    if (f.size() < 10 || f.size() > 12 || (version >= 5 && !with_scratch) || (version >= 6 && !with_phases) ||
         (with_scratch && (!absl::SimpleAtoi(f[10], &step.scratch_bytes) || (version < 5 && step.scratch_bytes != 0))) ||
+        (with_phases && version < 6 && f[11] != "-") ||
         !absl::SimpleAtoi(f[0], &sequence) || sequence < 0 ||
         sequence >= static_cast<int>(plan->sequences.size()) || !absl::SimpleAtoi(f[1], &kind) || kind < 0 ||
         kind > newest_kind || !absl::SimpleAtoi(f[3], &step.index) ||
@@ -89,6 +94,7 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
     if (f[7] != "-") step.kernel = std::string(f[7]);
     RETURN_IF_ERROR(ParseIndices(f[8], line, &step.operands));
     RETURN_IF_ERROR(ParseIndices(f[9], line, &step.callees));
+    if (with_phases) RETURN_IF_ERROR(ParseIndices(f[11], line, &step.phases));
     if (step.hlo == q.computation->root_instruction()) q.root = static_cast<int>(q.steps.size());
     q.steps.push_back(std::move(step));
   }
@@ -100,6 +106,8 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
 bool RowMajor(const Shape& shape) {
   return shape.IsArray() && shape.has_layout() && ShapeUtil::HasDescendingLayout(shape);
 }
+
+std::string PhaseEntry(const std::string& kernel, size_t phase) { return absl::StrCat(kernel, "_p", phase); }
 
 GpuPlanStep::Kind NewestStepKind(int version) {
   if (version <= 2) return GpuPlanStep::Kind::kCall;
@@ -372,6 +380,11 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
     if (s.scratch_bytes < 0 || (s.scratch_bytes > 0 && s.kind != GpuPlanStep::Kind::kKernel)) {
       return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") asks for ", s.scratch_bytes,
                                   " bytes of scratch memory"));
+    }
+    for (int64_t items : s.phases) {
+      if (items < 0 || s.kind != GpuPlanStep::Kind::kKernel) {
+        return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") has a later launch over ", items, " items"));
+      }
     }
     if (host_data && (!s.kernel.empty() || s.elements != 0 || s.rows != 0 || s.gemm)) {
       return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") moves host data but names a kernel"));

@@ -42,8 +42,8 @@ struct GpuTarget {
 // except those of kGpuPlanFormatOldestRead and newer (version 3 added the alias and token
 // kinds and kernels with several outputs, version 4 the rng-state and feed kinds, version 5
 // the steps' scratch bytes, a field more per line; an older plan reads as a newer one without
-// the kinds it did not have and without scratch).
-inline constexpr int kGpuPlanFormatVersion = 5;
+// the kinds it did not have and without scratch; version 6 the steps' later launches).
+inline constexpr int kGpuPlanFormatVersion = 6;
 inline constexpr int kGpuPlanFormatOldestRead = 2;
 
 struct GpuPlanStep {
@@ -88,6 +88,11 @@ struct GpuPlanStep {
   // allocates them for the launch, uninitialized, and passes their address as the kernel's
   // last parameter, after the operands'.
   int64_t scratch_bytes = 0;
+  // Launches after `kernel`'s, in order on the same stream (kKernel; a scatter fills its
+  // output first, then combines the updates into it): launch p (1-based) runs the entry
+  // PhaseEntry(kernel, p) with the same parameters, threads striding over phases[p - 1]
+  // items (none launched for 0).
+  std::vector<int64_t> phases;
   // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
   // cuBLAS loads on the GPU machine, through `kernel` otherwise.
   bool gemm = false;
@@ -124,6 +129,9 @@ absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes);
 // True for a dot of the canonical forms the pipeline leaves ([m,k]x[k,n] or [b,m,k]x[b,k,n],
 // all row-major) on f32, f64, or bf16/f16 inputs (with an output of their type or f32).
 bool IsCublasGemm(const HloInstruction& dot);
+
+// The PTX entry of launch `phase` (1-based) after `kernel`'s (GpuPlanStep::phases).
+std::string PhaseEntry(const std::string& kernel, size_t phase);
 
 // The newest kind of step a plan of format `version` has.
 GpuPlanStep::Kind NewestStepKind(int version);

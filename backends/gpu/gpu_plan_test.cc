@@ -1,6 +1,6 @@
 // The plan's serialized form (gpu_plan.h) as far as the runtime alone reads it: steps' scratch
-// bytes (format version 5) survive a round trip, older plans still load without scratch, and
-// damaged scratch fields or values are refused.
+// bytes (format version 5) and later launches (version 6) survive a round trip, older plans
+// still load without them, and damaged fields or values are refused.
 #include "backends/gpu/gpu_plan.h"
 
 #include <functional>
@@ -85,26 +85,75 @@ TEST(GpuPlanTest, VersionFourPlansLoadWithoutScratch) {
   }
 }
 
+// A version-6 line as version 5 wrote it (no phases), edited by `edit`.
+std::function<std::string(const std::string&)> AsVersionFive(std::function<std::string(const std::string&)> edit) {
+  return [edit](const std::string& line) { return edit(WithoutLastField(line)); };
+}
+
 TEST(GpuPlanTest, DamagedScratchIsRefused) {
   absl::StatusOr<std::string> bytes = SerializeGpuPlan(KernelPlan(4096));
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   const std::vector<std::pair<std::string, std::string>> damaged = {
       // A version-5 line without its scratch field.
-      {"5", Edited(*bytes, "5", WithoutLastField)},
+      {"5", Edited(*bytes, "5", AsVersionFive(WithoutLastField))},
       // Scratch in a plan of a version that had none.
-      {"4", Edited(*bytes, "4", [](const std::string& line) { return line; })},
-      {"5", Edited(*bytes, "5", [](const std::string& line) { return WithoutLastField(line) + " x"; })},
-      {"5", Edited(*bytes, "5", [](const std::string& line) { return line + " 1"; })},
+      {"4", Edited(*bytes, "4", AsVersionFive([](const std::string& line) { return line; }))},
+      {"5", Edited(*bytes, "5", AsVersionFive([](const std::string& line) { return WithoutLastField(line) + " x"; }))},
+      // Later launches in a plan of a version that had none.
+      {"5", Edited(*bytes, "5", AsVersionFive([](const std::string& line) { return line + " 1"; }))},
   };
   for (const auto& [version, plan] : damaged) {
     absl::StatusOr<GpuPlan> read = DeserializeGpuPlan(plan);
     EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << version << ": " << read.status();
     EXPECT_THAT(std::string(read.status().message()), HasSubstr("malformed step"));
   }
-  absl::StatusOr<GpuPlan> negative =
-      DeserializeGpuPlan(Edited(*bytes, "5", [](const std::string& line) { return WithoutLastField(line) + " -8"; }));
+  absl::StatusOr<GpuPlan> negative = DeserializeGpuPlan(
+      Edited(*bytes, "5", AsVersionFive([](const std::string& line) { return WithoutLastField(line) + " -8"; })));
   EXPECT_TRUE(absl::IsInvalidArgument(negative.status())) << negative.status();
   EXPECT_THAT(std::string(negative.status().message()), HasSubstr("asks for -8 bytes of scratch memory"));
+}
+
+TEST(GpuPlanTest, LaterLaunchesSurviveTheRoundTrip) {
+  GpuPlan plan = KernelPlan(0);
+  plan.entry().steps[1].phases = {7, 0, int64_t{5} << 32};
+  ASSERT_TRUE(ValidateGpuPlan(plan).ok()) << ValidateGpuPlan(plan);
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->entry().steps[0].phases.empty());
+  EXPECT_EQ(back->entry().steps[1].phases, plan.entry().steps[1].phases);
+  EXPECT_EQ(*SerializeGpuPlan(*back), *bytes);
+  EXPECT_EQ(PhaseEntry("k3_scatter", 1), "k3_scatter_p1");
+}
+
+TEST(GpuPlanTest, VersionFivePlansLoadWithoutLaterLaunches) {
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(KernelPlan(64));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<GpuPlan> old = DeserializeGpuPlan(Edited(*bytes, "5", WithoutLastField));
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->entry().steps[1].scratch_bytes, 64);
+  EXPECT_TRUE(old->entry().steps[1].phases.empty());
+  // A version-6 line must have the field, and it must hold counts.
+  for (const std::string& plan : {Edited(*bytes, "6", WithoutLastField),
+                                  Edited(*bytes, "6", [](const std::string& l) { return WithoutLastField(l) + " 3,x"; })}) {
+    absl::StatusOr<GpuPlan> read = DeserializeGpuPlan(plan);
+    EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << read.status();
+    EXPECT_THAT(std::string(read.status().message()), HasSubstr("malformed"));
+  }
+}
+
+TEST(GpuPlanTest, ValidationRefusesNegativeLaterLaunchesAndLaunchesOutsideKernels) {
+  GpuPlan negative = KernelPlan(0);
+  negative.entry().steps[1].phases = {4, -3};
+  absl::Status s = ValidateGpuPlan(negative);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("has a later launch over -3 items"));
+  GpuPlan parameter = KernelPlan(0);
+  parameter.entry().steps[0].phases = {2};
+  s = ValidateGpuPlan(parameter);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("has a later launch over 2 items"));
 }
 
 TEST(GpuPlanTest, ValidationRefusesNegativeScratchAndScratchOutsideKernels) {

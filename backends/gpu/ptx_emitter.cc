@@ -277,8 +277,10 @@ absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std:
   return absl::OkStatus();
 }
 
-// A kernel for `hlo`; *rows is set > 0 for a row kernel.
-absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const std::string& name, int64_t* rows) {
+}  // namespace
+
+absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo, const std::string& name,
+                                const KernelBody& body) {
   llvm::LLVMContext& c = module->getContext();
   llvm::IRBuilder<> b(c);
   auto* ptr = llvm::PointerType::get(c, 1);  // global memory
@@ -305,21 +307,37 @@ absl::Status EmitKernel(llvm::Module* module, const HloInstruction* hlo, const s
       return elemental.LoadElement(base, *shape, index);
     });
   };
-  const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
-  *rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
-  if (IsRngKernel(*hlo)) {
-    RETURN_IF_ERROR(EmitRngBody(k, hlo));
-  } else if (IsLinalgKernel(*hlo)) {
-    RETURN_IF_ERROR(EmitLinalgBody(k, hlo));
-  } else if (hlo->opcode() == HloOpcode::kSort) {
-    RETURN_IF_ERROR(EmitSortBody(k, hlo, rows));
-  } else if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
-    RETURN_IF_ERROR(EmitSerialBody(k, hlo));
-  } else {
-    RETURN_IF_ERROR(reductions.empty() ? EmitElementwiseBody(k, hlo) : EmitRowBody(k, hlo, reductions));
-  }
+  RETURN_IF_ERROR(body(k));
   b.CreateRetVoid();
   return absl::OkStatus();
+}
+
+namespace {
+
+// The kernel (and its later launches) for `kernel->hlo`: sets kernel->rows > 0 for a row
+// kernel, kernel->phases for later launches.
+absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel) {
+  const HloInstruction* hlo = kernel->hlo;
+  if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
+    ASSIGN_OR_RETURN(std::vector<KernelLaunch> launches, ScatterLaunches(hlo, DeterministicOps()));
+    if (launches.empty() || launches[0].items != kernel->elements) {
+      return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), "'s first launch does not cover its output"));
+    }
+    for (size_t p = 0; p < launches.size(); ++p) {
+      RETURN_IF_ERROR(EmitKernelFunction(module, hlo, p == 0 ? kernel->name : PhaseEntry(kernel->name, p),
+                                         launches[p].body));
+      if (p > 0) kernel->phases.push_back(launches[p].items);
+    }
+    return absl::OkStatus();
+  }
+  const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
+  kernel->rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
+  return EmitKernelFunction(module, hlo, kernel->name, [&](KernelContext& k) -> absl::Status {
+    if (IsRngKernel(*hlo)) return EmitRngBody(k, hlo);
+    if (IsLinalgKernel(*hlo)) return EmitLinalgBody(k, hlo);
+    if (hlo->opcode() == HloOpcode::kSort) return EmitSortBody(k, hlo, &kernel->rows);
+    return reductions.empty() ? EmitElementwiseBody(k, hlo) : EmitRowBody(k, hlo, reductions);
+  });
 }
 
 // LLVM intrinsics NVPTX instruction selection handles. Any other one (llvm.exp.*, llvm.pow.*,
@@ -467,7 +485,7 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
     for (char& ch : kernel.name) {
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
     }
-    RETURN_IF_ERROR(EmitKernel(module.get(), hlo, kernel.name, &kernel.rows));
+    RETURN_IF_ERROR(EmitKernel(module.get(), &kernel));
     result.kernels.push_back(kernel);
   }
   std::string verify_errors;

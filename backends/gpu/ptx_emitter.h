@@ -19,8 +19,10 @@
 //    positions (bitonic, stable by position) in shared memory for rows of up to 8192
 //    elements, in scratch memory (the kernel's last parameter, ptx_sort.h) for longer rows
 //    up to 2^28;
-//  - scatter, select-and-scatter: one thread applies the updates in order (serial: updates
-//    to one element combine in order, with combiners that need not commute).
+//  - scatter: a first launch copies the operands into the outputs, a thread per element; a
+//    second combines the updates into them, as ScatterStrategy below says;
+//  - select-and-scatter: a thread per output element when few windows overlap each element,
+//    else a fill launch, then an update launch (ScatterStrategy).
 // A kernel whose result is a tuple (sort, scatter, reduce or reduce-window of several
 // operands, or a fusion with such a reduce at its root) takes a pointer per output array
 // first.
@@ -42,6 +44,8 @@ struct PtxKernel {
   const HloInstruction* hlo = nullptr;
   int64_t elements = 0;  // of the output: the launch covers this many
   int64_t rows = 0;      // > 0: a row kernel over this many rows
+  // Later launches (GpuPlanStep::phases): entry PhaseEntry(name, p) over phases[p - 1] items.
+  std::vector<int64_t> phases;
 };
 
 struct PtxModule {
@@ -55,6 +59,30 @@ struct PtxModule {
 // with array operands and an array result (a tuple of arrays of one shape for sort, scatter
 // and variadic reductions) of supported element types.
 bool IsKernelCandidate(const HloInstruction& hlo);
+
+// How the updates of a scatter or select-and-scatter kernel run. The interpreter applies
+// them one at a time in its order (update batch positions row-major, then window positions;
+// select-and-scatter's source positions row-major); a strategy other than kSerial runs them
+// at once only where that cannot change the result, except that kAtomicUpdates and
+// kAtomicSources on floats round in the order the updates land (as XLA's GPU backend does;
+// XLA_GPU_DETERMINISTIC_OPS=1 leaves them out).
+enum class ScatterStrategy {
+  kSerial,          // one thread, the interpreter's order: any combiner, any indices
+  kWindowThreads,   // a thread per window position over the batch positions in order: the
+                    // indices move no window dimension, so threads never share an element
+  kUpdateThreads,   // a thread per update element: unique_indices=true says none collide
+  kAtomicUpdates,   // a thread per update element, combining atomically: the combiner is
+                    // add, multiply, max, min, and, or or xor of a 32- or 64-bit type
+  kOutputThreads,   // select-and-scatter: a thread per output element, taking the windows
+                    // that hold it in order (at most kMaxWindowsPerOutput of them)
+  kAtomicSources,   // select-and-scatter: a thread per source element, combining atomically
+};
+inline constexpr int64_t kMaxWindowsPerOutput = 64;
+// The strategy for scatter or select-and-scatter `hlo` (INVALID_ARGUMENT when malformed).
+// `deterministic` leaves out the atomic strategies on floats.
+absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo, bool deterministic);
+// True when XLA_GPU_DETERMINISTIC_OPS is set to something other than 0 or empty.
+bool DeterministicOps();
 
 // One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.
 // Transcendental functions come from libdevice (libdevice.h), read when a kernel needs one.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -144,7 +145,7 @@ ENTRY main {
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("rows of 268435457 elements"));
 }
 
-TEST(PtxEmitterTest, ScatterAndSelectAndScatterAreSerialKernelsThatAssemble) {
+TEST(PtxEmitterTest, ScatterAndSelectAndScatterAreKernelsThatAssemble) {
   const std::pair<const char*, size_t> cases[] = {{modules::kScatterModule, 3}, {modules::kSelectAndScatterModule, 2}};
   for (const auto& [text, kernels] : cases) {
     absl::StatusOr<GpuPlan> plan = CompilePlan(text);
@@ -154,6 +155,61 @@ TEST(PtxEmitterTest, ScatterAndSelectAndScatterAreSerialKernelsThatAssemble) {
     EXPECT_EQ(scatters + selects, kernels) << plan->module->name();
     EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
   }
+}
+
+// Every atomic a scatter combines with (ptx_scatter.cc): one instruction where the device has
+// it, a compare-and-swap loop otherwise; ptxas accepts them all for sm_90, and each later
+// launch is an entry of the module.
+TEST(PtxEmitterTest, AtomicScatterUpdatesAssemble) {
+  std::string text = "HloModule atomics\n";
+  std::vector<std::string> roots;
+  const std::pair<const char*, const char*> kinds[] = {
+      {"f32", "add"},      {"f64", "add"},     {"s32", "add"},     {"u32", "minimum"}, {"s64", "maximum"},
+      {"u64", "xor"},      {"s32", "and"},     {"s32", "multiply"}, {"f32", "maximum"}, {"f64", "minimum"},
+      {"f32", "multiply"},
+  };
+  std::string entry = "ENTRY e {\n  indices = s32[64,1] parameter(0)\n";
+  int n = 0;
+  for (const auto& [type, op] : kinds) {
+    const std::string t = type, c = absl::StrCat("c", n);
+    absl::StrAppend(&text, c, " {\n  a = ", t, "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT r = ", t, "[] ", op,
+                    "(a, b)\n}\n");
+    absl::StrAppend(&entry, "  o", n, " = ", t, "[32,8] parameter(", 2 * n + 1, ")\n  u", n, " = ", t, "[64,8] parameter(",
+                    2 * n + 2, ")\n  s", n, " = ", t, "[32,8] scatter(o", n, ", indices, u", n,
+                    "), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+                    "index_vector_dim=1, to_apply=", c, "\n");
+    roots.push_back(absl::StrCat("s", n));
+    ++n;
+  }
+  // A select-and-scatter whose windows overlap too much for a thread per output element.
+  absl::StrAppend(&text, "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = pred[] compare(a, b), "
+                         "direction=GE\n}\n");
+  absl::StrAppend(&entry, "  input = f32[300] parameter(", 2 * n + 1, ")\n  source = f32[201] parameter(", 2 * n + 2,
+                  ")\n  zero = f32[] constant(0)\n  w = f32[300] select-and-scatter(input, source, zero), "
+                  "window={size=100 stride=1}, select=ge, scatter=c0\n");
+  roots.push_back("w");
+  std::vector<std::string> shapes;
+  for (const auto& [type, op] : kinds) shapes.push_back(absl::StrCat(type, "[32,8]"));
+  shapes.push_back("f32[300]");
+  absl::StrAppend(&text, entry, "  ROOT t = (", absl::StrJoin(shapes, ", "), ") tuple(", absl::StrJoin(roots, ", "), ")\n}\n");
+  absl::StatusOr<GpuPlan> plan = CompilePlan(text);
+  ASSERT_TRUE(plan.ok()) << plan.status() << "\n" << text;
+  const std::vector<const GpuPlanStep*> scatters = KernelSteps(*plan, HloOpcode::kScatter);
+  ASSERT_EQ(scatters.size(), std::size(kinds));
+  for (const GpuPlanStep* s : scatters) {
+    EXPECT_EQ(s->phases, std::vector<int64_t>{64 * 8}) << s->hlo->name();
+    EXPECT_THAT(plan->ptx, HasSubstr(".entry " + PhaseEntry(s->kernel, 1))) << s->hlo->name();
+  }
+  ASSERT_EQ(KernelSteps(*plan, HloOpcode::kSelectAndScatter).size(), 1u);
+  EXPECT_EQ(KernelSteps(*plan, HloOpcode::kSelectAndScatter)[0]->phases, std::vector<int64_t>{201});
+  EXPECT_THAT(plan->ptx, HasSubstr(".add.f32"));
+  EXPECT_THAT(plan->ptx, HasSubstr(".add.f64"));
+  EXPECT_THAT(plan->ptx, HasSubstr(".min.u32"));
+  EXPECT_THAT(plan->ptx, HasSubstr(".max.s64"));
+  EXPECT_THAT(plan->ptx, HasSubstr(".xor.b64"));
+  EXPECT_THAT(plan->ptx, HasSubstr("atom.global.cas.b32"));
+  EXPECT_THAT(plan->ptx, HasSubstr("atom.global.cas.b64"));
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
 }
 
 TEST(PtxEmitterTest, VariadicReduceAndReduceWindowAreOneKernelEachWithAPointerPerResult) {

@@ -1,10 +1,11 @@
 #ifndef XLA_BACKENDS_GPU_PTX_KERNEL_UTIL_H_
 #define XLA_BACKENDS_GPU_PTX_KERNEL_UTIL_H_
 
-// Internal to the PTX emitter (ptx_emitter.cc, ptx_sort_scatter.cc; includes LLVM): the
+// Internal to the PTX emitter (ptx_emitter.cc, ptx_sort.cc, ptx_scatter.cc, ...; includes LLVM): the
 // scaffolding of a kernel and the loops its bodies are built from.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,10 +76,21 @@ std::vector<llvm::Value*> RowMajorIndex(llvm::IRBuilder<>* b, absl::Span<const i
 // The arrays the kernel writes (its first parameters) with their shapes.
 std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloInstruction* hlo);
 
-// The bodies of ptx_sort_scatter.cc: sort (*rows set > 0 when it is a row kernel), and scatter
-// or select-and-scatter.
+// A kernel entry `name` taking `hlo`'s parameters (a pointer per output, per operand, then
+// scratch when it needs some), its body from `body`.
+using KernelBody = std::function<absl::Status(KernelContext&)>;
+absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo, const std::string& name,
+                                const KernelBody& body);
+
+// The body of a sort kernel (ptx_sort.cc; *rows set > 0 when it is a row kernel).
 absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* rows);
-absl::Status EmitSerialBody(KernelContext& k, const HloInstruction* hlo);
+// The launches of a scatter or select-and-scatter (ptx_scatter.cc, ScatterStrategy):
+// each an entry's body and the items its threads stride over; the first covers the output.
+struct KernelLaunch {
+  KernelBody body;
+  int64_t items = 0;
+};
+absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic);
 
 // ptx_rng.cc: the random-number ops emitted as kernels (IsRngKernel), and their bodies.
 bool IsRngKernel(const HloInstruction& hlo);

@@ -1,7 +1,7 @@
 #ifndef XLA_BACKENDS_GPU_PTX_SORT_H_
 #define XLA_BACKENDS_GPU_PTX_SORT_H_
 
-// What a sort kernel (ptx_sort_scatter.cc) needs besides its operands and outputs: device
+// What a sort kernel (ptx_sort.cc) needs besides its operands and outputs: device
 // scratch memory for rows too long for a block's shared memory. No LLVM here: the compiler
 // records the bytes in the kernel's plan step (GpuPlanStep::scratch_bytes).
 

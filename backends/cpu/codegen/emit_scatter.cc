@@ -163,44 +163,46 @@ IrIndex ScatterIndexing::UpdateIndex(const std::vector<llvm::Value*>& g, const s
   return Multi(up);
 }
 
-absl::StatusOr<std::vector<llvm::Value*>> ScatterIndexing::EmitCombine(ElementalEmitter* e,
-                                                                       const std::vector<Generator>& operands,
-                                                                       const std::vector<llvm::Value*>& old,
-                                                                       const IrIndex& update) const {
-  std::vector<llvm::Value*> args = old;
+absl::Status ScatterIndexing::EmitUpdate(ElementalEmitter* e, const std::vector<Generator>& operands,
+                                         const std::vector<SerialOutput>& outputs, const Start& start,
+                                         const std::vector<llvm::Value*>& g, const std::vector<llvm::Value*>& w) const {
+  const IrIndex in = OutputIndex(e->b(), start, w);
+  const IrIndex update = UpdateIndex(g, w);
+  std::vector<llvm::Value*> args;
+  for (int64_t i = 0; i < n_; ++i) args.push_back(e->LoadElement(outputs[i].base, outputs[i].shape, in));
   for (int64_t i = 0; i < n_; ++i) {
     ASSIGN_OR_RETURN(llvm::Value* u, operands[n_ + 1 + i](update));
     args.push_back(u);
   }
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, e->EmitScalarComputation(*hlo_->to_apply(), args));
-  if (static_cast<int64_t>(results.size()) != n_) {
+  if (static_cast<int64_t>(results.size()) != n_ || static_cast<int64_t>(outputs.size()) != n_) {
     return absl::InvalidArgumentError(absl::StrCat("scatter ", hlo_->name(), ": combiner arity mismatch"));
   }
-  return results;
+  for (int64_t i = 0; i < n_; ++i) e->StoreElement(results[i], outputs[i].base, outputs[i].shape, in);
+  return absl::OkStatus();
+}
+
+absl::Status EmitScatterUpdates(ElementalEmitter* e, const ScatterIndexing& s, const std::vector<Generator>& operands,
+                                const std::vector<SerialOutput>& outputs) {
+  llvm::IRBuilder<>* b = e->b();
+  return EmitLoopsOver(b, s.batch_sizes(), "sb", [&](const std::vector<llvm::Value*>& g) -> absl::Status {
+    ASSIGN_OR_RETURN(const ScatterIndexing::Start start, s.EmitStart(e, operands[s.outputs()], g));
+    return EmitIf(b, start.fits, [&]() {
+      return EmitLoopsOver(b, s.window_extent(), "sw", [&](const std::vector<llvm::Value*>& w) {
+        return s.EmitUpdate(e, operands, outputs, start, g, w);
+      });
+    });
+  });
 }
 
 absl::Status EmitScatterLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
                               const std::vector<SerialOutput>& outputs) {
-  llvm::IRBuilder<>* b = e->b();
   ASSIGN_OR_RETURN(const ScatterIndexing s, ScatterIndexing::Make(hlo));
-  const int64_t n = s.outputs();
-  if (static_cast<int64_t>(outputs.size()) != n) {
+  if (static_cast<int64_t>(outputs.size()) != s.outputs()) {
     return absl::InvalidArgumentError(absl::StrCat("scatter ", hlo->name(), ": malformed"));
   }
   RETURN_IF_ERROR(EmitScatterFill(e, outputs, [&](size_t i, const IrIndex& index) { return operands[i](index); }));
-  return EmitLoopsOver(b, s.batch_sizes(), "sb", [&](const std::vector<llvm::Value*>& g) -> absl::Status {
-    ASSIGN_OR_RETURN(const ScatterIndexing::Start start, s.EmitStart(e, operands[n], g));
-    return EmitIf(b, start.fits, [&]() {
-      return EmitLoopsOver(b, s.window_extent(), "sw", [&](const std::vector<llvm::Value*>& w) -> absl::Status {
-        const IrIndex in = s.OutputIndex(b, start, w);
-        std::vector<llvm::Value*> old;
-        for (int64_t i = 0; i < n; ++i) old.push_back(e->LoadElement(outputs[i].base, outputs[i].shape, in));
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, s.EmitCombine(e, operands, old, s.UpdateIndex(g, w)));
-        for (int64_t i = 0; i < n; ++i) e->StoreElement(results[i], outputs[i].base, outputs[i].shape, in);
-        return absl::OkStatus();
-      });
-    });
-  });
+  return EmitScatterUpdates(e, s, operands, outputs);
 }
 
 absl::Status CheckSelectAndScatter(const HloInstruction* hlo) {
@@ -271,13 +273,9 @@ absl::StatusOr<WindowSelection> EmitSelectInWindow(ElementalEmitter* e, const Hl
   return result;
 }
 
-absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction* hlo,
-                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs) {
+absl::Status EmitSelectAndScatterUpdates(ElementalEmitter* e, const HloInstruction* hlo,
+                                         const std::vector<Generator>& operands, const SerialOutput& out) {
   llvm::IRBuilder<>* b = e->b();
-  RETURN_IF_ERROR(CheckSelectAndScatter(hlo));
-  if (outputs.size() != 1) return absl::InvalidArgumentError(absl::StrCat("select-and-scatter ", hlo->name(), ": malformed"));
-  const SerialOutput& out = outputs[0];
-  RETURN_IF_ERROR(EmitScatterFill(e, outputs, [&](size_t, const IrIndex&) { return operands[2](IrIndex{}); }));
   if (ShapeUtil::ElementsIn(hlo->operand(0)->shape()) == 0) return absl::OkStatus();
   const Shape& source_shape = hlo->operand(1)->shape();
   std::vector<int64_t> source_dims(source_shape.dimensions().begin(), source_shape.dimensions().end());
@@ -293,6 +291,14 @@ absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction
       return absl::OkStatus();
     });
   });
+}
+
+absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction* hlo,
+                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs) {
+  RETURN_IF_ERROR(CheckSelectAndScatter(hlo));
+  if (outputs.size() != 1) return absl::InvalidArgumentError(absl::StrCat("select-and-scatter ", hlo->name(), ": malformed"));
+  RETURN_IF_ERROR(EmitScatterFill(e, outputs, [&](size_t, const IrIndex&) { return operands[2](IrIndex{}); }));
+  return EmitSelectAndScatterUpdates(e, hlo, operands, outputs[0]);
 }
 
 }  // namespace cpu

@@ -242,10 +242,11 @@ class ScatterIndexing {
   // (g, w) holds.
   IrIndex OutputIndex(llvm::IRBuilder<>* b, const Start& start, const std::vector<llvm::Value*>& w) const;
   IrIndex UpdateIndex(const std::vector<llvm::Value*>& g, const std::vector<llvm::Value*>& w) const;
-  // The combiner on `old` (an output value each) and the update values at `update`.
-  absl::StatusOr<std::vector<llvm::Value*>> EmitCombine(ElementalEmitter* e, const std::vector<Generator>& operands,
-                                                        const std::vector<llvm::Value*>& old,
-                                                        const IrIndex& update) const;
+  // outputs[i] at the element (start, w) = combiner(that element, update (g, w)), each
+  // read and written once.
+  absl::Status EmitUpdate(ElementalEmitter* e, const std::vector<Generator>& operands,
+                          const std::vector<SerialOutput>& outputs, const Start& start,
+                          const std::vector<llvm::Value*>& g, const std::vector<llvm::Value*>& w) const;
 
  private:
   const HloInstruction* hlo_ = nullptr;
@@ -266,6 +267,12 @@ struct WindowSelection {
 absl::Status CheckSelectAndScatter(const HloInstruction* hlo);
 absl::StatusOr<WindowSelection> EmitSelectInWindow(ElementalEmitter* e, const HloInstruction* hlo,
                                                    const Generator& operand, const std::vector<llvm::Value*>& s);
+// The loops above without the fill: every update in the interpreter's order, combined into
+// outputs that already hold the operands (scatter) or the init value (select-and-scatter).
+absl::Status EmitScatterUpdates(ElementalEmitter* e, const ScatterIndexing& s, const std::vector<Generator>& operands,
+                                const std::vector<SerialOutput>& outputs);
+absl::Status EmitSelectAndScatterUpdates(ElementalEmitter* e, const HloInstruction* hlo,
+                                         const std::vector<Generator>& operands, const SerialOutput& out);
 // sort (emit_sort.cc): copies the operands into the outputs and sorts them in place
 // through the runtime with a compiled comparator.
 absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,

@@ -1,4 +1,4 @@
-// sort, scatter and select-and-scatter kernels (ptx_emitter.h says what each does).
+// sort kernels (ptx_emitter.h says what they do).
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -401,26 +401,6 @@ absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* 
     return absl::InternalError(absl::StrCat("sort ", hlo->name(), ": its kernel has no scratch parameter"));
   }
   return EmitRowSorts(k, hlo, operands, outputs, length, inner, scratch, scratch.slots > 0 ? k.scratch : nullptr);
-}
-
-// scatter and select-and-scatter: the cpu backend's loops (emit_scatter.cc), run by one
-// thread. They are serial on purpose: updates that hit the same element (non-unique indices,
-// overlapping windows) combine in the interpreter's order, and the combiner need not commute
-// or associate, so no two of them may run at once. indices_are_sorted and unique_indices
-// change nothing here. Those loops also fill the outputs from the operands serially; run by a
-// kernel of its own the copy would be parallel, which needs the cpu backend to emit the
-// update loops apart from the fill (a thread per window would then serve unique_indices).
-absl::Status EmitSerialBody(KernelContext& k, const HloInstruction* hlo) {
-  llvm::IRBuilder<>& b = *k.b;
-  std::vector<cpu::Generator> operands;
-  for (int64_t i = 0; i < hlo->operand_count(); ++i) {
-    ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(i));
-  }
-  const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
-  return EmitIf(&b, b.CreateICmpEQ(GlobalThread(&b), b.getInt64(0)), "serial", [&]() -> absl::Status {
-    if (hlo->opcode() == HloOpcode::kScatter) return cpu::EmitScatterLoops(k.elemental, hlo, operands, outputs);
-    return cpu::EmitSelectAndScatterLoops(k.elemental, hlo, operands, outputs);
-  });
 }
 
 }  // namespace gpu

@@ -1,0 +1,409 @@
+// scatter and select-and-scatter on the gpu backend (ptx_scatter.cc): each strategy is chosen
+// where it cannot change the result (ScatterStrategy), the plan launches what the strategy
+// needs, and the kernels, run on the kernel emulator, agree with the interpreter: bit for bit
+// wherever the order of updates is kept, within rounding where float updates combine
+// atomically. The indices repeat and leave the operand, and the combiners include ones that
+// do not commute.
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/ptx_emitter.h"
+#include "backends/gpu/testing/kernel_emulator.h"
+#include "backends/testing/hlo_test_util.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/primitive_util.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+using ::xla::testing::LiteralEqual;
+using ::xla::testing::LiteralNear;
+using ::xla::testing::RunHloOn;
+using ::xla::testing::SharedInterpreter;
+
+backend::Backend* Gpu() {
+  absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
+  EXPECT_TRUE(gpu.ok()) << gpu.status();
+  return gpu.ok() ? *gpu : nullptr;
+}
+
+// Values of `shape`: for floats in [-2, 2) (or small integers when `ties`, so windows hold
+// equal elements), for integers in [lo, hi).
+Literal Values(const Shape& shape, uint64_t seed, int64_t lo = -20, int64_t hi = 20, bool ties = false) {
+  std::vector<double> values(ShapeUtil::ElementsIn(shape));
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  const bool floating = primitive_util::IsFloatingPointType(shape.element_type());
+  for (double& v : values) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t r = x >> 33;
+    if (floating && !ties) {
+      v = static_cast<double>(r % 4096) / 1024.0 - 2.0;
+    } else {
+      v = static_cast<double>(lo + static_cast<int64_t>(r % static_cast<uint64_t>(hi - lo)));
+    }
+  }
+  absl::StatusOr<Literal> literal = Literal::CreateFromDoubles(shape, values);
+  EXPECT_TRUE(literal.ok()) << literal.status();
+  return literal.ok() ? *std::move(literal) : Literal();
+}
+
+Shape ParseShape(const std::string& text) {
+  absl::StatusOr<Shape> shape = xla::ParseShape(text);
+  EXPECT_TRUE(shape.ok()) << text << ": " << shape.status();
+  return shape.ok() ? *shape : Shape();
+}
+
+// The instruction named "s" of the parsed module and the plan's step for it after compiling.
+struct Compiled {
+  std::unique_ptr<HloModule> parsed;
+  const HloInstruction* hlo = nullptr;
+  absl::StatusOr<GpuPlan> plan = absl::UnknownError("not compiled");
+  const GpuPlanStep* step = nullptr;
+};
+
+std::unique_ptr<Compiled> Compile(const std::string& text) {
+  auto c = std::make_unique<Compiled>();
+  absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseAndReturnUnverifiedModule(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  if (!parsed.ok()) return c;
+  c->parsed = *std::move(parsed);
+  c->hlo = c->parsed->entry_computation()->GetInstructionWithName("s");
+  EXPECT_NE(c->hlo, nullptr);
+  c->plan = CompileGpuPlan(ParseAndReturnUnverifiedModule(text).value(), GpuTarget{});
+  EXPECT_TRUE(c->plan.ok()) << c->plan.status();
+  if (!c->plan.ok()) return c;
+  for (const GpuPlanStep& step : c->plan->entry().steps) {
+    if (step.hlo->opcode() == c->hlo->opcode()) c->step = &step;
+  }
+  EXPECT_NE(c->step, nullptr);
+  return c;
+}
+
+ScatterStrategy Strategy(const HloInstruction* hlo, bool deterministic) {
+  absl::StatusOr<ScatterStrategy> s = ChooseScatterStrategy(*hlo, deterministic);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : ScatterStrategy::kSerial;
+}
+
+// Runs `text` on the emulated gpu and on the interpreter; `exact`: bit for bit, else within
+// float rounding of the sums.
+void Agree(const std::string& text, const std::vector<Literal>& args, bool exact) {
+  backend::Backend* gpu = Gpu();
+  ASSERT_NE(gpu, nullptr);
+  absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), text, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  absl::StatusOr<Literal> actual = RunHloOn(*gpu, text, args);
+  if (exact) {
+    EXPECT_TRUE(LiteralEqual(*expected, actual)) << text;
+  } else {
+    EXPECT_TRUE(LiteralNear(*expected, actual, 1e-5, 1e-5)) << text;
+  }
+}
+
+// A scatter of rows: operand T[rows, width], `updates` rows of updates at s32 row indices
+// (repeating, some past either end, so skipped), combined by `combiner` (the body of a
+// computation of a and b).
+struct RowScatter {
+  std::string type = "f32";
+  std::string combiner = "add(a, b)";
+  int64_t rows = 50, width = 16, updates = 400;
+  bool unique = false;
+
+  std::string Text() const {
+    const std::string t = type;
+    return absl::StrCat("HloModule scatter_rows\ncombine {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+                        "[] parameter(1)\n  ROOT r = ", t, "[] ", combiner, "\n}\nENTRY e {\n  operand = ", t, "[",
+                        rows, ",", width, "] parameter(0)\n  indices = s32[", updates, ",1] parameter(1)\n  updates = ", t,
+                        "[", updates, ",", width, "] parameter(2)\n  ROOT s = ", t, "[", rows, ",", width,
+                        "] scatter(operand, indices, updates), update_window_dims={1}, inserted_window_dims={0}, "
+                        "scatter_dims_to_operand_dims={0}, index_vector_dim=1",
+                        unique ? ", unique_indices=true" : "", ", to_apply=combine\n}\n");
+  }
+  std::vector<Literal> Args() const {
+    std::vector<double> indices(updates);
+    for (int64_t i = 0; i < updates; ++i) {
+      // A permutation of the rows when unique, else rows repeating, with -1 and rows, rows + 1.
+      indices[i] = unique ? static_cast<double>((i * 7) % rows) : static_cast<double>((i * 37) % (rows + 3) - 1);
+    }
+    const bool integral = type[0] == 's' || type[0] == 'u';
+    std::vector<Literal> args;
+    args.push_back(Values(ParseShape(absl::StrCat(type, "[", rows, ",", width, "]")), 1, integral && type[0] == 'u' ? 0 : -20,
+                          integral ? 20 : 20));
+    args.push_back(Literal::CreateFromDoubles(ParseShape(absl::StrCat("s32[", updates, ",1]")), indices).value());
+    args.push_back(Values(ParseShape(absl::StrCat(type, "[", updates, ",", width, "]")), 2, type[0] == 'u' ? 0 : -5, 6));
+    return args;
+  }
+};
+
+TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpdate) {
+  struct Case {
+    std::string type, combiner;
+    bool exact;
+  };
+  const std::vector<Case> cases = {
+      {"f32", "add(a, b)", false},       {"f32", "add(b, a)", false},     {"f64", "add(a, b)", false},
+      {"s32", "add(a, b)", true},        {"u32", "minimum(a, b)", true},  {"s64", "maximum(b, a)", true},
+      {"u64", "xor(a, b)", true},        {"s32", "or(a, b)", true},       {"s32", "multiply(a, b)", true},
+      {"f32", "maximum(a, b)", true},    {"f64", "minimum(a, b)", true},  {"f32", "multiply(a, b)", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.type + " " + c.combiner);
+    RowScatter scatter;
+    scatter.type = c.type;
+    scatter.combiner = c.combiner;
+    if (c.combiner.rfind("multiply", 0) == 0) scatter.updates = 120;  // products stay in range
+    std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
+    ASSERT_NE(compiled->step, nullptr);
+    EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kAtomicUpdates);
+    // The fill over the output, then a thread per update element.
+    EXPECT_EQ(compiled->step->elements, scatter.rows * scatter.width);
+    EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{scatter.updates * scatter.width});
+    Agree(scatter.Text(), scatter.Args(), c.exact);
+  }
+}
+
+TEST(GpuScatterTest, DeterministicOpsKeepFloatUpdatesInOrder) {
+  RowScatter scatter;  // f32 add
+  std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
+  ASSERT_NE(compiled->hlo, nullptr);
+  // Rows of a row scatter never share an element across window positions: a thread each,
+  // taking the updates in order, so the sums round as the interpreter's do.
+  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kWindowThreads);
+  RowScatter integers;
+  integers.type = "s32";
+  EXPECT_EQ(Strategy(Compile(integers.Text())->hlo, true), ScatterStrategy::kAtomicUpdates);
+
+  ASSERT_EQ(setenv("XLA_GPU_DETERMINISTIC_OPS", "1", 1), 0);
+  absl::Cleanup unset = [] { unsetenv("XLA_GPU_DETERMINISTIC_OPS"); };
+  EXPECT_TRUE(DeterministicOps());
+  std::unique_ptr<Compiled> deterministic = Compile(scatter.Text());
+  ASSERT_NE(deterministic->step, nullptr);
+  EXPECT_EQ(deterministic->step->phases, std::vector<int64_t>{scatter.width});
+  ASSERT_EQ(setenv("XLA_GPU_DETERMINISTIC_OPS", "0", 1), 0);
+  EXPECT_FALSE(DeterministicOps());
+}
+
+TEST(GpuScatterTest, CombinersThatDoNotCommuteKeepTheInterpretersOrder) {
+  // Overwrite (the last update wins) and subtract, with repeated rows: a thread per column,
+  // each taking the updates in order.
+  for (const std::string& combiner : {std::string("add(b, b)"), std::string("subtract(a, b)"), std::string("copy(b)")}) {
+    SCOPED_TRACE(combiner);
+    RowScatter scatter;
+    scatter.combiner = combiner;
+    std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
+    ASSERT_NE(compiled->step, nullptr);
+    EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kWindowThreads);
+    EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{scatter.width});
+    Agree(scatter.Text(), scatter.Args(), /*exact=*/true);
+  }
+}
+
+TEST(GpuScatterTest, UniqueIndicesTakeAThreadPerUpdateWithAnyCombiner) {
+  RowScatter scatter;
+  scatter.combiner = "subtract(a, b)";
+  scatter.unique = true;
+  scatter.updates = scatter.rows;
+  std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
+  ASSERT_NE(compiled->step, nullptr);
+  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kUpdateThreads);
+  EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{scatter.updates * scatter.width});
+  Agree(scatter.Text(), scatter.Args(), /*exact=*/true);
+}
+
+// Windows the indices move (overlapping slices of a vector) and single elements: updates may
+// meet at one element from different window positions, so one thread applies them in order.
+TEST(GpuScatterTest, OverlappingWindowsAndScalarUpdatesRunInOrderOnOneThread) {
+  const std::string windows = R"(HloModule overlapping
+overwrite {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY e {
+  operand = f32[64] parameter(0)
+  starts = s32[30,1] parameter(1)
+  updates = f32[30,5] parameter(2)
+  ROOT s = f32[64] scatter(operand, starts, updates), update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=overwrite
+}
+)";
+  std::vector<double> starts(30);
+  for (int i = 0; i < 30; ++i) starts[i] = (i * 13) % 64;  // some past 59: those windows are skipped
+  std::vector<Literal> args;
+  args.push_back(Values(ParseShape("f32[64]"), 3));
+  args.push_back(Literal::CreateFromDoubles(ParseShape("s32[30,1]"), starts).value());
+  args.push_back(Values(ParseShape("f32[30,5]"), 4));
+  std::unique_ptr<Compiled> compiled = Compile(windows);
+  ASSERT_NE(compiled->step, nullptr);
+  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kSerial);
+  EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{1});
+  Agree(windows, args, /*exact=*/true);
+
+  RowScatter scalars;
+  scalars.combiner = "subtract(b, a)";
+  scalars.width = 1;
+  std::string text = scalars.Text();
+  // f32[50,1] rows of one element: the window has one position.
+  std::unique_ptr<Compiled> single = Compile(text);
+  ASSERT_NE(single->step, nullptr);
+  EXPECT_EQ(Strategy(single->hlo, false), ScatterStrategy::kSerial);
+  Agree(text, scalars.Args(), /*exact=*/true);
+}
+
+TEST(GpuScatterTest, ScattersOfSeveralOperandsKeepTheirOrder) {
+  const std::string text = R"(HloModule pairs
+larger {
+  k0 = f32[] parameter(0)
+  v0 = s32[] parameter(1)
+  k1 = f32[] parameter(2)
+  v1 = s32[] parameter(3)
+  keep = pred[] compare(k0, k1), direction=GT
+  k = f32[] select(keep, k0, k1)
+  v = s32[] select(keep, v0, v1)
+  ROOT t = (f32[], s32[]) tuple(k, v)
+}
+ENTRY e {
+  keys = f32[20,3] parameter(0)
+  ids = s32[20,3] parameter(1)
+  indices = s32[90,1] parameter(2)
+  new_keys = f32[90,3] parameter(3)
+  new_ids = s32[90,3] parameter(4)
+  ROOT s = (f32[20,3], s32[20,3]) scatter(keys, ids, indices, new_keys, new_ids), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=larger
+}
+)";
+  std::vector<double> indices(90);
+  for (int i = 0; i < 90; ++i) indices[i] = (i * 11) % 21;  // 20 is past the end
+  std::vector<Literal> args;
+  args.push_back(Values(ParseShape("f32[20,3]"), 5, 0, 4, /*ties=*/true));
+  args.push_back(Values(ParseShape("s32[20,3]"), 6));
+  args.push_back(Literal::CreateFromDoubles(ParseShape("s32[90,1]"), indices).value());
+  args.push_back(Values(ParseShape("f32[90,3]"), 7, 0, 4, /*ties=*/true));
+  args.push_back(Values(ParseShape("s32[90,3]"), 8));
+  std::unique_ptr<Compiled> compiled = Compile(text);
+  ASSERT_NE(compiled->step, nullptr);
+  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kWindowThreads);
+  Agree(text, args, /*exact=*/true);
+}
+
+// The source shape of a window over `dims` (as shape inference makes it).
+std::vector<int64_t> WindowedDims(const std::vector<int64_t>& dims, const std::vector<int64_t>& size,
+                                  const std::vector<int64_t>& stride, const std::vector<int64_t>& pad_lo,
+                                  const std::vector<int64_t>& pad_hi, const std::vector<int64_t>& base_dilation,
+                                  const std::vector<int64_t>& window_dilation) {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const int64_t padded = (dims[d] - 1) * base_dilation[d] + 1 + pad_lo[d] + pad_hi[d];
+    const int64_t window = (size[d] - 1) * window_dilation[d] + 1;
+    out.push_back(padded < window ? 0 : (padded - window) / stride[d] + 1);
+  }
+  return out;
+}
+
+struct SelectAndScatter {
+  std::string type = "f32";
+  std::vector<int64_t> dims = {13, 11}, size = {3, 3}, stride = {2, 2}, pad_lo = {1, 1}, pad_hi = {1, 1};
+  std::vector<int64_t> base_dilation = {1, 1}, window_dilation = {1, 1};
+  std::string select = "GE";
+  std::string scatter = "add(a, b)";
+
+  std::vector<int64_t> Source() const {
+    return WindowedDims(dims, size, stride, pad_lo, pad_hi, base_dilation, window_dilation);
+  }
+  std::string Text() const {
+    std::vector<std::string> pads;
+    for (size_t d = 0; d < dims.size(); ++d) pads.push_back(absl::StrCat(pad_lo[d], "_", pad_hi[d]));
+    const std::string t = type;
+    return absl::StrCat(
+        "HloModule select_and_scatter\nselect {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+        "[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=", select, "\n}\nscatter {\n  a = ", t,
+        "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT r = ", t, "[] ", scatter, "\n}\nENTRY e {\n  input = ", t,
+        "[", absl::StrJoin(dims, ","), "] parameter(0)\n  source = ", t, "[", absl::StrJoin(Source(), ","),
+        "] parameter(1)\n  init = ", t, "[] constant(0)\n  ROOT s = ", t, "[", absl::StrJoin(dims, ","),
+        "] select-and-scatter(input, source, init), window={size=", absl::StrJoin(size, "x"), " stride=",
+        absl::StrJoin(stride, "x"), " pad=", absl::StrJoin(pads, "x"), " lhs_dilate=", absl::StrJoin(base_dilation, "x"),
+        " rhs_dilate=", absl::StrJoin(window_dilation, "x"), "}, select=select, scatter=scatter\n}\n");
+  }
+  std::vector<Literal> Args() const {
+    std::vector<Literal> args;
+    args.push_back(Values(ParseShape(absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]")), 9, 0, 4, /*ties=*/true));
+    args.push_back(Values(ParseShape(absl::StrCat(type, "[", absl::StrJoin(Source(), ","), "]")), 10, -5, 6));
+    return args;
+  }
+};
+
+TEST(GpuScatterTest, SelectAndScatterTakesAThreadPerOutputElementInTheInterpretersOrder) {
+  std::vector<SelectAndScatter> cases(5);
+  // [0]: max pooling's gradient (overlapping 3x3 windows, stride 2, padded), ties in windows.
+  cases[1].select = "LE";  // min pooling, with a combiner that does not commute
+  cases[1].scatter = "subtract(a, b)";
+  cases[2].type = "s32";  // integers, windows of stride 1
+  cases[2].stride = {1, 1};
+  cases[3].window_dilation = {2, 1};  // dilated windows and operand
+  cases[3].base_dilation = {1, 2};
+  cases[3].pad_lo = {0, 2};
+  cases[4].dims = {7, 6, 5};  // rank 3, windows of one element in the last dimension
+  cases[4].size = {2, 3, 1};
+  cases[4].stride = {2, 1, 1};
+  cases[4].pad_lo = {0, 1, 0};
+  cases[4].pad_hi = {1, 1, 0};
+  cases[4].base_dilation = cases[4].window_dilation = {1, 1, 1};
+  for (const SelectAndScatter& c : cases) {
+    SCOPED_TRACE(c.Text());
+    std::unique_ptr<Compiled> compiled = Compile(c.Text());
+    ASSERT_NE(compiled->step, nullptr);
+    EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kOutputThreads);
+    EXPECT_TRUE(compiled->step->phases.empty());  // one launch, no fill
+    Agree(c.Text(), c.Args(), /*exact=*/true);
+  }
+}
+
+TEST(GpuScatterTest, SelectAndScatterOverManyOverlappingWindowsFillsThenUpdates) {
+  SelectAndScatter wide;
+  wide.dims = {300};
+  wide.size = {100};
+  wide.stride = {1};
+  wide.pad_lo = wide.pad_hi = {0};
+  wide.base_dilation = wide.window_dilation = {1};
+  const int64_t sources = wide.Source()[0];
+  std::unique_ptr<Compiled> compiled = Compile(wide.Text());
+  ASSERT_NE(compiled->step, nullptr);
+  // 100 windows hold each element: a thread per source element, adding atomically.
+  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kAtomicSources);
+  EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{sources});
+  Agree(wide.Text(), wide.Args(), /*exact=*/false);
+  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kSerial);
+
+  wide.scatter = "subtract(a, b)";  // does not commute: one thread, in order
+  std::unique_ptr<Compiled> ordered = Compile(wide.Text());
+  ASSERT_NE(ordered->step, nullptr);
+  EXPECT_EQ(Strategy(ordered->hlo, false), ScatterStrategy::kSerial);
+  EXPECT_EQ(ordered->step->phases, std::vector<int64_t>{1});
+  Agree(wide.Text(), wide.Args(), /*exact=*/true);
+
+  wide.type = "s32";  // integers add atomically and exactly
+  wide.scatter = "add(a, b)";
+  EXPECT_EQ(Strategy(Compile(wide.Text())->hlo, true), ScatterStrategy::kAtomicSources);
+  Agree(wide.Text(), wide.Args(), /*exact=*/true);
+}
+
+TEST(GpuScatterTest, EmptyUpdatesLaunchOnlyTheFill) {
+  RowScatter scatter;
+  scatter.updates = 0;
+  std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
+  ASSERT_NE(compiled->step, nullptr);
+  EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{0});
+  std::vector<Literal> args = scatter.Args();
+  Agree(scatter.Text(), args, /*exact=*/true);
+}
+
+}  // namespace
+}  // namespace gpu
+}  // namespace xla

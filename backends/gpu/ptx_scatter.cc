@@ -1,0 +1,395 @@
+// scatter and select-and-scatter kernels (ptx_emitter.h: ScatterStrategy). The index
+// arithmetic is the cpu backend's (emit_scatter.cc); what differs is which thread applies
+// which update, and whether it combines with an atomic.
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/gpu/ptx_emitter.h"
+#include "backends/gpu/ptx_kernel_util.h"
+#include "hlo/shape_util.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+cpu::IrIndex Multi(const std::vector<llvm::Value*>& v) {
+  cpu::IrIndex index;
+  index.multi = v;
+  return index;
+}
+
+int64_t Product(const std::vector<int64_t>& dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) p *= d;
+  return p;
+}
+
+// The op of a combiner that applies one commutative, associative binary op to its two
+// parameters (in either order) and returns it, on a type the device updates atomically in
+// place (32 or 64 bits, stored as it computes): the result is then the same whatever order
+// the updates land in, up to float rounding.
+std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, PrimitiveType type) {
+  if (type != S32 && type != U32 && type != S64 && type != U64 && type != F32 && type != F64) return std::nullopt;
+  if (combiner.num_parameters() != 2) return std::nullopt;
+  const HloInstruction* root = combiner.root_instruction();
+  if (root->operand_count() != 2 || !root->shape().IsArray() || root->shape().rank() != 0 ||
+      root->shape().element_type() != type) {
+    return std::nullopt;
+  }
+  const HloInstruction* a = root->operand(0);
+  const HloInstruction* b = root->operand(1);
+  if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b) return std::nullopt;
+  const bool floating = type == F32 || type == F64;
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      return root->opcode();
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      if (floating) return std::nullopt;
+      return root->opcode();
+    default:
+      return std::nullopt;
+  }
+}
+
+// Whether the atomic strategies may combine with `combiner` on `type`: floats round in the
+// order the updates land, so a deterministic build keeps them serial.
+bool AtomicCombinable(const HloComputation& combiner, PrimitiveType type, bool deterministic) {
+  if (!AtomicCombinerOp(combiner, type).has_value()) return false;
+  return !(deterministic && (type == F32 || type == F64));
+}
+
+// At most how many windows of select-and-scatter `hlo` hold one operand element.
+int64_t WindowsPerOutput(const HloInstruction& hlo) {
+  int64_t windows = 1;
+  for (const WindowDimension& w : hlo.attrs().window().dimensions()) {
+    const int64_t stride = std::max<int64_t>(w.stride(), 1);
+    const int64_t span = (w.size() - 1) * std::max<int64_t>(w.window_dilation(), 1) + 1;
+    windows *= (span + stride - 1) / stride;
+    if (windows > kMaxWindowsPerOutput) return windows;
+  }
+  return windows;
+}
+
+// Atomically element `index` of `out` = combine(its value), on a type AtomicCombinerOp
+// accepts: one atomic instruction for what the device has (integer add, min, max and bit
+// ops, float add; `value` is the other operand), else a compare-and-swap loop.
+absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::SerialOutput& out, const cpu::IrIndex& index,
+                               llvm::Value* value, const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*)>& combine) {
+  llvm::IRBuilder<>& b = *k.b;
+  cpu::ElementalEmitter& e = *k.elemental;
+  const PrimitiveType type = out.shape.element_type();
+  llvm::Type* element = e.StorageType(type);
+  llvm::Value* address = b.CreateGEP(element, out.base, e.StorageOffset(out.shape, index));
+  const bool floating = type == F32 || type == F64;
+  const bool is_signed = type == S32 || type == S64;
+  std::optional<llvm::AtomicRMWInst::BinOp> native;
+  switch (op) {
+    case HloOpcode::kAdd:
+      native = floating ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
+      break;
+    case HloOpcode::kMaximum:
+      if (!floating) native = is_signed ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
+      break;
+    case HloOpcode::kMinimum:
+      if (!floating) native = is_signed ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
+      break;
+    case HloOpcode::kAnd:
+      native = llvm::AtomicRMWInst::And;
+      break;
+    case HloOpcode::kOr:
+      native = llvm::AtomicRMWInst::Or;
+      break;
+    case HloOpcode::kXor:
+      native = llvm::AtomicRMWInst::Xor;
+      break;
+    default:
+      break;  // multiply; float max and min (NaN and -0 as the combiner has them)
+  }
+  if (native.has_value()) {
+    b.CreateAtomicRMW(*native, address, value, llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
+    return absl::OkStatus();
+  }
+  llvm::Type* bits = b.getIntNTy(element->getPrimitiveSizeInBits());
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(b.getContext(), "cas", f);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "cas.done", f);
+  llvm::Value* first = b.CreateLoad(bits, address);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* seen = b.CreatePHI(bits, 2, "seen");
+  seen->addIncoming(first, before);
+  ASSIGN_OR_RETURN(llvm::Value* updated, combine(b.CreateBitCast(seen, element)));
+  llvm::Value* pair = b.CreateAtomicCmpXchg(address, seen, b.CreateBitCast(updated, bits), llvm::MaybeAlign(),
+                                            llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  seen->addIncoming(b.CreateExtractValue(pair, {0}), b.GetInsertBlock());
+  b.CreateCondBr(b.CreateExtractValue(pair, {1}), done, loop);
+  b.SetInsertPoint(done);
+  return absl::OkStatus();
+}
+
+std::vector<cpu::Generator> AllOperands(KernelContext& k, const HloInstruction* hlo, absl::Status* status) {
+  std::vector<cpu::Generator> operands;
+  for (int64_t i = 0; i < hlo->operand_count() && status->ok(); ++i) {
+    absl::StatusOr<cpu::Generator> g = k.operand(i);
+    if (!g.ok()) *status = g.status();
+    else operands.push_back(*std::move(g));
+  }
+  return operands;
+}
+
+// Launch 0 of a scatter or of a select-and-scatter that needs two: the outputs hold the
+// operands (scatter) or the init value (select-and-scatter), a thread per element.
+KernelBody FillBody(const HloInstruction* hlo) {
+  return [hlo](KernelContext& k) -> absl::Status {
+    llvm::IRBuilder<>& b = *k.b;
+    absl::Status status;
+    const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
+    RETURN_IF_ERROR(status);
+    const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
+    const Shape& shape = outputs[0].shape;
+    const bool scatter = hlo->opcode() == HloOpcode::kScatter;
+    return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(ShapeUtil::ElementsIn(shape)), GridThreads(&b), "fill",
+                           [&](llvm::Value* i) -> absl::Status {
+                             const cpu::IrIndex index = IndexOf(&b, shape, i);
+                             for (size_t o = 0; o < outputs.size(); ++o) {
+                               ASSIGN_OR_RETURN(llvm::Value* v, scatter ? operands[o](index) : operands[2](index));
+                               k.elemental->StoreElement(v, outputs[o].base, outputs[o].shape, index);
+                             }
+                             return absl::OkStatus();
+                           });
+  };
+}
+
+// Launch 1 of a scatter: the updates combined into the filled outputs by `strategy`.
+KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy) {
+  return [hlo, strategy](KernelContext& k) -> absl::Status {
+    llvm::IRBuilder<>& b = *k.b;
+    cpu::ElementalEmitter& e = *k.elemental;
+    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
+    absl::Status status;
+    const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
+    RETURN_IF_ERROR(status);
+    const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
+    const cpu::Generator& indices = operands[s.outputs()];
+    const int64_t windows = Product(s.window_extent());
+    switch (strategy) {
+      case ScatterStrategy::kSerial:
+        return EmitIf(&b, b.CreateICmpEQ(GlobalThread(&b), b.getInt64(0)), "serial",
+                      [&]() { return cpu::EmitScatterUpdates(&e, s, operands, outputs); });
+      case ScatterStrategy::kWindowThreads:
+        return EmitStridedLoop(
+            &b, GlobalThread(&b), b.getInt64(windows), GridThreads(&b), "w", [&](llvm::Value* i) -> absl::Status {
+              const std::vector<llvm::Value*> w = RowMajorIndex(&b, s.window_extent(), i);
+              return cpu::EmitLoopsOver(&b, s.batch_sizes(), "sb", [&](const std::vector<llvm::Value*>& g) -> absl::Status {
+                ASSIGN_OR_RETURN(const cpu::ScatterIndexing::Start start, s.EmitStart(&e, indices, g));
+                return EmitIf(&b, start.fits, "fits", [&]() { return s.EmitUpdate(&e, operands, outputs, start, g, w); });
+              });
+            });
+      case ScatterStrategy::kUpdateThreads:
+      case ScatterStrategy::kAtomicUpdates: {
+        const int64_t total = Product(s.batch_sizes()) * windows;
+        return EmitStridedLoop(
+            &b, GlobalThread(&b), b.getInt64(total), GridThreads(&b), "u", [&](llvm::Value* i) -> absl::Status {
+              const std::vector<llvm::Value*> g =
+                  RowMajorIndex(&b, s.batch_sizes(), b.CreateUDiv(i, b.getInt64(windows)));
+              const std::vector<llvm::Value*> w = RowMajorIndex(&b, s.window_extent(), b.CreateURem(i, b.getInt64(windows)));
+              ASSIGN_OR_RETURN(const cpu::ScatterIndexing::Start start, s.EmitStart(&e, indices, g));
+              return EmitIf(&b, start.fits, "fits", [&]() -> absl::Status {
+                if (strategy == ScatterStrategy::kUpdateThreads) return s.EmitUpdate(&e, operands, outputs, start, g, w);
+                const PrimitiveType type = outputs[0].shape.element_type();
+                const std::optional<HloOpcode> op = AtomicCombinerOp(*hlo->to_apply(), type);
+                if (!op.has_value()) return absl::InternalError("scatter: the combiner is not atomic");
+                ASSIGN_OR_RETURN(llvm::Value* update, operands[s.outputs() + 1](s.UpdateIndex(g, w)));
+                return EmitAtomicCombine(k, *op, outputs[0], s.OutputIndex(&b, start, w), update,
+                                         [&](llvm::Value* old) -> absl::StatusOr<llvm::Value*> {
+                                           ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                                                            e.EmitScalarComputation(*hlo->to_apply(), {old, update}));
+                                           return r.at(0);
+                                         });
+              });
+            });
+      }
+      default:
+        return absl::InternalError("scatter: not a scatter strategy");
+    }
+  };
+}
+
+// (x / c rounded down, c > 0.)
+llvm::Value* FloorDiv(llvm::IRBuilder<>* b, llvm::Value* x, int64_t c) {
+  llvm::Value* adjusted = b->CreateSelect(b->CreateICmpSLT(x, b->getInt64(0)), b->CreateSub(x, b->getInt64(c - 1)), x);
+  return b->CreateSDiv(adjusted, b->getInt64(c));
+}
+
+// select-and-scatter as one launch, a thread per output element p: the windows that can hold
+// p, visited in row-major order of their source positions (the interpreter's order), each
+// selecting as the interpreter does; those that select p combine their source into it.
+absl::Status EmitOutputThreadsBody(KernelContext& k, const HloInstruction* hlo) {
+  llvm::IRBuilder<>& b = *k.b;
+  cpu::ElementalEmitter& e = *k.elemental;
+  absl::Status status;
+  const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
+  RETURN_IF_ERROR(status);
+  const cpu::SerialOutput out = OutputArrays(k, hlo)[0];
+  const Shape& source_shape = hlo->operand(1)->shape();
+  const Window& window = hlo->attrs().window();
+  const int64_t rank = out.shape.rank();
+  const PrimitiveType type = out.shape.element_type();
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+  llvm::AllocaInst* acc = entry.CreateAlloca(e.RegisterType(type));
+  return EmitStridedLoop(
+      &b, GlobalThread(&b), b.getInt64(ShapeUtil::ElementsIn(out.shape)), GridThreads(&b), "p",
+      [&](llvm::Value* i) -> absl::Status {
+        const cpu::IrIndex p = IndexOf(&b, out.shape, i);
+        ASSIGN_OR_RETURN(llvm::Value* init, operands[2](cpu::IrIndex{}));
+        b.CreateStore(init, acc);
+        // Window s holds p in dimension d when s * stride + k * dilation = q for a k of the
+        // window, q being p's position in the padded, base-dilated operand.
+        std::vector<llvm::Value*> q(rank), lo(rank), hi(rank);
+        for (int64_t d = 0; d < rank; ++d) {
+          const WindowDimension& w = window.dimensions(static_cast<int>(d));
+          const int64_t stride = std::max<int64_t>(w.stride(), 1);
+          const int64_t span = (w.size() - 1) * std::max<int64_t>(w.window_dilation(), 1);
+          q[d] = b.CreateAdd(b.CreateMul(p.multi[d], b.getInt64(std::max<int64_t>(w.base_dilation(), 1))),
+                             b.getInt64(w.padding_low()));
+          lo[d] = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b.getInt64(0),
+                                          FloorDiv(&b, b.CreateAdd(q[d], b.getInt64(stride - 1 - span)), stride));
+          hi[d] = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.getInt64(source_shape.dimensions(static_cast<int>(d))),
+                                          b.CreateAdd(FloorDiv(&b, q[d], stride), b.getInt64(1)));
+        }
+        std::vector<llvm::Value*> s(rank);
+        std::function<absl::Status(int64_t)> level = [&](int64_t d) -> absl::Status {
+          if (d < rank) {
+            return cpu::EmitForLoop(&b, lo[d], hi[d], "s", [&](llvm::Value* v) {
+              s[d] = v;
+              return level(d + 1);
+            });
+          }
+          llvm::Value* holds = b.getTrue();
+          for (int64_t x = 0; x < rank; ++x) {
+            const WindowDimension& w = window.dimensions(static_cast<int>(x));
+            const int64_t dilation = std::max<int64_t>(w.window_dilation(), 1);
+            if (dilation == 1) continue;
+            llvm::Value* offset = b.CreateSub(q[x], b.CreateMul(s[x], b.getInt64(std::max<int64_t>(w.stride(), 1))));
+            holds = b.CreateAnd(holds, b.CreateICmpEQ(b.CreateSRem(offset, b.getInt64(dilation)), b.getInt64(0)));
+          }
+          return EmitIf(&b, holds, "holds", [&]() -> absl::Status {
+            ASSIGN_OR_RETURN(const cpu::WindowSelection selection, cpu::EmitSelectInWindow(&e, hlo, operands[0], s));
+            llvm::Value* chosen = selection.have;
+            for (int64_t x = 0; x < rank; ++x) chosen = b.CreateAnd(chosen, b.CreateICmpEQ(selection.position[x], p.multi[x]));
+            return EmitIf(&b, chosen, "chosen", [&]() -> absl::Status {
+              ASSIGN_OR_RETURN(llvm::Value* src, operands[1](Multi(s)));
+              ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                               e.EmitScalarComputation(*hlo->scatter(), {src, b.CreateLoad(e.RegisterType(type), acc)}));
+              b.CreateStore(r.at(0), acc);
+              return absl::OkStatus();
+            });
+          });
+        };
+        RETURN_IF_ERROR(level(0));
+        e.StoreElement(b.CreateLoad(e.RegisterType(type), acc), out.base, out.shape, p);
+        return absl::OkStatus();
+      });
+}
+
+// Launch 1 of a select-and-scatter that fills first: a thread per source element combining
+// atomically, or one thread for all in order.
+KernelBody SelectAndScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy) {
+  return [hlo, strategy](KernelContext& k) -> absl::Status {
+    llvm::IRBuilder<>& b = *k.b;
+    cpu::ElementalEmitter& e = *k.elemental;
+    absl::Status status;
+    const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
+    RETURN_IF_ERROR(status);
+    const cpu::SerialOutput out = OutputArrays(k, hlo)[0];
+    if (strategy == ScatterStrategy::kSerial) {
+      return EmitIf(&b, b.CreateICmpEQ(GlobalThread(&b), b.getInt64(0)), "serial",
+                    [&]() { return cpu::EmitSelectAndScatterUpdates(&e, hlo, operands, out); });
+    }
+    const std::optional<HloOpcode> op = AtomicCombinerOp(*hlo->scatter(), out.shape.element_type());
+    if (strategy != ScatterStrategy::kAtomicSources || !op.has_value()) {
+      return absl::InternalError("select-and-scatter: not an update strategy");
+    }
+    const Shape& source_shape = hlo->operand(1)->shape();
+    const std::vector<int64_t> source_dims(source_shape.dimensions().begin(), source_shape.dimensions().end());
+    return EmitStridedLoop(
+        &b, GlobalThread(&b), b.getInt64(ShapeUtil::ElementsIn(source_shape)), GridThreads(&b), "s",
+        [&](llvm::Value* i) -> absl::Status {
+          const std::vector<llvm::Value*> s = RowMajorIndex(&b, source_dims, i);
+          ASSIGN_OR_RETURN(const cpu::WindowSelection selection, cpu::EmitSelectInWindow(&e, hlo, operands[0], s));
+          return EmitIf(&b, selection.have, "have", [&]() -> absl::Status {
+            ASSIGN_OR_RETURN(llvm::Value* src, operands[1](Multi(s)));
+            return EmitAtomicCombine(k, *op, out, Multi(selection.position), src,
+                                     [&](llvm::Value* old) -> absl::StatusOr<llvm::Value*> {
+                                       ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                                                        e.EmitScalarComputation(*hlo->scatter(), {src, old}));
+                                       return r.at(0);
+                                     });
+          });
+        });
+  };
+}
+
+}  // namespace
+
+bool DeterministicOps() {
+  const char* v = std::getenv("XLA_GPU_DETERMINISTIC_OPS");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
+
+absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo, bool deterministic) {
+  if (hlo.opcode() == HloOpcode::kScatter) {
+    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(&hlo));
+    if (hlo.attrs().unique_indices()) return ScatterStrategy::kUpdateThreads;
+    if (s.outputs() == 1 && AtomicCombinable(*hlo.to_apply(), hlo.shape().element_type(), deterministic)) {
+      return ScatterStrategy::kAtomicUpdates;
+    }
+    if (s.WindowsDisjoint() && Product(s.window_extent()) > 1) return ScatterStrategy::kWindowThreads;
+    return ScatterStrategy::kSerial;
+  }
+  RETURN_IF_ERROR(cpu::CheckSelectAndScatter(&hlo));
+  if (WindowsPerOutput(hlo) <= kMaxWindowsPerOutput) return ScatterStrategy::kOutputThreads;
+  if (AtomicCombinable(*hlo.scatter(), hlo.shape().element_type(), deterministic)) return ScatterStrategy::kAtomicSources;
+  return ScatterStrategy::kSerial;
+}
+
+absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic) {
+  ASSIGN_OR_RETURN(const ScatterStrategy strategy, ChooseScatterStrategy(*hlo, deterministic));
+  const std::vector<const Shape*> outputs = KernelOutputs(hlo->shape());
+  if (outputs.empty()) return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": no array outputs"));
+  const int64_t elements = ShapeUtil::ElementsIn(*outputs[0]);
+  std::vector<KernelLaunch> launches;
+  if (strategy == ScatterStrategy::kOutputThreads) {
+    launches.push_back({[hlo](KernelContext& k) { return EmitOutputThreadsBody(k, hlo); }, elements});
+    return launches;
+  }
+  launches.push_back({FillBody(hlo), elements});
+  if (hlo->opcode() == HloOpcode::kSelectAndScatter) {
+    const int64_t sources = ShapeUtil::ElementsIn(hlo->operand(1)->shape());
+    launches.push_back({SelectAndScatterUpdateBody(hlo, strategy),
+                        strategy == ScatterStrategy::kSerial ? std::min<int64_t>(sources, 1) : sources});
+    return launches;
+  }
+  ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
+  const int64_t updates = Product(s.batch_sizes()) * Product(s.window_extent());
+  int64_t items = updates;
+  if (strategy == ScatterStrategy::kWindowThreads) items = updates == 0 ? 0 : Product(s.window_extent());
+  if (strategy == ScatterStrategy::kSerial) items = std::min<int64_t>(updates, 1);
+  launches.push_back({ScatterUpdateBody(hlo, strategy), items});
+  return launches;
+}
+
+}  // namespace gpu
+}  // namespace xla
