@@ -17,6 +17,7 @@
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/gpu_expanders.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
+#include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/kernel_emulator.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gmock/gmock.h"
@@ -235,13 +236,6 @@ TEST(ConvGemmTest, ConvolutionsWithControlDependenciesAreLeftAlone) {
   EXPECT_EQ(Count(*module, HloOpcode::kConvolution), 1);
 }
 
-// The gpu backend on the fake driver with the emulator installed (once per process).
-backend::Backend* Gpu() {
-  absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
-  EXPECT_TRUE(gpu.ok()) << gpu.status();
-  return gpu.ok() ? *gpu : nullptr;
-}
-
 // Compiles and runs `module`; `opcodes` (when given) counts convolutions and dots in the
 // compiled module.
 absl::StatusOr<Literal> RunModule(backend::Backend& b, std::unique_ptr<HloModule> module,
@@ -408,7 +402,7 @@ TEST_P(ConvGemmOnGpuTest, AgreesWithTheInterpreter) {
   const ConvCase& c = GetParam();
   const std::string hlo = ConvModule(c.lhs, c.rhs, c.out, c.attrs);
   EXPECT_EQ(Refusal(hlo), "");
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   std::unique_ptr<HloModule> module = Parse(hlo);
   ASSERT_NE(module, nullptr);
@@ -455,7 +449,7 @@ ENTRY main {
   r = (s32[], f32[4,12,12,32], f32[3,3,32,32]) while(t), condition=cond, body=body
   ROOT y = f32[4,12,12,32] get-tuple-element(r), index=1
 })";
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   std::unique_ptr<HloModule> module = Parse(hlo);
   ASSERT_NE(module, nullptr);

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/ptx_sort.h"
+#include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/kernel_emulator.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gmock/gmock.h"
@@ -32,13 +33,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::xla::testing::RunHloOn;
 using ::xla::testing::SharedInterpreter;
-
-// The gpu backend on the fake driver with the emulator installed (once per process).
-backend::Backend* Gpu() {
-  absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
-  EXPECT_TRUE(gpu.ok()) << gpu.status();
-  return gpu.ok() ? *gpu : nullptr;
-}
 
 // Bit-equal arrays (one, or each element of a tuple); names the first difference.
 ::testing::AssertionResult SameBits(const Literal& expected, const Literal& actual) {
@@ -70,7 +64,7 @@ backend::Backend* Gpu() {
 }
 
 ::testing::AssertionResult AgreesWithInterpreter(const std::string& hlo, const std::vector<Literal>& args) {
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   if (gpu == nullptr) return ::testing::AssertionFailure() << "no emulated gpu";
   absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), hlo, args);
   if (!expected.ok()) return ::testing::AssertionFailure() << "interpreter: " << expected.status();

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/ptx_emitter.h"
+#include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/kernel_emulator.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gtest/gtest.h"
@@ -30,12 +31,6 @@ using ::xla::testing::LiteralEqual;
 using ::xla::testing::LiteralNear;
 using ::xla::testing::RunHloOn;
 using ::xla::testing::SharedInterpreter;
-
-backend::Backend* Gpu() {
-  absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
-  EXPECT_TRUE(gpu.ok()) << gpu.status();
-  return gpu.ok() ? *gpu : nullptr;
-}
 
 // Values of `shape`: for floats in [-2, 2) (or small integers when `ties`, so windows hold
 // equal elements), for integers in [lo, hi).
@@ -98,7 +93,7 @@ ScatterStrategy Strategy(const HloInstruction* hlo, bool deterministic) {
 // Runs `text` on the emulated gpu and on the interpreter; `exact`: bit for bit, else within
 // float rounding of the sums.
 void Agree(const std::string& text, const std::vector<Literal>& args, bool exact) {
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), text, args);
   ASSERT_TRUE(expected.ok()) << expected.status();

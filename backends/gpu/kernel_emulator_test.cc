@@ -3,6 +3,7 @@
 // the interpreter on the same seeded random arguments, as tests/gpu/device_check.sh does on a
 // GPU. What differs from a GPU: libm stands in for libdevice (the tolerances allow both), and
 // cuBLAS is absent, so dots are the backend's own kernels.
+#include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/kernel_emulator.h"
 
 #include <algorithm>
@@ -43,13 +44,6 @@ using ::xla::testing::LiteralNear;
 using ::xla::testing::RunHloOn;
 using ::xla::testing::SharedInterpreter;
 
-// The gpu backend on the fake driver with the emulator installed (once per process).
-backend::Backend* Gpu() {
-  absl::StatusOr<backend::Backend*> gpu = EmulatedGpuBackend(XLA_FAKE_LIBCUDA);
-  EXPECT_TRUE(gpu.ok()) << gpu.status();
-  return gpu.ok() ? *gpu : nullptr;
-}
-
 absl::StatusOr<std::unique_ptr<backend::Executable>> CompileOn(backend::Backend& b, const std::string& hlo) {
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
   if (!module.ok()) return module.status();
@@ -82,7 +76,7 @@ absl::StatusOr<std::vector<Literal>> Arguments(const std::string& name, const st
 
 // Compares one case on gpu (emulated) with the interpreter.
 void Check(const std::string& name, const std::string& hlo, double rtol, double atol) {
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   int64_t bytes = 0;
   absl::StatusOr<std::vector<Literal>> args = Arguments(name, hlo, &bytes, int64_t{256} << 20);
@@ -118,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(Curated, CuratedCaseTest, ::testing::ValuesIn(CheckedCu
 // The emulator runs only kernels whose IR this process emitted; any other launch fails (a
 // launch error, not a crash), as does a grid of more than one dimension.
 TEST(KernelEmulatorTest, LaunchesItCannotRunFail) {
-  ASSERT_NE(Gpu(), nullptr);
+  ASSERT_NE(EmulatedGpu(), nullptr);
   absl::StatusOr<const CudaDriver*> driver = CudaDriver::Load(XLA_FAKE_LIBCUDA);
   ASSERT_TRUE(driver.ok()) << driver.status();
   const CudaDriver& d = **driver;
@@ -172,7 +166,7 @@ Literal RandomFftInput(const Shape& shape, uint64_t seed) {
 }
 
 ::testing::AssertionResult FftAgrees(const std::string& hlo, uint64_t seed) {
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   if (gpu == nullptr) return ::testing::AssertionFailure() << "no emulated gpu";
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
   if (!module.ok()) return ::testing::AssertionFailure() << module.status();
@@ -277,7 +271,7 @@ TEST(KernelEmulatorFftTest, MultiAxisTransformsAgreeWithTheInterpreter) {
 // kernel over one axis, the shared-memory radix-2 form (a power of two up to 2048) or a
 // direct DFT of at most 64 points (O(n) per element).
 TEST(KernelEmulatorFftTest, EveryCompiledFftIsOneShortAxis) {
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   for (const std::string& hlo : {FftHlo("c64[1,1048576]", "c64[1,1048576]", "FFT", "1048576"),
                                  FftHlo("f64[3,3001]", "c128[3,1501]", "RFFT", "3001"),
@@ -314,7 +308,7 @@ TEST(KernelEmulatorFftTest, NonDefaultLayoutsAgreeWithTheInterpreter) {
 // allocates buffers (reused within a lane only) and a row reduction, with each thread's own
 // arguments, must give each thread its own interpreter result.
 TEST(KernelEmulatorTest, ConcurrentExecutionsOnLanesKeepTheirOwnData) {
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   const std::string hlo = R"(HloModule loop_softmax
 add {
@@ -390,7 +384,7 @@ ENTRY main {
 // norm statistics and a sum to a scalar agree with the interpreter (up to reassociation), and
 // their compiled modules hold the partial and the combining reductions.
 TEST(KernelEmulatorTest, FewOutputReductionsAreSplitAndAgree) {
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   struct Case {
     const char* in;
@@ -431,7 +425,7 @@ TEST(KernelEmulatorTest, ConformanceModulesAgreeWithTheInterpreter) {
   const char* shared = std::getenv("XLA_SHARED_DIR");
   const std::filesystem::path dir = std::filesystem::path(shared != nullptr ? shared : "../shared") / "conformance";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no conformance modules at " << dir;
-  backend::Backend* gpu = Gpu();
+  backend::Backend* gpu = EmulatedGpu();
   ASSERT_NE(gpu, nullptr);
   int compared = 0, not_compiled = 0, not_run = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
