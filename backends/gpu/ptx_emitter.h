@@ -64,8 +64,9 @@ bool IsKernelCandidate(const HloInstruction& hlo);
 // them one at a time in its order (update batch positions row-major, then window positions;
 // select-and-scatter's source positions row-major); a strategy other than kSerial runs them
 // at once only where that cannot change the result, except that kAtomicUpdates and
-// kAtomicSources on floats round in the order the updates land (as XLA's GPU backend does;
-// XLA_GPU_DETERMINISTIC_OPS=1 leaves them out).
+// kAtomicSources on floats round in the order the updates land, and the device's f32 atomic
+// add flushes subnormal inputs and results to zero (both as XLA's GPU backend has them;
+// XLA_GPU_DETERMINISTIC_OPS=1 leaves float atomics out).
 enum class ScatterStrategy {
   kSerial,          // one thread, the interpreter's order: any combiner, any indices
   kWindowThreads,   // a thread per window position over the batch positions in order: the

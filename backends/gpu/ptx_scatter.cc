@@ -138,12 +138,10 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
   return absl::OkStatus();
 }
 
-std::vector<cpu::Generator> AllOperands(KernelContext& k, const HloInstruction* hlo, absl::Status* status) {
+absl::StatusOr<std::vector<cpu::Generator>> AllOperands(KernelContext& k, const HloInstruction* hlo) {
   std::vector<cpu::Generator> operands;
-  for (int64_t i = 0; i < hlo->operand_count() && status->ok(); ++i) {
-    absl::StatusOr<cpu::Generator> g = k.operand(i);
-    if (!g.ok()) *status = g.status();
-    else operands.push_back(*std::move(g));
+  for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+    ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(i));
   }
   return operands;
 }
@@ -153,9 +151,7 @@ std::vector<cpu::Generator> AllOperands(KernelContext& k, const HloInstruction* 
 KernelBody FillBody(const HloInstruction* hlo) {
   return [hlo](KernelContext& k) -> absl::Status {
     llvm::IRBuilder<>& b = *k.b;
-    absl::Status status;
-    const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
-    RETURN_IF_ERROR(status);
+    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
     const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
     const Shape& shape = outputs[0].shape;
     const bool scatter = hlo->opcode() == HloOpcode::kScatter;
@@ -177,9 +173,7 @@ KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy
     llvm::IRBuilder<>& b = *k.b;
     cpu::ElementalEmitter& e = *k.elemental;
     ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
-    absl::Status status;
-    const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
-    RETURN_IF_ERROR(status);
+    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
     const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
     const cpu::Generator& indices = operands[s.outputs()];
     const int64_t windows = Product(s.window_extent());
@@ -238,9 +232,7 @@ llvm::Value* FloorDiv(llvm::IRBuilder<>* b, llvm::Value* x, int64_t c) {
 absl::Status EmitOutputThreadsBody(KernelContext& k, const HloInstruction* hlo) {
   llvm::IRBuilder<>& b = *k.b;
   cpu::ElementalEmitter& e = *k.elemental;
-  absl::Status status;
-  const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
-  RETURN_IF_ERROR(status);
+  ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
   const cpu::SerialOutput out = OutputArrays(k, hlo)[0];
   const Shape& source_shape = hlo->operand(1)->shape();
   const Window& window = hlo->attrs().window();
@@ -310,9 +302,7 @@ KernelBody SelectAndScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy
   return [hlo, strategy](KernelContext& k) -> absl::Status {
     llvm::IRBuilder<>& b = *k.b;
     cpu::ElementalEmitter& e = *k.elemental;
-    absl::Status status;
-    const std::vector<cpu::Generator> operands = AllOperands(k, hlo, &status);
-    RETURN_IF_ERROR(status);
+    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
     const cpu::SerialOutput out = OutputArrays(k, hlo)[0];
     if (strategy == ScatterStrategy::kSerial) {
       return EmitIf(&b, b.CreateICmpEQ(GlobalThread(&b), b.getInt64(0)), "serial",
