@@ -150,6 +150,9 @@ TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpd
       {"s32", "add(a, b)", true},        {"u32", "minimum(a, b)", true},  {"s64", "maximum(b, a)", true},
       {"u64", "xor(a, b)", true},        {"s32", "or(a, b)", true},       {"s32", "multiply(a, b)", true},
       {"f32", "maximum(a, b)", true},    {"f64", "minimum(a, b)", true},  {"f32", "multiply(a, b)", false},
+      // 16-bit floats: a compare-and-swap of the 32-bit word holding the element (odd and
+      // even positions share words; a row of 15 puts rows at both halves).
+      {"bf16", "add(a, b)", false},      {"f16", "maximum(a, b)", true},  {"f16", "add(b, a)", false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.type + " " + c.combiner);
@@ -157,6 +160,7 @@ TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpd
     scatter.type = c.type;
     scatter.combiner = c.combiner;
     if (c.combiner.rfind("multiply", 0) == 0) scatter.updates = 120;  // products stay in range
+    if (c.type == "bf16" || c.type == "f16") scatter.width = 15;
     std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
     ASSERT_NE(compiled->step, nullptr);
     EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kAtomicUpdates);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/ptx_emitter.h"
 #include "backends/gpu/ptx_kernel_util.h"
+#include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 
 namespace xla {
@@ -31,10 +32,13 @@ int64_t Product(const std::vector<int64_t>& dims) {
 
 // The op of a combiner that applies one commutative, associative binary op to its two
 // parameters (in either order) and returns it, on a type the device updates atomically in
-// place (32 or 64 bits, stored as it computes): the result is then the same whatever order
-// the updates land in, up to float rounding.
+// place (32 or 64 bits, or f16/bf16 inside their 32-bit word): the result is then the same
+// whatever order the updates land in, up to float rounding.
 std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, PrimitiveType type) {
-  if (type != S32 && type != U32 && type != S64 && type != U64 && type != F32 && type != F64) return std::nullopt;
+  const bool narrow = type == F16 || type == BF16;  // through their 32-bit word
+  if (type != S32 && type != U32 && type != S64 && type != U64 && type != F32 && type != F64 && !narrow) {
+    return std::nullopt;
+  }
   if (combiner.num_parameters() != 2) return std::nullopt;
   const HloInstruction* root = combiner.root_instruction();
   if (root->operand_count() != 2 || !root->shape().IsArray() || root->shape().rank() != 0 ||
@@ -44,7 +48,7 @@ std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, Primit
   const HloInstruction* a = root->operand(0);
   const HloInstruction* b = root->operand(1);
   if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b) return std::nullopt;
-  const bool floating = type == F32 || type == F64;
+  const bool floating = type == F32 || type == F64 || narrow;
   switch (root->opcode()) {
     case HloOpcode::kAdd:
     case HloOpcode::kMultiply:
@@ -65,7 +69,7 @@ std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, Primit
 // order the updates land, so a deterministic build keeps them serial.
 bool AtomicCombinable(const HloComputation& combiner, PrimitiveType type, bool deterministic) {
   if (!AtomicCombinerOp(combiner, type).has_value()) return false;
-  return !(deterministic && (type == F32 || type == F64));
+  return !(deterministic && primitive_util::IsFloatingPointType(type));
 }
 
 // At most how many windows of select-and-scatter `hlo` hold one operand element.
@@ -93,7 +97,9 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
   const bool floating = type == F32 || type == F64;
   const bool is_signed = type == S32 || type == S64;
   std::optional<llvm::AtomicRMWInst::BinOp> native;
-  switch (op) {
+  // (16-bit types always take the compare-and-swap.)
+  const HloOpcode native_op = element->getPrimitiveSizeInBits() == 16 ? HloOpcode::kMultiply : op;
+  switch (native_op) {
     case HloOpcode::kAdd:
       native = floating ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
       break;
@@ -119,18 +125,35 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
     b.CreateAtomicRMW(*native, address, value, llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
     return absl::OkStatus();
   }
-  llvm::Type* bits = b.getIntNTy(element->getPrimitiveSizeInBits());
+  // The compare-and-swap works on whole words: a 16-bit element's is the aligned 32-bit word
+  // holding it (buffers are allocated in whole aligned words), whose other half it keeps.
+  const unsigned width = static_cast<unsigned>(element->getPrimitiveSizeInBits());
+  const bool half_word = width == 16;
+  llvm::Type* word = b.getIntNTy(half_word ? 32 : width);
+  llvm::Value* word_address = address;
+  llvm::Value* shift = nullptr;
+  if (half_word) {
+    llvm::Value* at = b.CreatePtrToInt(address, b.getInt64Ty());
+    word_address = b.CreateIntToPtr(b.CreateAnd(at, b.getInt64(~int64_t{3})), address->getType());
+    shift = b.CreateTrunc(b.CreateShl(b.CreateAnd(at, b.getInt64(2)), b.getInt64(3)), word);
+  }
   llvm::Function* f = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* before = b.GetInsertBlock();
   llvm::BasicBlock* loop = llvm::BasicBlock::Create(b.getContext(), "cas", f);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(b.getContext(), "cas.done", f);
-  llvm::Value* first = b.CreateLoad(bits, address);
+  llvm::Value* first = b.CreateLoad(word, word_address);
   b.CreateBr(loop);
   b.SetInsertPoint(loop);
-  llvm::PHINode* seen = b.CreatePHI(bits, 2, "seen");
+  llvm::PHINode* seen = b.CreatePHI(word, 2, "seen");
   seen->addIncoming(first, before);
-  ASSIGN_OR_RETURN(llvm::Value* updated, combine(b.CreateBitCast(seen, element)));
-  llvm::Value* pair = b.CreateAtomicCmpXchg(address, seen, b.CreateBitCast(updated, bits), llvm::MaybeAlign(),
+  llvm::Value* old_bits = half_word ? b.CreateTrunc(b.CreateLShr(seen, shift), b.getInt16Ty()) : seen;
+  ASSIGN_OR_RETURN(llvm::Value* updated, combine(b.CreateBitCast(old_bits, element)));
+  llvm::Value* new_word = b.CreateBitCast(updated, b.getIntNTy(width));
+  if (half_word) {
+    llvm::Value* mask = b.CreateShl(b.getInt32(0xFFFF), shift);
+    new_word = b.CreateOr(b.CreateAnd(seen, b.CreateNot(mask)), b.CreateShl(b.CreateZExt(new_word, word), shift));
+  }
+  llvm::Value* pair = b.CreateAtomicCmpXchg(word_address, seen, new_word, llvm::MaybeAlign(),
                                             llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
   seen->addIncoming(b.CreateExtractValue(pair, {0}), b.GetInsertBlock());
   b.CreateCondBr(b.CreateExtractValue(pair, {1}), done, loop);
