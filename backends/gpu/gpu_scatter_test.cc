@@ -153,6 +153,8 @@ TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpd
       // 16-bit floats: a compare-and-swap of the 32-bit word holding the element (odd and
       // even positions share words; a row of 15 puts rows at both halves).
       {"bf16", "add(a, b)", false},      {"f16", "maximum(a, b)", true},  {"f16", "add(b, a)", false},
+      {"s8", "add(a, b)", true},         {"u8", "maximum(a, b)", true},   {"s16", "minimum(a, b)", true},
+      {"u16", "xor(a, b)", true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.type + " " + c.combiner);
@@ -160,7 +162,9 @@ TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpd
     scatter.type = c.type;
     scatter.combiner = c.combiner;
     if (c.combiner.rfind("multiply", 0) == 0) scatter.updates = 120;  // products stay in range
-    if (c.type == "bf16" || c.type == "f16") scatter.width = 15;
+    if (c.type == "bf16" || c.type == "f16" || c.type == "s8" || c.type == "u8" || c.type == "s16" || c.type == "u16") {
+      scatter.width = 15;
+    }
     std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
     ASSERT_NE(compiled->step, nullptr);
     EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kAtomicUpdates);

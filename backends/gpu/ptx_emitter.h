@@ -73,8 +73,9 @@ enum class ScatterStrategy {
                     // indices move no window dimension, so threads never share an element
   kUpdateThreads,   // a thread per update element: unique_indices=true says none collide
   kAtomicUpdates,   // a thread per update element, combining atomically: the combiner is
-                    // add, multiply, max, min, and, or or xor of a 32- or 64-bit type, or
-                    // add, multiply, max or min of f16/bf16 (a compare-and-swap of their word)
+                    // add, multiply, max, min, and, or or xor of an integer type of 8 to 64
+                    // bits, or add, multiply, max or min of f16/bf16/f32/f64 (8- and 16-bit
+                    // types by a compare-and-swap of the 32-bit word holding the element)
   kOutputThreads,   // select-and-scatter: a thread per output element, taking the windows
                     // that hold it in order (at most kMaxWindowsPerOutput of them)
   kAtomicSources,   // select-and-scatter: a thread per source element, combining atomically

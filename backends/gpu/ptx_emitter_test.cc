@@ -166,7 +166,7 @@ TEST(PtxEmitterTest, AtomicScatterUpdatesAssemble) {
   const std::pair<const char*, const char*> kinds[] = {
       {"f32", "add"},      {"f64", "add"},     {"s32", "add"},     {"u32", "minimum"}, {"s64", "maximum"},
       {"u64", "xor"},      {"s32", "and"},     {"s32", "multiply"}, {"f32", "maximum"}, {"f64", "minimum"},
-      {"f32", "multiply"}, {"bf16", "add"},    {"f16", "maximum"},
+      {"f32", "multiply"}, {"bf16", "add"},    {"f16", "maximum"},  {"s8", "add"},      {"u16", "minimum"},
   };
   std::string entry = "ENTRY e {\n  indices = s32[64,1] parameter(0)\n";
   int n = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,13 +33,12 @@ int64_t Product(const std::vector<int64_t>& dims) {
 
 // The op of a combiner that applies one commutative, associative binary op to its two
 // parameters (in either order) and returns it, on a type the device updates atomically in
-// place (32 or 64 bits, or f16/bf16 inside their 32-bit word): the result is then the same
+// place (32 or 64 bits, or 8/16 bits inside their 32-bit word): the result is then the same
 // whatever order the updates land in, up to float rounding.
 std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, PrimitiveType type) {
-  const bool narrow = type == F16 || type == BF16;  // through their 32-bit word
-  if (type != S32 && type != U32 && type != S64 && type != U64 && type != F32 && type != F64 && !narrow) {
-    return std::nullopt;
-  }
+  static constexpr PrimitiveType kTypes[] = {S8, U8, S16, U16, S32, U32, S64, U64, F16, BF16, F32, F64};
+  if (std::find(std::begin(kTypes), std::end(kTypes), type) == std::end(kTypes)) return std::nullopt;
+  const bool narrow_float = type == F16 || type == BF16;
   if (combiner.num_parameters() != 2) return std::nullopt;
   const HloInstruction* root = combiner.root_instruction();
   if (root->operand_count() != 2 || !root->shape().IsArray() || root->shape().rank() != 0 ||
@@ -48,7 +48,7 @@ std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, Primit
   const HloInstruction* a = root->operand(0);
   const HloInstruction* b = root->operand(1);
   if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b) return std::nullopt;
-  const bool floating = type == F32 || type == F64 || narrow;
+  const bool floating = type == F32 || type == F64 || narrow_float;
   switch (root->opcode()) {
     case HloOpcode::kAdd:
     case HloOpcode::kMultiply:
@@ -95,10 +95,10 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
   llvm::Type* element = e.StorageType(type);
   llvm::Value* address = b.CreateGEP(element, out.base, e.StorageOffset(out.shape, index));
   const bool floating = type == F32 || type == F64;
-  const bool is_signed = type == S32 || type == S64;
+  const bool is_signed = type == S8 || type == S16 || type == S32 || type == S64;
   std::optional<llvm::AtomicRMWInst::BinOp> native;
-  // (16-bit types always take the compare-and-swap.)
-  const HloOpcode native_op = element->getPrimitiveSizeInBits() == 16 ? HloOpcode::kMultiply : op;
+  // (8- and 16-bit types always take the compare-and-swap.)
+  const HloOpcode native_op = element->getPrimitiveSizeInBits() < 32 ? HloOpcode::kMultiply : op;
   switch (native_op) {
     case HloOpcode::kAdd:
       native = floating ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
@@ -125,17 +125,19 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
     b.CreateAtomicRMW(*native, address, value, llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
     return absl::OkStatus();
   }
-  // The compare-and-swap works on whole words: a 16-bit element's is the aligned 32-bit word
-  // holding it (buffers are allocated in whole aligned words), whose other half it keeps.
+  // The compare-and-swap works on whole words: an 8- or 16-bit element's is the aligned
+  // 32-bit word holding it (buffers are allocated in whole aligned words), whose other bytes
+  // it keeps.
   const unsigned width = static_cast<unsigned>(element->getPrimitiveSizeInBits());
-  const bool half_word = width == 16;
-  llvm::Type* word = b.getIntNTy(half_word ? 32 : width);
+  const bool part_word = width < 32;
+  llvm::Type* word = b.getIntNTy(part_word ? 32 : width);
   llvm::Value* word_address = address;
   llvm::Value* shift = nullptr;
-  if (half_word) {
+  if (part_word) {
     llvm::Value* at = b.CreatePtrToInt(address, b.getInt64Ty());
     word_address = b.CreateIntToPtr(b.CreateAnd(at, b.getInt64(~int64_t{3})), address->getType());
-    shift = b.CreateTrunc(b.CreateShl(b.CreateAnd(at, b.getInt64(2)), b.getInt64(3)), word);
+    const int64_t byte_in_word = width == 8 ? 3 : 2;  // elements are aligned to their size
+    shift = b.CreateTrunc(b.CreateShl(b.CreateAnd(at, b.getInt64(byte_in_word)), b.getInt64(3)), word);
   }
   llvm::Function* f = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* before = b.GetInsertBlock();
@@ -146,11 +148,11 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
   b.SetInsertPoint(loop);
   llvm::PHINode* seen = b.CreatePHI(word, 2, "seen");
   seen->addIncoming(first, before);
-  llvm::Value* old_bits = half_word ? b.CreateTrunc(b.CreateLShr(seen, shift), b.getInt16Ty()) : seen;
+  llvm::Value* old_bits = part_word ? b.CreateTrunc(b.CreateLShr(seen, shift), b.getIntNTy(width)) : seen;
   ASSIGN_OR_RETURN(llvm::Value* updated, combine(b.CreateBitCast(old_bits, element)));
   llvm::Value* new_word = b.CreateBitCast(updated, b.getIntNTy(width));
-  if (half_word) {
-    llvm::Value* mask = b.CreateShl(b.getInt32(0xFFFF), shift);
+  if (part_word) {
+    llvm::Value* mask = b.CreateShl(b.getInt32((1u << width) - 1), shift);
     new_word = b.CreateOr(b.CreateAnd(seen, b.CreateNot(mask)), b.CreateShl(b.CreateZExt(new_word, word), shift));
   }
   llvm::Value* pair = b.CreateAtomicCmpXchg(word_address, seen, new_word, llvm::MaybeAlign(),
