@@ -335,6 +335,12 @@ int64_t ShapeUtil::ElementsIn(const Shape& shape) {
   return CheckedElementCount(shape, &n) ? n : kInt64Max;
 }
 
+int64_t ShapeUtil::Product(absl::Span<const int64_t> values) {
+  int64_t p = 1;
+  for (int64_t v : values) p *= v;
+  return p;
+}
+
 int64_t ShapeUtil::ElementsInRecursive(const Shape& shape) {
   if (shape.IsArray()) return ElementsIn(shape);
   if (!shape.IsTuple() && !shape.IsBuffer()) return 0;

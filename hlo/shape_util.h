@@ -45,6 +45,8 @@ class ShapeUtil {
 
   // --- queries (arrays unless noted) ---
   static int64_t ElementsIn(const Shape& shape);  // product of dims; 1 for scalars
+  // The product of `values` (1 for none), for sizes already validated (no overflow check).
+  static int64_t Product(absl::Span<const int64_t> values);
   // Elements over all leaves of a tuple.
   static int64_t ElementsInRecursive(const Shape& shape);
   // Dense bytes of an array (sub-byte types packed one per byte unless the layout has

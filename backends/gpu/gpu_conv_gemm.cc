@@ -39,12 +39,6 @@ struct ConvSizes {
   PrimitiveType operand_type = PRIMITIVE_TYPE_INVALID;  // of the dot's operands
 };
 
-int64_t Product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
 bool IsCublasTypePair(PrimitiveType operand, PrimitiveType result) {
   switch (operand) {
     case F32:
@@ -295,7 +289,7 @@ std::vector<std::vector<int64_t>> StackRuns(const ConvSizes& s) {
 double LargestIntermediate(const ConvSizes& s) {
   const double rows = static_cast<double>(s.input_batch) * static_cast<double>(s.features);
   std::vector<double> spatial;
-  double largest = rows * static_cast<double>(Product(s.input));
+  double largest = rows * static_cast<double>(ShapeUtil::Product(s.input));
   for (size_t d = 0; d < s.input.size(); ++d) {
     spatial.push_back(static_cast<double>((s.input[d] - 1) * s.base_dilation[d] + 1 + s.pad_low[d] + s.pad_high[d]));
   }
@@ -389,8 +383,8 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   per_dimension.push_back(Builder::Dims(x).back());
   patch_perm.push_back(2 * rank + 1);
   x = b.Transpose(b.Reshape(x, per_dimension), patch_perm);
-  const int64_t m = s.batch * Product(s.output);
-  const int64_t k = Product(s.window) * s.group_features;
+  const int64_t m = s.batch * ShapeUtil::Product(s.output);
+  const int64_t k = ShapeUtil::Product(s.window) * s.group_features;
   HloInstruction* lhs = b.Reshape(x, g > 1 ? std::vector<int64_t>{g, m, k} : std::vector<int64_t>{m, k});
 
   // Kernel -> [(g,) k, output features / g]: a reshape splits the output feature dimension
@@ -493,8 +487,8 @@ absl::StatusOr<ConvSizes> AcceptedSizes(const HloInstruction& conv, const ConvGe
                                std::string(primitive_util::LowercasePrimitiveTypeName(s.operand_type)), " to ",
                                std::string(primitive_util::LowercasePrimitiveTypeName(result))));
   }
-  const int64_t m = s.batch * Product(s.output);
-  const int64_t k = Product(s.window) * s.group_features;
+  const int64_t m = s.batch * ShapeUtil::Product(s.output);
+  const int64_t k = ShapeUtil::Product(s.window) * s.group_features;
   const int64_t n = s.output_features / s.groups;
   // Multiply-adds, in double: the product of sizes may pass int64 for absurd shapes.
   const double multiply_adds = static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n) *

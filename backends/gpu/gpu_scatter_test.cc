@@ -397,6 +397,50 @@ TEST(GpuScatterTest, SelectAndScatterOverManyOverlappingWindowsFillsThenUpdates)
   Agree(wide.Text(), wide.Args(), /*exact=*/true);
 }
 
+TEST(GpuScatterTest, MalformedScattersAreRefusedByName) {
+  // Two window dimensions in the updates for one in the operand.
+  absl::StatusOr<std::unique_ptr<HloModule>> scatter = ParseAndReturnUnverifiedModule(R"(HloModule bad_scatter
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY e {
+  operand = f32[8,4] parameter(0)
+  indices = s32[3,1] parameter(1)
+  updates = f32[3,4,2] parameter(2)
+  ROOT s = f32[8,4] scatter(operand, indices, updates), update_window_dims={1,2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+})");
+  ASSERT_TRUE(scatter.ok()) << scatter.status();
+  absl::StatusOr<ScatterStrategy> s = ChooseScatterStrategy(*(*scatter)->entry_computation()->root_instruction(), false);
+  EXPECT_TRUE(absl::IsInvalidArgument(s.status())) << s.status();
+  EXPECT_NE(std::string(s.status().message()).find("scatter s: dimension numbers do not match"), std::string::npos)
+      << s.status();
+  // A window of rank 1 over a rank-2 operand.
+  absl::StatusOr<std::unique_ptr<HloModule>> select = ParseAndReturnUnverifiedModule(R"(HloModule bad_select
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+ENTRY e {
+  input = f32[8,4] parameter(0)
+  source = f32[4,4] parameter(1)
+  zero = f32[] constant(0)
+  ROOT s = f32[8,4] select-and-scatter(input, source, zero), window={size=2 stride=2}, select=ge, scatter=add
+})");
+  ASSERT_TRUE(select.ok()) << select.status();
+  s = ChooseScatterStrategy(*(*select)->entry_computation()->root_instruction(), false);
+  EXPECT_TRUE(absl::IsInvalidArgument(s.status())) << s.status();
+  EXPECT_NE(std::string(s.status().message()).find("select-and-scatter s: window rank differs"), std::string::npos)
+      << s.status();
+}
+
 TEST(GpuScatterTest, EmptyUpdatesLaunchOnlyTheFill) {
   RowScatter scatter;
   scatter.updates = 0;

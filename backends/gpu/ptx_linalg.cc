@@ -424,11 +424,6 @@ absl::Status EmitFft(KernelContext& k, const HloInstruction* hlo) {
 std::vector<int64_t> BatchDims(const Shape& s) {
   return std::vector<int64_t>(s.dimensions().begin(), s.dimensions().end() - 2);
 }
-int64_t Product(const std::vector<int64_t>& dims) {
-  int64_t p = 1;
-  for (int64_t d : dims) p *= d;
-  return p;
-}
 
 absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
   LinalgEmitter e(k);
@@ -446,7 +441,7 @@ absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
     ok = entry.CreateAlloca(b.getInt1Ty());
   }
   LinalgEmitter::Slot acc = e.NewSlot();
-  return e.ForEachThread(Product(batch_dims), [&](llvm::Value* batch) -> absl::Status {
+  return e.ForEachThread(ShapeUtil::Product(batch_dims), [&](llvm::Value* batch) -> absl::Status {
     const std::vector<llvm::Value*> base = RowMajorIndex(&b, batch_dims, batch);
     auto at = [&](llvm::Value* r, llvm::Value* c) {
       std::vector<llvm::Value*> m = base;
@@ -534,7 +529,7 @@ absl::Status EmitTriangularSolve(KernelContext& k, const HloInstruction* hlo) {
   if (!left) forward = !forward;
   const std::vector<int64_t> batch_dims = BatchDims(out);
   LinalgEmitter::Slot acc = e.NewSlot();
-  return e.ForEachThread(Product(batch_dims) * rhs, [&](llvm::Value* item) -> absl::Status {
+  return e.ForEachThread(ShapeUtil::Product(batch_dims) * rhs, [&](llvm::Value* item) -> absl::Status {
     llvm::Value* c = b.CreateURem(item, e.I64(std::max<int64_t>(rhs, 1)));
     const std::vector<llvm::Value*> base = RowMajorIndex(&b, batch_dims, b.CreateUDiv(item, e.I64(std::max<int64_t>(rhs, 1))));
     auto at = [&](llvm::Value* r, llvm::Value* col) {

@@ -25,12 +25,6 @@ cpu::IrIndex Multi(const std::vector<llvm::Value*>& v) {
   return index;
 }
 
-int64_t Product(const std::vector<int64_t>& dims) {
-  int64_t p = 1;
-  for (int64_t d : dims) p *= d;
-  return p;
-}
-
 // The op of a combiner that applies one commutative, associative binary op to its two
 // parameters (in either order) and returns it, on a type the device updates atomically in
 // place (32 or 64 bits, or 8/16 bits inside their 32-bit word): the result is then the same
@@ -84,9 +78,36 @@ int64_t WindowsPerOutput(const HloInstruction& hlo) {
   return windows;
 }
 
+// The one atomic instruction that applies `op` to a `type` element, where the device has one:
+// integer add, min, max and bit ops and f32/f64 add on 32- and 64-bit types. Multiply, float
+// max and min (NaN and -0 as the combiner has them) and 8/16-bit types have none.
+std::optional<llvm::AtomicRMWInst::BinOp> NativeAtomic(HloOpcode op, PrimitiveType type) {
+  if (primitive_util::BitWidth(type) < 32) return std::nullopt;
+  const bool floating = type == F32 || type == F64;
+  const bool is_signed = type == S32 || type == S64;
+  switch (op) {
+    case HloOpcode::kAdd:
+      return floating ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
+    case HloOpcode::kMaximum:
+      if (floating) return std::nullopt;
+      return is_signed ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
+    case HloOpcode::kMinimum:
+      if (floating) return std::nullopt;
+      return is_signed ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
+    case HloOpcode::kAnd:
+      return llvm::AtomicRMWInst::And;
+    case HloOpcode::kOr:
+      return llvm::AtomicRMWInst::Or;
+    case HloOpcode::kXor:
+      return llvm::AtomicRMWInst::Xor;
+    default:
+      return std::nullopt;
+  }
+}
+
 // Atomically element `index` of `out` = combine(its value), on a type AtomicCombinerOp
-// accepts: one atomic instruction for what the device has (integer add, min, max and bit
-// ops, float add; `value` is the other operand), else a compare-and-swap loop.
+// accepts: NativeAtomic's instruction when there is one (`value` is the other operand), else
+// a compare-and-swap loop.
 absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::SerialOutput& out, const cpu::IrIndex& index,
                                llvm::Value* value, const std::function<absl::StatusOr<llvm::Value*>(llvm::Value*)>& combine) {
   llvm::IRBuilder<>& b = *k.b;
@@ -94,33 +115,7 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
   const PrimitiveType type = out.shape.element_type();
   llvm::Type* element = e.StorageType(type);
   llvm::Value* address = b.CreateGEP(element, out.base, e.StorageOffset(out.shape, index));
-  const bool floating = type == F32 || type == F64;
-  const bool is_signed = type == S8 || type == S16 || type == S32 || type == S64;
-  std::optional<llvm::AtomicRMWInst::BinOp> native;
-  // (8- and 16-bit types always take the compare-and-swap.)
-  const HloOpcode native_op = element->getPrimitiveSizeInBits() < 32 ? HloOpcode::kMultiply : op;
-  switch (native_op) {
-    case HloOpcode::kAdd:
-      native = floating ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
-      break;
-    case HloOpcode::kMaximum:
-      if (!floating) native = is_signed ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
-      break;
-    case HloOpcode::kMinimum:
-      if (!floating) native = is_signed ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
-      break;
-    case HloOpcode::kAnd:
-      native = llvm::AtomicRMWInst::And;
-      break;
-    case HloOpcode::kOr:
-      native = llvm::AtomicRMWInst::Or;
-      break;
-    case HloOpcode::kXor:
-      native = llvm::AtomicRMWInst::Xor;
-      break;
-    default:
-      break;  // multiply; float max and min (NaN and -0 as the combiner has them)
-  }
+  const std::optional<llvm::AtomicRMWInst::BinOp> native = NativeAtomic(op, type);
   if (native.has_value()) {
     b.CreateAtomicRMW(*native, address, value, llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
     return absl::OkStatus();
@@ -180,11 +175,18 @@ KernelBody FillBody(const HloInstruction* hlo) {
     const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
     const Shape& shape = outputs[0].shape;
     const bool scatter = hlo->opcode() == HloOpcode::kScatter;
+    llvm::Value* init = nullptr;  // select-and-scatter's, read once per thread
+    if (!scatter) {
+      ASSIGN_OR_RETURN(init, operands[2](cpu::IrIndex{}));
+    }
     return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(ShapeUtil::ElementsIn(shape)), GridThreads(&b), "fill",
                            [&](llvm::Value* i) -> absl::Status {
                              const cpu::IrIndex index = IndexOf(&b, shape, i);
                              for (size_t o = 0; o < outputs.size(); ++o) {
-                               ASSIGN_OR_RETURN(llvm::Value* v, scatter ? operands[o](index) : operands[2](index));
+                               llvm::Value* v = init;
+                               if (scatter) {
+                                 ASSIGN_OR_RETURN(v, operands[o](index));
+                               }
                                k.elemental->StoreElement(v, outputs[o].base, outputs[o].shape, index);
                              }
                              return absl::OkStatus();
@@ -201,7 +203,7 @@ KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy
     ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
     const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
     const cpu::Generator& indices = operands[s.outputs()];
-    const int64_t windows = Product(s.window_extent());
+    const int64_t windows = ShapeUtil::Product(s.window_extent());
     switch (strategy) {
       case ScatterStrategy::kSerial:
         return EmitIf(&b, b.CreateICmpEQ(GlobalThread(&b), b.getInt64(0)), "serial",
@@ -217,7 +219,7 @@ KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy
             });
       case ScatterStrategy::kUpdateThreads:
       case ScatterStrategy::kAtomicUpdates: {
-        const int64_t total = Product(s.batch_sizes()) * windows;
+        const int64_t total = ShapeUtil::Product(s.batch_sizes()) * windows;
         return EmitStridedLoop(
             &b, GlobalThread(&b), b.getInt64(total), GridThreads(&b), "u", [&](llvm::Value* i) -> absl::Status {
               const std::vector<llvm::Value*> g =
@@ -266,11 +268,11 @@ absl::Status EmitOutputThreadsBody(KernelContext& k, const HloInstruction* hlo) 
   llvm::Function* f = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
   llvm::AllocaInst* acc = entry.CreateAlloca(e.RegisterType(type));
+  ASSIGN_OR_RETURN(llvm::Value* init, operands[2](cpu::IrIndex{}));  // read once per thread
   return EmitStridedLoop(
       &b, GlobalThread(&b), b.getInt64(ShapeUtil::ElementsIn(out.shape)), GridThreads(&b), "p",
       [&](llvm::Value* i) -> absl::Status {
         const cpu::IrIndex p = IndexOf(&b, out.shape, i);
-        ASSIGN_OR_RETURN(llvm::Value* init, operands[2](cpu::IrIndex{}));
         b.CreateStore(init, acc);
         // Window s holds p in dimension d when s * stride + k * dilation = q for a k of the
         // window, q being p's position in the padded, base-dilated operand.
@@ -371,7 +373,7 @@ absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo,
     if (s.outputs() == 1 && AtomicCombinable(*hlo.to_apply(), hlo.shape().element_type(), deterministic)) {
       return ScatterStrategy::kAtomicUpdates;
     }
-    if (s.WindowsDisjoint() && Product(s.window_extent()) > 1) return ScatterStrategy::kWindowThreads;
+    if (s.WindowsDisjoint() && ShapeUtil::Product(s.window_extent()) > 1) return ScatterStrategy::kWindowThreads;
     return ScatterStrategy::kSerial;
   }
   RETURN_IF_ERROR(cpu::CheckSelectAndScatter(&hlo));
@@ -398,9 +400,9 @@ absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* 
     return launches;
   }
   ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
-  const int64_t updates = Product(s.batch_sizes()) * Product(s.window_extent());
+  const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
   int64_t items = updates;
-  if (strategy == ScatterStrategy::kWindowThreads) items = updates == 0 ? 0 : Product(s.window_extent());
+  if (strategy == ScatterStrategy::kWindowThreads) items = updates == 0 ? 0 : ShapeUtil::Product(s.window_extent());
   if (strategy == ScatterStrategy::kSerial) items = std::min<int64_t>(updates, 1);
   launches.push_back({ScatterUpdateBody(hlo, strategy), items});
   return launches;
