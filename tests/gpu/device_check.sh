@@ -8,11 +8,17 @@
 #                                       gpu backend compiles) into tests/gpu/bundle, with the
 #                                       runner and every shared library it needs (glibc and
 #                                       its loader included; libcuda is the machine's own)
-#   tests/gpu/device_check.sh run       on the GPU machine: runs the bundle and prints a
-#                                       markdown table last (also to $OUT/device_check.md)
+#   tests/gpu/device_check.sh run       on the GPU machine: runs the bundle (curated checks,
+#                                       then benchmarks, then conformance modules; rows as
+#                                       they come, a markdown table last) and, where that
+#                                       machine's python3 has JAX, the same benchmarks through
+#                                       JAX (tests/gpu/jax_reference.py); all of it also to
+#                                       $OUT/device_check.md
 #
 # With the device tool: prepare here, then run with carry ["tests/gpu/bundle"] and a timeout
-# under 8 minutes. Exit status: 0 all checked cases agree, 1 some failed, 3 no GPU.
+# under 8 minutes (the runner starts no case after GPU_CHECK_BUDGET_S, default 300 here, and
+# gives up on a case after GPU_CHECK_CASE_TIMEOUT_S, default 60; JAX gets 100 s).
+# Exit status: 0 all checked cases agree, 1 some failed, 3 no GPU, 4 a case hung.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build}
@@ -62,14 +68,25 @@ run() {
            /usr/local/cuda/compat /usr/local/cuda/lib64; do
     [ -d "$d" ] && path="$path:$d"
   done
+  # cuBLAS wherever that machine keeps it (the toolkit, or a Python wheel's folder).
+  local cublas
+  cublas=$(find /usr/local /opt /usr/lib -name 'libcublas.so.1[23]*' 2>/dev/null | head -1 || true)
+  [ -n "$cublas" ] && path="$path:$(dirname "$cublas")"
+  echo "device_check: library path $path"
   local loader
   loader=$(find "$BUNDLE/lib" -name 'ld-linux-x86-64.so.*' | head -1)
   local out=${OUT:-/tmp}
   local rc=0
+  export GPU_CHECK_BUDGET_S=${GPU_CHECK_BUDGET_S:-300}
   if [ -n "$loader" ]; then
-    timeout 420 "$loader" --library-path "$path" "$BUNDLE/gpu_check_runner" "$BUNDLE" | tee "$out/device_check.md" || rc=$?
+    timeout 400 "$loader" --library-path "$path" "$BUNDLE/gpu_check_runner" "$BUNDLE" | tee "$out/device_check.md" || rc=$?
   else
-    LD_LIBRARY_PATH="$path" timeout 420 "$BUNDLE/gpu_check_runner" "$BUNDLE" | tee "$out/device_check.md" || rc=$?
+    LD_LIBRARY_PATH="$path" timeout 400 "$BUNDLE/gpu_check_runner" "$BUNDLE" | tee "$out/device_check.md" || rc=$?
+  fi
+  if command -v python3 >/dev/null; then
+    echo
+    PYTHONUNBUFFERED=1 timeout 100 python3 tests/gpu/jax_reference.py 2>"$out/jax_reference.err" | tee -a "$out/device_check.md" ||
+      echo "jax reference: failed or timed out (stderr in jax_reference.err)"
   fi
   return $rc
 }

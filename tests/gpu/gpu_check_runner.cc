@@ -5,22 +5,36 @@
 //    compares (|gpu - ref| <= atol + rtol * |ref| for floats, bits for the rest);
 //  - for a "bench" case: times it (median of 10, arguments resident) against a device-to-
 //    device copy of the same number of bytes read and written, measured in the same run;
-//    for a "bench flops N" case, reports N / time.
-// Prints a markdown table last; exit status 0 when every checked case agrees.
+//    for a "bench flops N" case, reports N / time (the bf16 matmul also against the same
+//    GEMM called on cuBLAS directly, in the same run).
+// Curated cases run first, then the benchmarks, then the conformance modules. Each row is
+// printed as it is made (a run cut short still says how far it got); a markdown table comes
+// last, with every row but the conformance modules that agree (counted instead).
+// Environment: GPU_CHECK_BUDGET_S (default 330): no case starts after that many seconds;
+// GPU_CHECK_CASE_TIMEOUT_S (default 60): a case still running then ends the run (exit 4);
+// GPU_CHECK_SKIP: comma-separated case names not to run.
+// Exit status 0 when every checked case agrees.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "backends/backend.h"
+#include "backends/gpu/cublas_library.h"
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_backend.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
@@ -125,6 +139,52 @@ absl::StatusOr<double> CopySeconds(const CudaDriver* d, size_t bytes) {
   return s;
 }
 
+// Seconds for one n x n x n bf16 GEMM (f32 accumulation, bf16 result) called on cuBLAS
+// directly (median of 10 after a warm-up): the reference for the backend's bf16 dot.
+absl::StatusOr<double> CublasBf16GemmSeconds(const CudaDriver* d, int n) {
+  ASSIGN_OR_RETURN(const CublasLibrary* blas, CublasLibrary::Default());
+  RETURN_IF_ERROR(UseGpu0(d));
+  const size_t bytes = size_t{2} * n * n;
+  CUdeviceptr a = 0, b = 0, c = 0;
+  CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&a, bytes));
+  CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&b, bytes));
+  CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&c, bytes));
+  CUstream stream;
+  CUDA_RETURN_IF_ERROR(d, cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  // Seeded random operands, as the backend's case gets (a GEMM of constants runs faster).
+  ASSIGN_OR_RETURN(Literal host, Literal::Create(ShapeUtil::MakeShape(BF16, {n, n})));
+  uint64_t state = 7;
+  testing::FillRandom(&host, host.shape(), &state);
+  CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(a, host.untyped_data(), bytes, stream));
+  CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(b, host.untyped_data(), bytes, stream));
+  CUDA_RETURN_IF_ERROR(d, cuStreamSynchronize(stream));
+  cublasHandle_t handle = nullptr;
+  cublasStatus_t st = blas->create(&handle);
+  if (st != CUBLAS_STATUS_SUCCESS) return blas->ToStatus(st, "cublasCreate");
+  blas->set_stream(handle, reinterpret_cast<cudaStream_t>(stream));
+  const float one = 1, zero = 0;
+  CUresult r = CUDA_SUCCESS;
+  auto gemm = [&] {
+    if (st == CUBLAS_STATUS_SUCCESS) {
+      st = blas->gemm_strided_batched(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, reinterpret_cast<void*>(b),
+                                      CUDA_R_16BF, n, 0, reinterpret_cast<void*>(a), CUDA_R_16BF, n, 0, &zero,
+                                      reinterpret_cast<void*>(c), CUDA_R_16BF, n, 0, 1, CUBLAS_COMPUTE_32F,
+                                      CUBLAS_GEMM_DEFAULT);
+    }
+    if (r == CUDA_SUCCESS) r = d->cuStreamSynchronize(stream);
+  };
+  gemm();
+  const double s = MedianSeconds(10, gemm);
+  blas->destroy(handle);
+  d->cuStreamDestroy(stream);
+  d->cuMemFree(a);
+  d->cuMemFree(b);
+  d->cuMemFree(c);
+  if (st != CUBLAS_STATUS_SUCCESS) return blas->ToStatus(st, "cublasGemmStridedBatchedEx");
+  if (r != CUDA_SUCCESS) return d->ToStatus(r, "cuStreamSynchronize");
+  return s;
+}
+
 // Seconds for the driver to copy `bytes` of pageable host memory to the device and back
 // (medians of 5), with no staging of ours: the reference for the backend's transfers.
 absl::StatusOr<std::pair<double, double>> PageableCopySeconds(const CudaDriver* d, std::vector<char>& host) {
@@ -183,7 +243,7 @@ std::vector<std::string> TransferRows(const CudaDriver* driver, backend::Backend
   return rows;
 }
 
-// Cases whose arguments are larger are listed as skipped (the benchmarks take 1-2 GiB).
+// Cases whose arguments or result are larger are listed as skipped (the benchmarks take 1-2 GiB).
 constexpr int64_t kMaxArgumentBytes = int64_t{4} << 30;
 
 int64_t LeafBytes(const Shape& shape) {
@@ -195,7 +255,49 @@ int64_t LeafBytes(const Shape& shape) {
   return shape.IsArray() ? ShapeUtil::ByteSizeOf(shape) : 0;
 }
 
+double EnvSeconds(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atof(v) : fallback;
+}
+
+// Curated checks first (the quickest word on correctness), then the benchmarks, then the
+// conformance modules; by name within each.
+int CaseRank(const std::string& name, const std::string& check) {
+  if (name.rfind("conformance_", 0) == 0) return 2;
+  return check.rfind("bench", 0) == 0 ? 1 : 0;
+}
+
+std::mutex report_mu;  // the watchdog reads a Report while the loop adds to it
+
+struct Report {
+  std::vector<std::string> rows;  // for the closing table
+  int agreed = 0, failed = 0, conformance_agreed = 0, not_run = 0;
+
+  // Prints the row now, keeping it for the table unless it is a conformance module's pass.
+  void Add(const std::string& row, bool keep = true) {
+    std::lock_guard<std::mutex> lock(report_mu);
+    std::cout << row << std::endl;
+    if (keep) rows.push_back(row);
+  }
+  void PrintTable(const std::string& device, int driver_version) const {
+    std::cout << "\n## gpu device check: " << device << ", driver " << driver_version
+              << "\n\n| case | result | time / reference |\n| --- | --- | --- |\n";
+    for (const std::string& row : rows) std::cout << row << "\n";
+    if (conformance_agreed > 0) {
+      std::cout << "| conformance modules not listed | " << conformance_agreed << " agree | |\n";
+    }
+    std::cout << "\n" << agreed << " checked cases agree, " << failed << " failed";
+    if (not_run > 0) std::cout << ", " << not_run << " not run (time budget or GPU_CHECK_SKIP)";
+    std::cout << std::endl;
+  }
+};
+
 int Run(const std::filesystem::path& bundle) {
+  const auto begin = std::chrono::steady_clock::now();
+  const double budget_s = EnvSeconds("GPU_CHECK_BUDGET_S", 330);
+  const double case_timeout_s = EnvSeconds("GPU_CHECK_CASE_TIMEOUT_S", 60);
+  std::vector<std::string> skip;
+  if (const char* v = std::getenv("GPU_CHECK_SKIP"); v != nullptr) skip = absl::StrSplit(v, ',', absl::SkipEmpty());
   absl::StatusOr<const CudaDriver*> driver = CudaDriver::Default();
   if (!driver.ok()) {
     std::cout << "no GPU: " << driver.status() << "\n";
@@ -213,24 +315,72 @@ int Run(const std::filesystem::path& bundle) {
     return 2;
   }
   absl::StatusOr<backend::DeviceDescription> device = (*gpu)->Describe(0);
-  std::vector<std::filesystem::path> cases;
+  const std::string device_name = device.ok() ? device->name : "?";
+  absl::StatusOr<const CublasLibrary*> blas = CublasLibrary::Default();
+  std::cout << "gpu: " << device_name << ", driver " << (*driver)->driver_version() << ", cuBLAS "
+            << (blas.ok() ? (*blas)->library : blas.status().ToString()) << std::endl;
+
+  struct Case {
+    std::filesystem::path path;
+    std::string name, check;
+    int rank;
+  };
+  std::vector<Case> cases;
   for (const auto& entry : std::filesystem::directory_iterator(bundle / "cases")) {
-    if (entry.path().extension() == ".gpuexe") cases.push_back(entry.path());
+    if (entry.path().extension() != ".gpuexe") continue;
+    std::filesystem::path base = entry.path();
+    Case c{entry.path(), entry.path().stem().string(), ReadFile(base.replace_extension(".check")), 0};
+    c.rank = CaseRank(c.name, c.check);
+    cases.push_back(std::move(c));
   }
-  std::sort(cases.begin(), cases.end());
-  std::vector<std::string> rows = TransferRows(*driver, **gpu);
-  int agreed = 0, failed = 0;
-  for (const std::filesystem::path& path : cases) {
-    const std::string name = path.stem().string();
-    std::filesystem::path base = path;
-    const std::string check = ReadFile(base.replace_extension(".check"));
+  std::sort(cases.begin(), cases.end(),
+            [](const Case& a, const Case& b) { return std::tie(a.rank, a.name) < std::tie(b.rank, b.name); });
+
+  Report report;
+  for (const std::string& row : TransferRows(*driver, **gpu)) report.Add(row);
+
+  // The watchdog: a case still running after case_timeout_s prints the table so far and
+  // ends the process (a hung kernel cannot be taken back; the rest would wait behind it).
+  std::atomic<int> running{-1};
+  std::atomic<double> running_since{0};
+  std::thread([&] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      const int i = running.load();
+      const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      if (i >= 0 && now - running_since.load() > case_timeout_s) {
+        Report late;
+        {
+          std::lock_guard<std::mutex> lock(report_mu);
+          late = report;
+        }
+        late.Add(absl::StrCat("| ", cases[i].name, " | TIMED OUT: still running after ", case_timeout_s, " s | |"));
+        late.failed++;
+        late.PrintTable(device_name, (*driver)->driver_version());
+        std::_Exit(4);
+      }
+    }
+  }).detach();
+
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const std::string& name = c.name;
+    const std::string& check = c.check;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (elapsed > budget_s || std::find(skip.begin(), skip.end(), name) != skip.end()) {
+      ++report.not_run;
+      if (c.rank < 2) report.Add(absl::StrCat("| ", name, " | not run (", elapsed > budget_s ? "time" : "skipped", ") | |"));
+      continue;
+    }
+    running_since = elapsed;
+    running = static_cast<int>(i);
+    std::filesystem::path base = c.path;
     const std::string hlo = ReadFile(base.replace_extension(".hlo"));
     auto fail = [&](const std::string& why) {
-      ++failed;
-      rows.push_back(absl::StrCat("| ", name, " | FAILED: ", why, " | |"));
-      std::cout << name << ": FAILED: " << why << std::endl;
+      ++report.failed;
+      report.Add(absl::StrCat("| ", name, " | FAILED: ", why, " | |"));
     };
-    absl::StatusOr<std::unique_ptr<backend::Executable>> exe = (*gpu)->DeserializeExecutable(ReadFile(path), 0);
+    absl::StatusOr<std::unique_ptr<backend::Executable>> exe = (*gpu)->DeserializeExecutable(ReadFile(c.path), 0);
     if (!exe.ok()) {
       fail(absl::StrCat("load: ", exe.status().ToString()));
       continue;
@@ -239,8 +389,10 @@ int Run(const std::filesystem::path& bundle) {
     // Some conformance modules only parse: their parameters can be far larger than a device.
     int64_t arg_bytes = 0;
     for (const HloInstruction* p : entry.parameter_instructions()) arg_bytes += LeafBytes(p->shape());
-    if (arg_bytes > kMaxArgumentBytes) {
-      rows.push_back(absl::StrCat("| ", name, " | skipped: ", arg_bytes, " bytes of arguments | |"));
+    const int64_t result_bytes = LeafBytes(entry.root_instruction()->shape());
+    if (arg_bytes > kMaxArgumentBytes || result_bytes > kMaxArgumentBytes) {
+      report.Add(absl::StrCat("| ", name, " | skipped: ", arg_bytes, " bytes of arguments, ", result_bytes,
+                              " of result | |"));
       continue;
     }
     uint64_t state = std::hash<std::string>()(name);
@@ -268,28 +420,37 @@ int Run(const std::filesystem::path& bundle) {
     }
     absl::Status run_status;
     std::shared_ptr<backend::Buffer> result;
-    const double seconds = MedianSeconds(check.rfind("bench", 0) == 0 ? 10 : 3, [&] {
+    auto execute = [&] {
       absl::StatusOr<std::shared_ptr<backend::Buffer>> r = (*exe)->Execute(on_gpu, backend::ExecuteOptions());
       if (!r.ok()) run_status = r.status();
       else result = *r;
-    });
+    };
+    const bool bench = check.rfind("bench", 0) == 0;
+    if (bench) execute();  // a warm-up: the first launch loads modules and grows the pool
+    const double seconds = MedianSeconds(bench ? 10 : 3, execute);
     if (!run_status.ok()) {
-      fail(absl::StatusCode(run_status.code()) == absl::StatusCode::kOk ? "" : run_status.ToString());
+      fail(run_status.ToString());
       continue;
     }
     if (check.rfind("bench flops ", 0) == 0) {
       const double flops = std::stod(check.substr(12));
-      rows.push_back(absl::StrCat("| ", name, " | ", seconds * 1e3, " ms, ", flops / seconds / 1e12,
-                                  " TFLOP/s | no cuBLAS reference yet |"));
+      std::string vs = "no reference in this run";
+      if (name == "matmul_bf16_8192") {
+        absl::StatusOr<double> ref = CublasBf16GemmSeconds(*driver, 8192);
+        vs = ref.ok() ? absl::StrCat(flops / *ref / 1e12, " TFLOP/s cuBLAS direct; ratio ", *ref / seconds)
+                      : ref.status().ToString();
+      }
+      report.Add(absl::StrCat("| ", name, " | ", seconds * 1e3, " ms, ", flops / seconds / 1e12, " TFLOP/s | ", vs,
+                              " |"));
       continue;
     }
-    if (check.rfind("bench", 0) == 0) {
+    if (bench) {
       const int64_t bytes = LeafBytes(entry.root_instruction()->shape());
       absl::StatusOr<double> copy = CopySeconds(*driver, static_cast<size_t>(bytes));
       const double gbs = 2.0 * bytes / seconds / 1e9;  // read + write, as the copy
       std::string vs = copy.ok() ? absl::StrCat(2.0 * bytes / *copy / 1e9, " GB/s copy; ratio ", *copy / seconds)
                                  : copy.status().ToString();
-      rows.push_back(absl::StrCat("| ", name, " | ", seconds * 1e3, " ms, ", gbs, " GB/s | ", vs, " |"));
+      report.Add(absl::StrCat("| ", name, " | ", seconds * 1e3, " ms, ", gbs, " GB/s | ", vs, " |"));
       continue;
     }
     double rtol = 0, atol = 0;
@@ -315,14 +476,14 @@ int Run(const std::filesystem::path& bundle) {
       fail(diff);
       continue;
     }
-    ++agreed;
-    rows.push_back(absl::StrCat("| ", name, " | agrees (rtol ", rtol, ", atol ", atol, ") | ", seconds * 1e3, " ms |"));
+    ++report.agreed;
+    if (c.rank == 2) ++report.conformance_agreed;
+    report.Add(absl::StrCat("| ", name, " | agrees (rtol ", rtol, ", atol ", atol, ") | ", seconds * 1e3, " ms |"),
+               /*keep=*/c.rank != 2);
   }
-  std::cout << "\n## gpu device check: " << (device.ok() ? device->name : "?") << ", driver "
-            << (*driver)->driver_version() << "\n\n| case | result | time / reference |\n| --- | --- | --- |\n";
-  for (const std::string& row : rows) std::cout << row << "\n";
-  std::cout << "\n" << agreed << " checked cases agree, " << failed << " failed\n";
-  return failed == 0 ? 0 : 1;
+  running = -1;
+  report.PrintTable(device_name, (*driver)->driver_version());
+  return report.failed == 0 ? 0 : 1;
 }
 
 }  // namespace

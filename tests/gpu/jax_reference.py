@@ -1,0 +1,74 @@
+"""JAX's times for the gpu device check's benchmarks, on the GPU machine (tests/gpu/device_check.sh run).
+
+The same computations as the curated benchmark modules (backends/gpu/testing/gpu_test_modules.h),
+written with jax.numpy and compiled by JAX's own XLA: GELU (tanh form) over f32[16384,16384],
+row softmax over f32[16384,16384], an 8192^3 bf16 matmul and the MLP forward at batch 4096 (f32,
+default precision). Prints one markdown row per benchmark (median of 10 after a warm-up); prints
+a single line saying why and exits 0 where JAX or its GPU is missing.
+"""
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+
+def median_seconds(fn, *args, runs=10):
+    fn(*args).block_until_ready()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn(*args).block_until_ready()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError as e:
+        print(f"jax reference: JAX is not installed ({e})")
+        return 0
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        print(f"jax reference: JAX sees no GPU ({jax.devices()})")
+        return 0
+    key = jax.random.PRNGKey(0)
+    rows = []
+
+    def gelu(x):
+        return 0.5 * x * (1 + jnp.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+
+    def softmax(x):
+        e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
+        return e / jnp.sum(e, axis=1, keepdims=True)
+
+    x = jax.random.uniform(key, (16384, 16384), jnp.float32, -2, 2)
+    for name, fn in (("gelu_256M", gelu), ("softmax_16384x16384", softmax)):
+        s = median_seconds(jax.jit(fn), x)
+        rows.append(f"| jax {name} | {s * 1e3:.3f} ms, {2 * x.nbytes / s / 1e9:.0f} GB/s | JAX {jax.__version__} |")
+    del x
+
+    a = jax.random.uniform(key, (8192, 8192), jnp.float32, -2, 2).astype(jnp.bfloat16)
+    s = median_seconds(jax.jit(jnp.matmul), a, a)
+    rows.append(f"| jax matmul_bf16_8192 | {s * 1e3:.3f} ms, {2 * 8192 ** 3 / s / 1e12:.1f} TFLOP/s | JAX {jax.__version__} |")
+    del a
+
+    def mlp(x, w1, b1, w2, b2, w3, b3):
+        h1 = jnp.maximum(x @ w1 + b1, 0)
+        h2 = jnp.maximum(h1 @ w2 + b2, 0)
+        return softmax(h2 @ w3 + b3)
+
+    shapes = [(4096, 784), (784, 1024), (1024,), (1024, 1024), (1024,), (1024, 10), (10,)]
+    params = [jax.random.uniform(jax.random.fold_in(key, i), sh, jnp.float32, -2, 2) for i, sh in enumerate(shapes)]
+    s = median_seconds(jax.jit(mlp), *params)
+    rows.append(f"| jax mlp_forward_batch4096 | {s * 1e3:.3f} ms, {15360000000 / s / 1e12:.1f} TFLOP/s | "
+                f"JAX {jax.__version__} |")
+    for row in rows:
+        print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
