@@ -12,7 +12,7 @@
 // last, with every row but the conformance modules that agree (counted instead).
 // Environment: GPU_CHECK_BUDGET_S (default 330): no case starts after that many seconds;
 // GPU_CHECK_CASE_TIMEOUT_S (default 60): a case still running then ends the run (exit 4);
-// GPU_CHECK_SKIP: comma-separated case names not to run.
+// GPU_CHECK_SKIP: comma-separated case names not to run; GPU_CHECK_ONLY: the only ones to run.
 // Exit status 0 when every checked case agrees.
 #include <algorithm>
 #include <atomic>
@@ -37,6 +37,9 @@
 #include "backends/gpu/cublas_library.h"
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_backend.h"
+#ifdef GPU_CHECK_RUNNER_COMPILES
+#include "backends/gpu/gpu_compiler.h"
+#endif
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "hlo/float_types.h"
 #include "hlo/hlo_parser.h"
@@ -79,6 +82,14 @@ std::string Compare(const Literal& expected, const Literal& actual, double rtol,
     return "";
   }
   if (!shape.IsArray()) return "";
+  // The same values in another layout (an entry_computation_layout may ask for any) compare
+  // element by element in the expected one's.
+  if (shape.has_layout() && actual.shape().has_layout() &&
+      shape.layout().minor_to_major() != actual.shape().layout().minor_to_major()) {
+    absl::StatusOr<Literal> relaid = actual.Relayout(shape.layout());
+    if (!relaid.ok()) return relaid.status().ToString();
+    return Compare(expected, *relaid, rtol, atol);
+  }
   const PrimitiveType t = shape.element_type();
   const bool numeric = t == F32 || t == F64 || t == BF16 || t == F16;
   const int64_t width = expected.size_bytes() / std::max<int64_t>(ShapeUtil::ElementsIn(shape), 1);
@@ -255,6 +266,48 @@ int64_t LeafBytes(const Shape& shape) {
   return shape.IsArray() ? ShapeUtil::ByteSizeOf(shape) : 0;
 }
 
+// The entry computation's infeeds (their data shapes) and outfeeds (what they send), in
+// program order; `nested` when a called computation has one (how many values an execution
+// takes or sends then depends on the data: such modules are not checked here).
+struct Feeds {
+  std::vector<Shape> infeeds, outfeeds;
+  bool nested = false;
+};
+
+Feeds FindFeeds(const HloModule& module) {
+  Feeds feeds;
+  for (const auto& computation : module.computations()) {
+    const bool entry = computation.get() == module.entry_computation();
+    for (const auto& instruction : computation->instructions()) {
+      const HloOpcode op = instruction->opcode();
+      if (op != HloOpcode::kInfeed && op != HloOpcode::kOutfeed) continue;
+      if (!entry) feeds.nested = true;
+      else if (op == HloOpcode::kInfeed) feeds.infeeds.push_back(instruction->shape().tuple_shapes(0));
+      else feeds.outfeeds.push_back(instruction->operand(0)->shape());
+    }
+  }
+  return feeds;
+}
+
+// Queues one value per infeed (the same value for each infeed of a shape, so the order in
+// which a backend runs independent infeeds cannot matter), runs, then takes every outfeed's.
+absl::StatusOr<std::shared_ptr<backend::Buffer>> ExecuteFed(backend::Backend& on, backend::Executable& exe,
+                                                            absl::Span<const std::shared_ptr<backend::Buffer>> args,
+                                                            const Feeds& feeds, std::vector<Literal>* outfed) {
+  for (const Shape& shape : feeds.infeeds) {
+    ASSIGN_OR_RETURN(Literal value, Literal::Create(shape));
+    uint64_t state = std::hash<std::string>()(shape.ToString(true));
+    testing::FillRandom(&value, shape, &state);
+    RETURN_IF_ERROR(on.TransferToInfeed(0, value));
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, exe.Execute(args, backend::ExecuteOptions()));
+  for (const Shape& shape : feeds.outfeeds) {
+    ASSIGN_OR_RETURN(Literal value, on.TransferFromOutfeed(0, shape, /*timeout_ms=*/10000));
+    if (outfed != nullptr) outfed->push_back(std::move(value));
+  }
+  return result;
+}
+
 double EnvSeconds(const char* name, double fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::atof(v) : fallback;
@@ -296,14 +349,21 @@ int Run(const std::filesystem::path& bundle) {
   const auto begin = std::chrono::steady_clock::now();
   const double budget_s = EnvSeconds("GPU_CHECK_BUDGET_S", 330);
   const double case_timeout_s = EnvSeconds("GPU_CHECK_CASE_TIMEOUT_S", 60);
-  std::vector<std::string> skip;
+  std::vector<std::string> skip, only;
   if (const char* v = std::getenv("GPU_CHECK_SKIP"); v != nullptr) skip = absl::StrSplit(v, ',', absl::SkipEmpty());
+  if (const char* v = std::getenv("GPU_CHECK_ONLY"); v != nullptr) only = absl::StrSplit(v, ',', absl::SkipEmpty());
   absl::StatusOr<const CudaDriver*> driver = CudaDriver::Default();
   if (!driver.ok()) {
     std::cout << "no GPU: " << driver.status() << "\n";
     return 3;
   }
+#ifdef GPU_CHECK_RUNNER_COMPILES
+  // The emulated rehearsal (tests/gpu/CMakeLists.txt): the kernel emulator runs only kernels
+  // this process emitted, so each case is compiled from its .hlo here.
+  absl::StatusOr<std::unique_ptr<backend::Backend>> gpu = CreateGpuBackend(*driver, CompileGpuPlan);
+#else
   absl::StatusOr<std::unique_ptr<backend::Backend>> gpu = CreateGpuBackend(*driver);
+#endif
   if (!gpu.ok()) {
     std::cout << "no GPU: " << gpu.status() << "\n";
     return 3;
@@ -367,6 +427,7 @@ int Run(const std::filesystem::path& bundle) {
     const std::string& name = c.name;
     const std::string& check = c.check;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
     if (elapsed > budget_s || std::find(skip.begin(), skip.end(), name) != skip.end()) {
       ++report.not_run;
       if (c.rank < 2) report.Add(absl::StrCat("| ", name, " | not run (", elapsed > budget_s ? "time" : "skipped", ") | |"));
@@ -380,7 +441,13 @@ int Run(const std::filesystem::path& bundle) {
       ++report.failed;
       report.Add(absl::StrCat("| ", name, " | FAILED: ", why, " | |"));
     };
+#ifdef GPU_CHECK_RUNNER_COMPILES
+    absl::StatusOr<std::unique_ptr<HloModule>> parsed = ParseAndReturnUnverifiedModule(hlo);
+    absl::StatusOr<std::unique_ptr<backend::Executable>> exe =
+        parsed.ok() ? (*gpu)->Compile(*std::move(parsed), backend::CompileOptions()) : parsed.status();
+#else
     absl::StatusOr<std::unique_ptr<backend::Executable>> exe = (*gpu)->DeserializeExecutable(ReadFile(c.path), 0);
+#endif
     if (!exe.ok()) {
       fail(absl::StrCat("load: ", exe.status().ToString()));
       continue;
@@ -418,16 +485,25 @@ int Run(const std::filesystem::path& bundle) {
       fail(absl::StrCat("arguments: ", upload.ToString()));
       continue;
     }
+    const Feeds feeds = FindFeeds((*exe)->module());
+    if (feeds.nested) {
+      report.Add(absl::StrCat("| ", name, " | skipped: an infeed or outfeed inside a called computation | |"));
+      continue;
+    }
+    // The first execution's result (and outfeeds) are compared: a module's rng state, say,
+    // moves on with every execution, as the interpreter's does with its one.
     absl::Status run_status;
     std::shared_ptr<backend::Buffer> result;
+    std::vector<Literal> gpu_outfed;
     auto execute = [&] {
-      absl::StatusOr<std::shared_ptr<backend::Buffer>> r = (*exe)->Execute(on_gpu, backend::ExecuteOptions());
+      absl::StatusOr<std::shared_ptr<backend::Buffer>> r =
+          ExecuteFed(**gpu, **exe, on_gpu, feeds, result == nullptr ? &gpu_outfed : nullptr);
       if (!r.ok()) run_status = r.status();
-      else result = *r;
+      else if (result == nullptr) result = *r;
     };
     const bool bench = check.rfind("bench", 0) == 0;
-    if (bench) execute();  // a warm-up: the first launch loads modules and grows the pool
-    const double seconds = MedianSeconds(bench ? 10 : 3, execute);
+    execute();  // a warm-up too: the first launch loads modules and grows the pool
+    const double seconds = run_status.ok() ? MedianSeconds(bench ? 10 : 3, execute) : 0;
     if (!run_status.ok()) {
       fail(run_status.ToString());
       continue;
@@ -464,14 +540,20 @@ int Run(const std::filesystem::path& bundle) {
     }
     std::vector<std::shared_ptr<backend::Buffer>> on_ref;
     for (const Literal& a : args) on_ref.push_back(*(*interpreter)->TransferToDevice(a, 0));
-    absl::StatusOr<std::shared_ptr<backend::Buffer>> expected_buffer = (*ref)->Execute(on_ref, backend::ExecuteOptions());
+    std::vector<Literal> ref_outfed;
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> expected_buffer =
+        ExecuteFed(**interpreter, **ref, on_ref, feeds, &ref_outfed);
     absl::StatusOr<Literal> actual = (*gpu)->TransferFromDevice(*result);
     if (!expected_buffer.ok() || !actual.ok()) {
       fail(!expected_buffer.ok() ? expected_buffer.status().ToString() : actual.status().ToString());
       continue;
     }
     absl::StatusOr<Literal> expected = (*interpreter)->TransferFromDevice(**expected_buffer);
-    const std::string diff = Compare(*expected, *actual, rtol, atol);
+    std::string diff = Compare(*expected, *actual, rtol, atol);
+    for (size_t k = 0; diff.empty() && k < ref_outfed.size() && k < gpu_outfed.size(); ++k) {
+      diff = Compare(ref_outfed[k], gpu_outfed[k], rtol, atol);
+      if (!diff.empty()) diff = absl::StrCat("outfeed ", k, ": ", diff);
+    }
     if (!diff.empty()) {
       fail(diff);
       continue;
