@@ -266,16 +266,25 @@ class GpuExecutable : public backend::Executable {
             pointers.push_back(scratch->address());
           }
           std::vector<void*> params;
-          for (CUdeviceptr& p : pointers) params.push_back(&p);
+          for (CUdeviceptr& p : pointers) {
+            // Kernels take their arrays as 16-byte aligned (vector loads); every buffer
+            // starts a pool block (kDeviceAlignment), so this is an internal error.
+            if (p % 16 != 0) return absl::InternalError(absl::StrCat("gpu: ", step.hlo->name(), ": an unaligned array"));
+            params.push_back(&p);
+          }
           // Grid-stride kernels: enough blocks to fill the device several times over (a row
-          // kernel's blocks take a row at a time; eight of them fill a multiprocessor).
+          // kernel's blocks take a row at a time; eight of them fill a multiprocessor), fewer
+          // where the plan caps them (GpuPlanStep::max_blocks), never under one per multiprocessor.
           const std::vector<CUfunction>& launches = functions_[q][s];
           for (size_t p = 0; p < launches.size(); ++p) {
             const bool rows = p == 0 && step.rows > 0;
             const int64_t items = p == 0 ? (rows ? step.rows : step.elements) : step.phases[p - 1];
             if (items == 0) continue;
             const int64_t wanted = rows ? items : (items + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
-            const int64_t most = device_->multiprocessors * (rows ? 8 : 32);
+            int64_t most = device_->multiprocessors * (rows ? 8 : 32);
+            if (p == 0 && step.max_blocks > 0) {
+              most = std::min(most, std::max<int64_t>(step.max_blocks, device_->multiprocessors));
+            }
             const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
             CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(launches[p], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0, lane.stream,
                                                    params.data(), nullptr));

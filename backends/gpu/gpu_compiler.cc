@@ -274,6 +274,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.elements = ptx.kernels[k].elements;
       step.rows = ptx.kernels[k].rows;
       step.phases = ptx.kernels[k].phases;
+      step.max_blocks = ptx.kernels[k].max_blocks;
       step.gemm = IsCublasGemm(*kernels[k]);
       if (kernels[k]->opcode() == HloOpcode::kSort) {
         ASSIGN_OR_RETURN(const LongSortScratch scratch, SortScratch(*kernels[k]));

@@ -21,8 +21,8 @@ std::string SequencesText(const GpuPlan& plan) {
 }
 
 // One line per step: sequence kind instruction index elements rows gemm kernel operands
-// callees scratch_bytes phases ("-" when none; plans before version 5 end at callees, those
-// of version 5 at scratch_bytes).
+// callees scratch_bytes phases max_blocks ("-" when none; plans before version 5 end at
+// callees, those of version 5 at scratch_bytes, of version 6 at phases).
 std::string StepsText(const GpuPlan& plan) {
   std::string text;
   for (size_t q = 0; q < plan.sequences.size(); ++q) {
@@ -31,7 +31,7 @@ std::string StepsText(const GpuPlan& plan) {
                       s.rows, " ", s.gemm ? 1 : 0, " ", s.kernel.empty() ? "-" : s.kernel, " ",
                       s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), " ",
                       s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), " ", s.scratch_bytes, " ",
-                      s.phases.empty() ? "-" : absl::StrJoin(s.phases, ","), "\n");
+                      s.phases.empty() ? "-" : absl::StrJoin(s.phases, ","), " ", s.max_blocks, "\n");
     }
   }
   return text;
@@ -70,13 +70,16 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
     int sequence = 0, kind = 0, gemm = 0;
     GpuPlanStep step;
-    // Before version 5 a line ends at the callees, before version 6 at the scratch bytes; a
-    // line with a newer field reads as an older plan only when that field asks for nothing
-    // (as with the kinds an older version did not have).
-    const bool with_scratch = f.size() >= 11, with_phases = f.size() == 12;
-    if (f.size() < 10 || f.size() > 12 || (version >= 5 && !with_scratch) || (version >= 6 && !with_phases) ||
+    // Before version 5 a line ends at the callees, before version 6 at the scratch bytes,
+    // before version 7 at the phases; a line with a newer field reads as an older plan only
+    // when that field asks for nothing (as with the kinds an older version did not have).
+    const bool with_scratch = f.size() >= 11, with_phases = f.size() >= 12, with_cap = f.size() == 13;
+    if (f.size() < 10 || f.size() > 13 || (version >= 5 && !with_scratch) || (version >= 6 && !with_phases) ||
+        (version >= 7 && !with_cap) ||
         (with_scratch && (!absl::SimpleAtoi(f[10], &step.scratch_bytes) || (version < 5 && step.scratch_bytes != 0))) ||
         (with_phases && version < 6 && f[11] != "-") ||
+        (with_cap && (!absl::SimpleAtoi(f[12], &step.max_blocks) || step.max_blocks < 0 ||
+                      (version < 7 && step.max_blocks != 0))) ||
         !absl::SimpleAtoi(f[0], &sequence) || sequence < 0 ||
         sequence >= static_cast<int>(plan->sequences.size()) || !absl::SimpleAtoi(f[1], &kind) || kind < 0 ||
         kind > newest_kind || !absl::SimpleAtoi(f[3], &step.index) ||
@@ -380,6 +383,9 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
     if (s.scratch_bytes < 0 || (s.scratch_bytes > 0 && s.kind != GpuPlanStep::Kind::kKernel)) {
       return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") asks for ", s.scratch_bytes,
                                   " bytes of scratch memory"));
+    }
+    if (s.max_blocks < 0 || (s.max_blocks > 0 && s.kind != GpuPlanStep::Kind::kKernel)) {
+      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") caps its launch at ", s.max_blocks, " blocks"));
     }
     for (int64_t items : s.phases) {
       if (items < 0 || s.kind != GpuPlanStep::Kind::kKernel) {

@@ -36,14 +36,22 @@ inline constexpr int kGpuThreadsPerBlock = 256;
 struct GpuTarget {
   int sm = 90;   // compute capability (sm_90: H100/H200)
   int ptx = 78;  // PTX ISA version (7.8: the newest LLVM 16 writes)
+  // Tuning, for the device check's side-by-side variants (tests/gpu/gpu_bundle.cc); the
+  // defaults are what every executable gets.
+  // Consecutive elements a thread of an elementwise or row kernel takes per loop iteration
+  // (ptx_emitter.h); 0: the emitter's choice.
+  int elements_per_thread = 0;
+  // Bytes of L2 a row kernel's rows in flight may take (GpuPlanStep::max_blocks); 0: no cap.
+  int64_t row_l2_budget = int64_t{24} << 20;
 };
 
 // The version of the steps' serialized form; executables of another are refused to load,
 // except those of kGpuPlanFormatOldestRead and newer (version 3 added the alias and token
 // kinds and kernels with several outputs, version 4 the rng-state and feed kinds, version 5
 // the steps' scratch bytes, a field more per line; an older plan reads as a newer one without
-// the kinds it did not have and without scratch; version 6 the steps' later launches).
-inline constexpr int kGpuPlanFormatVersion = 6;
+// the kinds it did not have and without scratch; version 6 the steps' later launches,
+// version 7 their block caps).
+inline constexpr int kGpuPlanFormatVersion = 7;
 inline constexpr int kGpuPlanFormatOldestRead = 2;
 
 struct GpuPlanStep {
@@ -93,6 +101,10 @@ struct GpuPlanStep {
   // PhaseEntry(kernel, p) with the same parameters, threads striding over phases[p - 1]
   // items (none launched for 0).
   std::vector<int64_t> phases;
+  // The most blocks `kernel`'s launch takes (0: the runtime's choice, a few per multiprocessor),
+  // never fewer than one per multiprocessor: a row kernel reads its row once per reduction and
+  // once more for the output, and with fewer rows in flight those reads find the row in L2.
+  int64_t max_blocks = 0;
   // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
   // cuBLAS loads on the GPU machine, through `kernel` otherwise.
   bool gemm = false;

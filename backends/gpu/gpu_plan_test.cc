@@ -60,6 +60,9 @@ std::string Edited(const std::string& bytes, const std::string& version,
 }
 
 std::string WithoutLastField(const std::string& line) { return line.substr(0, line.rfind(' ')); }
+// A line as version 6 wrote it (no block cap), and as version 5 (no later launches either).
+std::string AsWrittenBySix(const std::string& line) { return WithoutLastField(line); }
+std::string AsWrittenByFive(const std::string& line) { return WithoutLastField(AsWrittenBySix(line)); }
 
 TEST(GpuPlanTest, ScratchBytesSurviveTheRoundTrip) {
   const GpuPlan plan = KernelPlan(int64_t{3} << 30);
@@ -78,16 +81,17 @@ TEST(GpuPlanTest, VersionFourPlansLoadWithoutScratch) {
   absl::StatusOr<std::string> bytes = SerializeGpuPlan(KernelPlan(0));
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   for (const char* version : {"2", "3", "4"}) {
-    absl::StatusOr<GpuPlan> old = DeserializeGpuPlan(Edited(*bytes, version, WithoutLastField));
+    absl::StatusOr<GpuPlan> old =
+        DeserializeGpuPlan(Edited(*bytes, version, [](const std::string& l) { return WithoutLastField(AsWrittenByFive(l)); }));
     ASSERT_TRUE(old.ok()) << version << ": " << old.status();
     EXPECT_EQ(old->entry().steps[1].scratch_bytes, 0);
     EXPECT_EQ(old->entry().steps[1].kernel, "k0_n");
   }
 }
 
-// A version-6 line as version 5 wrote it (no phases), edited by `edit`.
+// A line as version 5 wrote it (no phases, no cap), edited by `edit`.
 std::function<std::string(const std::string&)> AsVersionFive(std::function<std::string(const std::string&)> edit) {
-  return [edit](const std::string& line) { return edit(WithoutLastField(line)); };
+  return [edit](const std::string& line) { return edit(AsWrittenByFive(line)); };
 }
 
 TEST(GpuPlanTest, DamagedScratchIsRefused) {
@@ -130,13 +134,14 @@ TEST(GpuPlanTest, LaterLaunchesSurviveTheRoundTrip) {
 TEST(GpuPlanTest, VersionFivePlansLoadWithoutLaterLaunches) {
   absl::StatusOr<std::string> bytes = SerializeGpuPlan(KernelPlan(64));
   ASSERT_TRUE(bytes.ok()) << bytes.status();
-  absl::StatusOr<GpuPlan> old = DeserializeGpuPlan(Edited(*bytes, "5", WithoutLastField));
+  absl::StatusOr<GpuPlan> old = DeserializeGpuPlan(Edited(*bytes, "5", AsWrittenByFive));
   ASSERT_TRUE(old.ok()) << old.status();
   EXPECT_EQ(old->entry().steps[1].scratch_bytes, 64);
   EXPECT_TRUE(old->entry().steps[1].phases.empty());
   // A version-6 line must have the field, and it must hold counts.
-  for (const std::string& plan : {Edited(*bytes, "6", WithoutLastField),
-                                  Edited(*bytes, "6", [](const std::string& l) { return WithoutLastField(l) + " 3,x"; })}) {
+  for (const std::string& plan :
+       {Edited(*bytes, "6", AsWrittenByFive),
+        Edited(*bytes, "6", [](const std::string& l) { return WithoutLastField(AsWrittenBySix(l)) + " 3,x"; })}) {
     absl::StatusOr<GpuPlan> read = DeserializeGpuPlan(plan);
     EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << read.status();
     EXPECT_THAT(std::string(read.status().message()), HasSubstr("malformed"));
@@ -166,6 +171,35 @@ TEST(GpuPlanTest, ValidationRefusesNegativeScratchAndScratchOutsideKernels) {
   s = ValidateGpuPlan(parameter);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_THAT(std::string(s.message()), HasSubstr("asks for 16 bytes of scratch memory"));
+}
+
+TEST(GpuPlanTest, BlockCapsSurviveTheRoundTripAndOlderPlansHaveNone) {
+  GpuPlan plan = KernelPlan(0);
+  plan.entry().steps[1].max_blocks = 384;
+  ASSERT_TRUE(ValidateGpuPlan(plan).ok()) << ValidateGpuPlan(plan);
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->entry().steps[0].max_blocks, 0);
+  EXPECT_EQ(back->entry().steps[1].max_blocks, 384);
+  EXPECT_EQ(*SerializeGpuPlan(*back), *bytes);
+  absl::StatusOr<GpuPlan> six = DeserializeGpuPlan(Edited(*bytes, "6", AsWrittenBySix));
+  ASSERT_TRUE(six.ok()) << six.status();
+  EXPECT_EQ(six->entry().steps[1].max_blocks, 0);
+  // A version-7 line must have the cap; a version-6 one cannot ask for one; none is negative.
+  for (const auto& [version, edit] : std::vector<std::pair<std::string, std::function<std::string(const std::string&)>>>{
+           {"7", AsWrittenBySix},
+           {"6", [](const std::string& l) { return l; }},
+           {"7", [](const std::string& l) { return WithoutLastField(l) + " -2"; }}}) {
+    absl::StatusOr<GpuPlan> read = DeserializeGpuPlan(Edited(*bytes, version, edit));
+    EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << version << ": " << read.status();
+  }
+  GpuPlan parameter = KernelPlan(0);
+  parameter.entry().steps[0].max_blocks = 2;
+  absl::Status s = ValidateGpuPlan(parameter);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("caps its launch at 2 blocks"));
 }
 
 }  // namespace

@@ -149,7 +149,42 @@ std::vector<const HloInstruction*> RowReductions(const HloInstruction& hlo) {
 
 
 
-absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo) {
+// Consecutive elements a thread takes per loop iteration (GpuTarget::elements_per_thread):
+// 4, so that its loads of a chunk are one 16-byte vector access for f32 and it has several in
+// flight, unless the fused computation is large (its code is emitted once per element).
+int ElementsPerThread(const HloInstruction& hlo, const GpuTarget& target) {
+  if (target.elements_per_thread > 0) return target.elements_per_thread;
+  if (hlo.opcode() == HloOpcode::kFusion && hlo.to_apply() != nullptr) {
+    return hlo.to_apply()->instructions().size() <= 64 ? 4 : 1;
+  }
+  // A dot, convolution, gather, ... alone loops over its window per element: one at a time.
+  return cpu::IsElementwise(hlo) ? 4 : 1;
+}
+
+// Threads from `start` striding by `stride` over `n` elements in chunks of `per_thread`
+// consecutive ones (chunk c is elements c*per_thread ...), `body` emitted once per element of
+// a chunk with its index: LLVM's load-store vectorizer joins a chunk's adjacent accesses (every
+// array is 16-byte aligned), and the thread's loads are all issued before their values are
+// used. The last n % per_thread elements follow, one per thread.
+template <typename F>
+absl::Status EmitChunkedLoop(llvm::IRBuilder<>* b, llvm::Value* start, int64_t n, llvm::Value* stride, int per_thread,
+                             const char* name, F body) {
+  const int64_t chunks = n / per_thread;
+  if (chunks > 0) {
+    RETURN_IF_ERROR(EmitStridedLoop(b, start, b->getInt64(chunks), stride, name, [&](llvm::Value* c) -> absl::Status {
+      llvm::Value* first = b->CreateMul(c, b->getInt64(per_thread), "", /*HasNUW=*/true, /*HasNSW=*/true);
+      for (int i = 0; i < per_thread; ++i) {
+        RETURN_IF_ERROR(body(i == 0 ? first : b->CreateAdd(first, b->getInt64(i), "", true, true)));
+      }
+      return absl::OkStatus();
+    }));
+  }
+  if (n % per_thread == 0) return absl::OkStatus();
+  return EmitStridedLoop(b, b->CreateAdd(start, b->getInt64(chunks * per_thread)), b->getInt64(n), stride,
+                         (std::string(name) + ".tail").c_str(), body);
+}
+
+absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo, int per_thread) {
   llvm::IRBuilder<>& b = *k.b;
   const Shape& out = hlo->shape();
   llvm::Value* thread = GlobalThread(&b);
@@ -159,7 +194,7 @@ absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo) {
   // of one value per output.
   const std::vector<const Shape*> outputs = KernelOutputs(out);
   const Shape& first = *outputs[0];
-  return EmitStridedLoop(&b, thread, b.getInt64(ShapeUtil::ElementsIn(first)), stride, "i",
+  return EmitChunkedLoop(&b, thread, ShapeUtil::ElementsIn(first), stride, per_thread, "i",
                          [&](llvm::Value* i) -> absl::Status {
                            const cpu::IrIndex index = IndexOf(&b, first, i);
                            ASSIGN_OR_RETURN(llvm::Value* value, generator(index));
@@ -186,7 +221,8 @@ llvm::Value* FromBits64(llvm::IRBuilder<>* b, llvm::Value* bits, llvm::Type* t) 
   return b->CreateBitCast(b->CreateTrunc(bits, b->getIntNTy(t->getPrimitiveSizeInBits())), t);
 }
 
-absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std::vector<const HloInstruction*>& reductions) {
+absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std::vector<const HloInstruction*>& reductions,
+                         int per_thread) {
   llvm::IRBuilder<>& b = *k.b;
   cpu::ElementalEmitter& e = *k.elemental;
   const Shape& out = hlo->shape();
@@ -221,7 +257,7 @@ absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std:
           b.CreateStore(init, partial);
           const absl::Span<const int64_t> in_dims = input->shape().dimensions();
           const std::vector<int64_t> row_dims(in_dims.begin() + 1, in_dims.end());
-          RETURN_IF_ERROR(EmitStridedLoop(&b, tid, b.getInt64(ShapeUtil::ElementsIn(input->shape()) / rows), threads,
+          RETURN_IF_ERROR(EmitChunkedLoop(&b, tid, ShapeUtil::ElementsIn(input->shape()) / rows, threads, per_thread,
                                           "part", [&](llvm::Value* j) -> absl::Status {
                                             cpu::IrIndex index;
                                             index.multi = RowMajorIndex(&b, row_dims, j);
@@ -262,7 +298,7 @@ absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std:
         }
         const std::vector<int64_t> out_row_dims(out.dimensions().begin() + 1, out.dimensions().end());
         const int64_t row_elements = ShapeUtil::ElementsIn(out) / std::max<int64_t>(rows, 1);
-        return EmitStridedLoop(&b, tid, b.getInt64(row_elements), threads, "elem", [&](llvm::Value* j) -> absl::Status {
+        return EmitChunkedLoop(&b, tid, row_elements, threads, per_thread, "elem", [&](llvm::Value* j) -> absl::Status {
           cpu::IrIndex index;
           index.multi = RowMajorIndex(&b, out_row_dims, j);
           index.multi.insert(index.multi.begin(), row);
@@ -292,7 +328,11 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
   auto* type = llvm::FunctionType::get(b.getVoidTy(), params, false);
   llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  for (unsigned i = 0; i < params.size(); ++i) kernel->addParamAttr(i, llvm::Attribute::NoAlias);
+  for (unsigned i = 0; i < params.size(); ++i) {
+    kernel->addParamAttr(i, llvm::Attribute::NoAlias);
+    // Every array starts a pool block (the runtime checks 16 before each launch).
+    kernel->addParamAttr(i, llvm::Attribute::getWithAlignment(c, llvm::Align(16)));
+  }
   b.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", kernel));
   cpu::ElementalEmitter elemental(&b, module);
   std::vector<std::shared_ptr<Shape>> operand_shapes;
@@ -314,9 +354,24 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
 
 namespace {
 
+// Blocks for a row kernel over `rows` rows of `hlo` such that the rows in flight fit in
+// `l2_budget` bytes of L2 (0: no cap, also when they all fit).
+int64_t RowBlockCap(const HloInstruction& hlo, int64_t rows, int64_t l2_budget) {
+  int64_t row_bytes = 0;
+  for (const HloInstruction* operand : hlo.operands()) {
+    const Shape& shape = operand->shape();
+    if (shape.IsArray() && shape.rank() >= 1 && shape.dimensions(0) == rows) {
+      row_bytes += ShapeUtil::ByteSizeOf(shape) / std::max<int64_t>(rows, 1);
+    }
+  }
+  if (l2_budget <= 0 || row_bytes <= 0) return 0;
+  const int64_t cap = std::max<int64_t>(l2_budget / row_bytes, 1);
+  return cap >= rows ? 0 : cap;
+}
+
 // The kernel (and its later launches) for `kernel->hlo`: sets kernel->rows > 0 for a row
-// kernel, kernel->phases for later launches.
-absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel) {
+// kernel (and its block cap), kernel->phases for later launches.
+absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget& target) {
   const HloInstruction* hlo = kernel->hlo;
   if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
     ASSIGN_OR_RETURN(std::vector<KernelLaunch> launches, ScatterLaunches(hlo, DeterministicOps()));
@@ -332,11 +387,13 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel) {
   }
   const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
   kernel->rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
+  if (kernel->rows > 0) kernel->max_blocks = RowBlockCap(*hlo, kernel->rows, target.row_l2_budget);
+  const int per_thread = ElementsPerThread(*hlo, target);
   return EmitKernelFunction(module, hlo, kernel->name, [&](KernelContext& k) -> absl::Status {
     if (IsRngKernel(*hlo)) return EmitRngBody(k, hlo);
     if (IsLinalgKernel(*hlo)) return EmitLinalgBody(k, hlo);
     if (hlo->opcode() == HloOpcode::kSort) return EmitSortBody(k, hlo, &kernel->rows);
-    return reductions.empty() ? EmitElementwiseBody(k, hlo) : EmitRowBody(k, hlo, reductions);
+    return reductions.empty() ? EmitElementwiseBody(k, hlo, per_thread) : EmitRowBody(k, hlo, reductions, per_thread);
   });
 }
 
@@ -485,7 +542,7 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
     for (char& ch : kernel.name) {
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
     }
-    RETURN_IF_ERROR(EmitKernel(module.get(), &kernel));
+    RETURN_IF_ERROR(EmitKernel(module.get(), &kernel, target));
     result.kernels.push_back(kernel);
   }
   std::string verify_errors;

@@ -46,6 +46,7 @@ struct PtxKernel {
   int64_t rows = 0;      // > 0: a row kernel over this many rows
   // Later launches (GpuPlanStep::phases): entry PhaseEntry(name, p) over phases[p - 1] items.
   std::vector<int64_t> phases;
+  int64_t max_blocks = 0;  // GpuPlanStep::max_blocks
 };
 
 struct PtxModule {

@@ -219,6 +219,27 @@ absl::StatusOr<std::pair<double, double>> PageableCopySeconds(const CudaDriver* 
   return std::make_pair(up, down);
 }
 
+// Seconds for the driver to copy `bytes` from the device into a fresh Literal each time (median
+// of 5): what a download costs with the new memory's first-touch faults, without our staging.
+absl::StatusOr<double> FreshDownloadSeconds(const CudaDriver* d, int64_t bytes) {
+  RETURN_IF_ERROR(UseGpu0(d));
+  CUdeviceptr a = 0;
+  CUDA_RETURN_IF_ERROR(d, cuMemAlloc(&a, static_cast<size_t>(bytes)));
+  CUstream stream;
+  CUDA_RETURN_IF_ERROR(d, cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CUresult r = CUDA_SUCCESS;
+  const double s = MedianSeconds(5, [&] {
+    absl::StatusOr<Literal> fresh = Literal::Create(ShapeUtil::MakeShape(U8, {bytes}));
+    if (!fresh.ok()) return;
+    if (r == CUDA_SUCCESS) r = d->cuMemcpyDtoHAsync(fresh->untyped_data(), a, static_cast<size_t>(bytes), stream);
+    if (r == CUDA_SUCCESS) r = d->cuStreamSynchronize(stream);
+  });
+  d->cuStreamDestroy(stream);
+  d->cuMemFree(a);
+  if (r != CUDA_SUCCESS) return d->ToStatus(r, "cuMemcpyDtoH (fresh)");
+  return s;
+}
+
 // Table rows for 256 MiB TransferToDevice / TransferFromDevice through the backend (its
 // lanes' pinned staging) against the driver's own pageable copies, in the same run.
 std::vector<std::string> TransferRows(const CudaDriver* driver, backend::Backend& gpu) {
@@ -251,6 +272,10 @@ std::vector<std::string> TransferRows(const CudaDriver* driver, backend::Backend
   };
   rows.push_back(row("transfer to device", up, [](const std::pair<double, double>& p) { return p.first; }));
   rows.push_back(row("transfer from device", down, [](const std::pair<double, double>& p) { return p.second; }));
+  absl::StatusOr<double> fresh = FreshDownloadSeconds(driver, static_cast<int64_t>(bytes));
+  rows.push_back(fresh.ok() ? absl::StrCat("| driver pageable into a fresh literal 256 MiB | ", *fresh * 1e3, " ms, ",
+                                           bytes / *fresh / 1e9, " GB/s | ratio to ours ", *fresh / down, " |")
+                            : absl::StrCat("| driver pageable into a fresh literal | ", fresh.status().ToString(), " | |"));
   return rows;
 }
 

@@ -129,8 +129,11 @@ absl::StatusOr<bool> SplitFewOutputs(HloComputation* computation, HloInstruction
   const int64_t d = std::find(group_reduced.begin(), group_reduced.end(), true) - group_reduced.begin();
   if (d == static_cast<int64_t>(group_size.size())) return false;
   const int64_t size = group_size[d];
-  // Reduced dimensions only at the end: the partials can be rows (see the header).
+  // Reduced dimensions only at the end: the partials can be rows (see the header), unless
+  // the reduction has min_rows rows already (a block each fills the device as it is, and one
+  // kernel can then compute everything of a row, as a softmax's two reductions and output).
   const bool as_rows = min_rows > 0 && d + 1 == static_cast<int64_t>(group_size.size());
+  if (as_rows && outputs >= min_rows) return false;
   // The first divisor giving min_outputs partial outputs (min_rows rows), else the largest
   // that still leaves 16 inputs per partial output (256 per row).
   const int64_t wanted = as_rows ? (min_rows + outputs - 1) / outputs : (min_outputs + outputs - 1) / outputs;

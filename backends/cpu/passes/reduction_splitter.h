@@ -47,7 +47,7 @@ class ReductionSplitter : public HloPass {
 // With `min_rows` > 0, a reduction over its innermost dimensions only (x[K, S] over S) makes
 // its partials rows instead: x[K*T, S/T] reduced along dimension 1 (a row reduction, which a
 // GPU runs a block per row, reading each row's contiguous memory together), T giving
-// `min_rows` rows of at least 256 inputs each.
+// `min_rows` rows of at least 256 inputs each; one with `min_rows` rows already is left as is.
 class FewOutputReductionSplitter : public HloPass {
  public:
   explicit FewOutputReductionSplitter(int64_t min_outputs, int64_t min_rows = 0)

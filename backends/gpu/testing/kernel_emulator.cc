@@ -224,12 +224,22 @@ absl::StatusOr<std::unique_ptr<EmulatedModule>> LoadModule(const std::string& bi
   for (llvm::Function* f : nvvm) {
     const int32_t code = SregCode(f->getName());
     const bool is_barrier = f->getName() == "llvm.nvvm.barrier0";
-    if (code < 0 && !is_barrier) return Refuse(absl::StrCat("no host version of ", f->getName().str()));
+    // The approximate math instructions, computed exactly on the host (the device's error
+    // bounds are checked on the device).
+    const bool is_ex2 = f->getName() == "llvm.nvvm.ex2.approx.f" || f->getName() == "llvm.nvvm.ex2.approx.ftz.f";
+    const bool is_rcp = f->getName() == "llvm.nvvm.rcp.approx.ftz.f";
+    if (code < 0 && !is_barrier && !is_ex2 && !is_rcp) {
+      return Refuse(absl::StrCat("no host version of ", f->getName().str()));
+    }
     for (llvm::User* user : llvm::make_early_inc_range(f->users())) {
       auto* call = llvm::dyn_cast<llvm::CallInst>(user);
       if (call == nullptr) return Refuse(absl::StrCat(f->getName().str(), " is used other than by a call"));
       llvm::IRBuilder<> b(call);
-      llvm::Value* replacement = is_barrier ? b.CreateCall(barrier) : b.CreateCall(sreg, {b.getInt32(code)});
+      llvm::Value* replacement =
+          is_ex2   ? b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2, call->getArgOperand(0))
+          : is_rcp ? b.CreateFDiv(llvm::ConstantFP::get(call->getType(), 1.0), call->getArgOperand(0))
+          : is_barrier ? b.CreateCall(barrier)
+                       : b.CreateCall(sreg, {b.getInt32(code)});
       if (!call->getType()->isVoidTy()) call->replaceAllUsesWith(replacement);
       call->eraseFromParent();
     }
