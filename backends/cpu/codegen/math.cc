@@ -2,7 +2,8 @@
 // libm calls in hot loops). Error bounds, measured against the f64 libm result over many
 // inputs by cpu_math_test.cc:
 //   exp:      range reduction x = n ln2 + r (|r| <= ln2/2, ln2 split in two parts), degree-6
-//             polynomial for e^r, scaling by 2^n in two steps (reaches subnormals): <= 2 ulp.
+//             polynomial for e^r (NVPTX: ex2.approx of r log2 e), scaling by 2^n in two steps
+//             (reaches subnormals): <= 2 ulp.
 //   log:      x = m 2^e with m in [sqrt(1/2), sqrt(2)), degree-9 polynomial in m-1 (the classic
 //             Cephes logf form): <= 2 ulp; log(0) = -inf, log(x<0) = NaN, log(inf) = inf.
 //   tanh:     odd Taylor polynomial through x^19 for |x| < 0.625, 1 - 2/(e^{2|x|}+1) above,
@@ -73,7 +74,12 @@ llvm::Value* ElementalEmitter::EmitExpF32(llvm::Value* x) {
   llvm::Value* xc = b->CreateMinNum(b->CreateMaxNum(x, F(b, -104.0)), F(b, 89.0));
   llvm::Value* r = nullptr;
   llvm::Value* n = ReduceByLn2(b, xc, &r);
-  llvm::Value* er = ExpReduced(b, r);
+  // For NVPTX e^r is the device's ex2.approx of r log2(e) (|r log2(e)| <= 1/2: about 2 ulp,
+  // as the polynomial), one instruction for nine.
+  llvm::Value* er = llvm::StringRef(module_->getTargetTriple()).startswith("nvptx")
+                        ? b->CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_f, {},
+                                             {b->CreateFMul(r, F(b, 1.4426950408889634))})
+                        : ExpReduced(b, r);
   // 2^n = 2^(n/2) * 2^(n - n/2) so that n in [-150, 129] needs no out-of-range exponent.
   llvm::Value* ni = b->CreateFPToSI(n, b->getInt32Ty());
   llvm::Value* half = b->CreateAShr(ni, 1);
