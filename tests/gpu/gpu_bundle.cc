@@ -69,20 +69,25 @@ int main(int argc, char** argv) {
     }
   }
   // The benchmarks again with other tuning (GpuTarget), timed side by side with the defaults:
-  // a thread per element instead of a chunk of 4, row kernels with every row in flight or
-  // with other L2 budgets.
+  // a thread per element or chunks of 2 or 8 instead of 4, row kernels with every row in
+  // flight or with another L2 budget.
   struct Variant {
     const char* suffix;
     int elements_per_thread;
     int64_t row_l2_budget;
   };
-  const Variant variants[] = {{"_1_per_thread_no_cap", 1, 0}, {"_no_cap", 0, 0},
-                              {"_l2_24MiB", 0, int64_t{24} << 20}, {"_l2_36MiB", 0, int64_t{36} << 20}};
+  const Variant variants[] = {{"_1_per_thread_no_cap", 1, 0},
+                              {"_no_cap", 0, 0},
+                              {"_l2_36MiB", 0, int64_t{36} << 20},
+                              {"_8_per_thread", 8, int64_t{48} << 20},
+                              {"_2_per_thread", 2, int64_t{48} << 20}};
   for (const modules::CuratedCase& c : modules::CuratedCases()) {
     if (c.name != "gelu_256M" && c.name != "softmax_16384x16384") continue;
     for (const Variant& v : variants) {
       // No rows: the cap changes nothing, and "_no_cap" is the default.
-      if (c.name == "gelu_256M" && (v.row_l2_budget != 0 || v.elements_per_thread == 0)) continue;
+      if (c.name == "gelu_256M" && (v.elements_per_thread == 0 || (v.row_l2_budget != 0 && v.elements_per_thread != 8))) {
+        continue;
+      }
       xla::gpu::GpuTarget target;
       target.elements_per_thread = v.elements_per_thread;
       target.row_l2_budget = v.row_l2_budget;

@@ -84,8 +84,14 @@ llvm::Value* ElementalEmitter::EmitExpF32(llvm::Value* x) {
   llvm::Value* ni = b->CreateFPToSI(n, b->getInt32Ty());
   llvm::Value* half = b->CreateAShr(ni, 1);
   llvm::Value* result = b->CreateFMul(b->CreateFMul(er, Pow2(b, half)), Pow2(b, b->CreateSub(ni, half)));
-  result = b->CreateSelect(b->CreateFCmpOGT(x, F(b, 88.72283935546875)), F(b, INFINITY), result);
-  result = b->CreateSelect(b->CreateFCmpOLT(x, F(b, -103.972084045410)), F(b, 0.0), result);
+  // Past the thresholds the clamped argument's product itself rounds to inf (89: e^r 2^128)
+  // or to 0 (-104: under half the smallest subnormal); the selects say so explicitly where an
+  // instruction or two per exp costs little (the cpu's vector lanes), and are left out for
+  // NVPTX, where softmax's exps are most of its instructions.
+  if (!llvm::StringRef(module_->getTargetTriple()).startswith("nvptx")) {
+    result = b->CreateSelect(b->CreateFCmpOGT(x, F(b, 88.72283935546875)), F(b, INFINITY), result);
+    result = b->CreateSelect(b->CreateFCmpOLT(x, F(b, -103.972084045410)), F(b, 0.0), result);
+  }
   return b->CreateSelect(b->CreateFCmpUNO(x, x), x, result);
 }
 
