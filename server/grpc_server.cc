@@ -89,10 +89,18 @@ class RunningServerImpl final : public RunningServer {
 
 std::vector<std::string> DefaultPlatforms() {
   backend::RegisterBuiltinBackends();
+  bool cpu = false, gpu = false;
   for (const std::string& platform : backend::RegisteredPlatforms()) {
-    if (platform == "cpu") return {"cpu", "interpreter"};
+    cpu |= platform == "cpu";
+    gpu |= platform == "gpu";
   }
-  return {"interpreter"};
+  std::vector<std::string> platforms;
+  // Opening the gpu backend is the test that a driver and a GPU are here (without them it
+  // fails at once, UNAVAILABLE); the service opens its own.
+  if (gpu && backend::CreateBackend("gpu").ok()) platforms.push_back("gpu");
+  if (cpu) platforms.push_back("cpu");
+  platforms.push_back("interpreter");
+  return platforms;
 }
 
 bool IsLoopbackListenAddress(const std::string& listen) {

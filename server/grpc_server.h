@@ -27,9 +27,11 @@ struct ServerConfig {
   ServiceOptions service;
 };
 
-// The platforms xla-server serves when --platform is not given: "cpu" then "interpreter" (a
-// second device for ops the cpu backend does not run yet) when the binary has the cpu
-// backend, else "interpreter".
+// The platforms xla-server serves when --platform is not given: "gpu" first when the binary
+// has the gpu backend and it opens here (a CUDA driver and at least one GPU; checked on an
+// H200 by tests/gpu/device_check.sh and server_check.sh), then "cpu" and "interpreter" (the
+// reference, to check results against) when the binary has the cpu backend, else
+// "interpreter".
 std::vector<std::string> DefaultPlatforms();
 
 // True for 127.0.0.0/8, ::1, [::1] and "localhost" (the host part of "host:port").

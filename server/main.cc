@@ -32,9 +32,9 @@ Serves XLA compilation and execution over gRPC (proto/xla_service.proto).
 
   --listen=HOST:PORT         address to listen on (default 127.0.0.1:50051; port 0 = any free port)
   --platform=NAME[,NAME]     backends to serve, repeatable; each one's devices follow the
-                             previous ones' (default cpu,interpreter when the cpu backend is
-                             built: device 0 runs native code, device 1 the reference
-                             interpreter for ops cpu does not run yet; else interpreter)
+                             previous ones' (default: gpu when a CUDA driver and GPU are
+                             here (one device per GPU), then cpu (native code) when built,
+                             then interpreter (the reference); e.g. gpu,cpu,interpreter)
   --auth-token-file=PATH     require "authorization: Bearer <token>" with the file's token
   --tls-cert=PATH            PEM certificate chain (enables TLS with --tls-key)
   --tls-key=PATH             PEM private key
