@@ -23,6 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build}
 BUNDLE=tests/gpu/bundle
+. tests/gpu/carry.sh
 MAX_BUNDLE_MIB=48  # the device tool carries 64 MiB with the working tree
 
 prepare() {
@@ -38,15 +39,7 @@ prepare() {
   "$BUILD/bin/gpu_bundle" "$BUNDLE" $conformance
   cp "$BUILD/bin/gpu_check_runner" "$BUNDLE/"
   strip "$BUNDLE/gpu_check_runner"
-  # Every library the runner links, resolved here; the loader too, so the machine's own
-  # glibc (of unknown version) is never mixed with what the runner was built against.
-  ldd "$BUILD/bin/gpu_check_runner" | awk '/=>/ {print $3} !/=>/ && $1 ~ /^\// {print $1}' | while read -r lib; do
-    [ -f "$lib" ] || continue
-    case "$(basename "$lib")" in libcuda.so*) continue ;; esac
-    cp -L "$lib" "$BUNDLE/lib/"
-  done
-  chmod u+w "$BUNDLE"/lib/*
-  strip --strip-unneeded "$BUNDLE"/lib/* 2>/dev/null || true
+  carry_libraries "$BUILD/bin/gpu_check_runner" "$BUNDLE/lib"
   local mib
   mib=$(du -sm "$BUNDLE" | cut -f1)
   echo "device_check: bundle is ${mib} MiB in $BUNDLE"
@@ -63,15 +56,8 @@ run() {
   fi
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
   # libcuda comes from the machine: the usual driver directories follow the bundle's own.
-  local path="$PWD/$BUNDLE/lib"
-  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /lib64 \
-           /usr/local/cuda/compat /usr/local/cuda/lib64; do
-    [ -d "$d" ] && path="$path:$d"
-  done
-  # cuBLAS wherever that machine keeps it (the toolkit, or a Python wheel's folder).
-  local cublas
-  cublas=$(find /usr/local /opt /usr/lib -name 'libcublas.so.1[23]*' 2>/dev/null | head -1 || true)
-  [ -n "$cublas" ] && path="$path:$(dirname "$cublas")"
+  local path
+  path=$(gpu_library_path "$PWD/$BUNDLE/lib")
   echo "device_check: library path $path"
   local loader
   loader=$(find "$BUNDLE/lib" -name 'ld-linux-x86-64.so.*' | head -1)

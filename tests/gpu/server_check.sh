@@ -19,6 +19,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build}
 BUNDLE=tests/gpu/bundle
 ARCHIVE=tests/gpu/server_bundle.tar.xz
+. tests/gpu/carry.sh
 # Curated cases small enough for the interpreter to answer in seconds.
 CASES="gelu_small softmax_97x5000 row_and_column_reductions mixed_int_bf16_movement f32_math integers
 float_ops_f32 while_counted_with_branches conditionals_index_and_pred contractions_windows_indexing
@@ -35,14 +36,8 @@ prepare() {
   for b in xla-server xla-cli; do
     cp "$BUILD/bin/$b" "$stage/server/bin/"
     strip "$stage/server/bin/$b"
-    ldd "$BUILD/bin/$b" | awk '/=>/ {print $3} !/=>/ && $1 ~ /^\// {print $1}' | while read -r lib; do
-      [ -f "$lib" ] || continue
-      case "$(basename "$lib")" in libcuda.so*) continue ;; esac
-      cp -L "$lib" "$stage/server/lib/"
-    done
+    carry_libraries "$BUILD/bin/$b" "$stage/server/lib"
   done
-  chmod u+w "$stage"/server/lib/*
-  strip --strip-unneeded "$stage"/server/lib/* 2>/dev/null || true
   tar -C "$stage" -cf - server | xz -T2 -6 > "$ARCHIVE"
   rm -rf "$stage"
   echo "server_check: $(du -m "$ARCHIVE" | cut -f1) MiB in $ARCHIVE"
@@ -52,13 +47,8 @@ run() {
   local out=${OUT:-/tmp} root=/tmp/xla_server_check
   rm -rf "$root" && mkdir -p "$root"
   xz -dc "$ARCHIVE" | tar -C "$root" -xf -
-  local path="$root/server/lib"
-  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/local/cuda/lib64; do
-    [ -d "$d" ] && path="$path:$d"
-  done
-  local cublas
-  cublas=$(find /usr/local /opt /usr/lib -name 'libcublas.so.1[23]*' 2>/dev/null | head -1 || true)
-  [ -n "$cublas" ] && path="$path:$(dirname "$cublas")"
+  local path
+  path=$(gpu_library_path "$root/server/lib")
   local loader
   loader=$(find "$root/server/lib" -name 'ld-linux-x86-64.so.*' | head -1)
   run_bin() { "$loader" --library-path "$path" "$root/server/bin/$1" "${@:2}"; }
