@@ -113,6 +113,10 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionRhs(HloComputation* comp
     RETURN_IF_ERROR(Expect(TokKind::kLparen, "parameter"));
     ASSIGN_OR_RETURN(int64_t n, ExpectInt("parameter number"));
     if (n < 0) return ErrorAt(op_pos, "parameter number must be non-negative");
+    if (n >= text_bytes_) {
+      return ErrorAt(op_pos, absl::StrCat("parameter number ", n, " is out of range: its computation would need ", n,
+                                          " + 1 parameters, more than a text of ", text_bytes_, " bytes holds"));
+    }
     attrs.proto.set_parameter_number(n);
     RETURN_IF_ERROR(Expect(TokKind::kRparen, "parameter"));
   } else if (*opcode == HloOpcode::kConstant) {

@@ -52,7 +52,7 @@ struct PendingAttrs {
 class Parser {
  public:
   Parser(absl::string_view text, const HloModuleConfig& config, const HloParserOptions& options)
-      : lex_(text), config_(config), options_(options) {}
+      : lex_(text), config_(config), options_(options), text_bytes_(static_cast<int64_t>(text.size())) {}
 
   absl::StatusOr<std::unique_ptr<HloModule>> ParseModule();
   absl::StatusOr<Shape> ParseShapeOnly();
@@ -129,6 +129,9 @@ class Parser {
   HloLexer lex_;
   HloModuleConfig config_;
   HloParserOptions options_;
+  // The text's length: a parameter number at or past it cannot be valid (the computation
+  // would need that many parameters, each some bytes of this text).
+  int64_t text_bytes_ = 0;
   int depth_ = 0;
   HloModule* module_ = nullptr;
   // Per computation being parsed.

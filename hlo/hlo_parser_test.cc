@@ -29,6 +29,15 @@ const HloInstruction* Find(const HloModule& m, const std::string& name) {
   return nullptr;
 }
 
+// A fuzzer's find: parameter(077777777777777777) made the computation reserve a slot per
+// parameter number up to it (an allocation of 2^59 bytes). No computation can have a
+// parameter number past its text's length; such a number is an error at its position.
+TEST(HloParserTest, ParameterNumbersPastTheTextAreRefused) {
+  const std::string error = ParseError("HloModule m\nENTRY e {\n  ROOT p = f32[] parameter(077777777777777777)\n}\n");
+  EXPECT_EQ(error.rfind("3:18: parameter number 77777777777777777 is out of range", 0), 0u) << error;
+  EXPECT_NE(Parse("HloModule m\nENTRY e {\n  a = f32[] parameter(1)\n  ROOT b = f32[] parameter(0)\n}\n"), nullptr);
+}
+
 TEST(HloParserTest, ModuleHeaderAndConfig) {
   HloModuleConfig config;
   config.replica_count = 4;
