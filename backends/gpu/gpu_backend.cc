@@ -266,12 +266,7 @@ class GpuExecutable : public backend::Executable {
             pointers.push_back(scratch->address());
           }
           std::vector<void*> params;
-          for (CUdeviceptr& p : pointers) {
-            // Kernels take their arrays as 16-byte aligned (vector loads); every buffer
-            // starts a pool block (kDeviceAlignment), so this is an internal error.
-            if (p % 16 != 0) return absl::InternalError(absl::StrCat("gpu: ", step.hlo->name(), ": an unaligned array"));
-            params.push_back(&p);
-          }
+          for (CUdeviceptr& p : pointers) params.push_back(&p);
           // Grid-stride kernels: enough blocks to fill the device several times over (a row
           // kernel's blocks take a row at a time; eight of them fill a multiprocessor), fewer
           // where the plan caps them (GpuPlanStep::max_blocks), never under one per multiprocessor.

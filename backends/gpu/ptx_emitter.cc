@@ -10,6 +10,7 @@
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "backends/cpu/codegen/jit.h"
 #include "backends/cpu/passes/pass_util.h"
+#include "backends/gpu/device_memory_pool.h"
 #include "backends/gpu/libdevice.h"
 #include "backends/gpu/ptx_kernel_util.h"
 #include "backends/gpu/ptx_sort.h"
@@ -315,6 +316,10 @@ absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std:
 
 }  // namespace
 
+// The alignment kernels assume of their array parameters (16-byte vector accesses).
+constexpr uint64_t kKernelArrayAlignment = 16;
+static_assert(kDeviceAlignment % kKernelArrayAlignment == 0, "pool blocks must be aligned for the kernels' vector accesses");
+
 absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo, const std::string& name,
                                 const KernelBody& body) {
   llvm::LLVMContext& c = module->getContext();
@@ -330,8 +335,9 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
   for (unsigned i = 0; i < params.size(); ++i) {
     kernel->addParamAttr(i, llvm::Attribute::NoAlias);
-    // Every array starts a pool block (the runtime checks 16 before each launch).
-    kernel->addParamAttr(i, llvm::Attribute::getWithAlignment(c, llvm::Align(16)));
+    // Every array starts a pool block (kDeviceAlignment, asserted below), and views of one
+    // (bitcasts, tuple elements) start where it does.
+    kernel->addParamAttr(i, llvm::Attribute::getWithAlignment(c, llvm::Align(kKernelArrayAlignment)));
   }
   b.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", kernel));
   cpu::ElementalEmitter elemental(&b, module);

@@ -26,6 +26,7 @@ namespace gpu {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace modules = ::xla::gpu::testing;
 
 // The module after the cpu pipeline, and the entry instructions that become kernels.
@@ -295,6 +296,36 @@ TEST(PtxEmitterTest, GeluIsOneKernelThatPtxasAccepts) {
   EXPECT_THAT(m->ptx, HasSubstr(".visible .entry " + m->kernels[0].name));
   EXPECT_THAT(m->ptx, HasSubstr("%ctaid.x"));  // the grid-stride loop reads the block index
   ExpectAssembles(*m);
+}
+
+// The softmax is one row kernel (its 16384 rows are not split), capped to the rows
+// whose bytes fit the L2 budget (48 MiB / 64 KiB per row), reading and writing four floats
+// at a time; a small one is uncapped, and one element per thread has no vector accesses.
+// GELU's tanh and exp take the device's approximate instructions.
+TEST(PtxEmitterTest, LargeSoftmaxIsOneCappedRowKernelWithVectorAccesses) {
+  absl::StatusOr<GpuPlan> plan = CompilePlan(modules::SoftmaxModule(16384, 16384));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::vector<const GpuPlanStep*> kernels = KernelSteps(*plan, HloOpcode::kFusion);
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0]->rows, 16384);
+  EXPECT_EQ(kernels[0]->max_blocks, (int64_t{48} << 20) / (16384 * 4));
+  EXPECT_THAT(plan->ptx, HasSubstr("ld.global.nc.v4.f32"));
+  EXPECT_THAT(plan->ptx, HasSubstr("st.global.v4.f32"));
+  EXPECT_THAT(plan->ptx, HasSubstr("ex2.approx"));
+  absl::StatusOr<GpuPlan> small = CompilePlan(modules::SoftmaxModule(64, 128));
+  ASSERT_TRUE(small.ok()) << small.status();
+  ASSERT_EQ(KernelSteps(*small, HloOpcode::kFusion).size(), 1u);
+  EXPECT_EQ(KernelSteps(*small, HloOpcode::kFusion)[0]->max_blocks, 0);
+  GpuTarget scalar;
+  scalar.elements_per_thread = 1;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(modules::GeluModule("1024,256"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuPlan> one = CompileGpuPlan(*std::move(module), scalar);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_THAT(one->ptx, Not(HasSubstr(".v4.f32")));
+  EXPECT_THAT(one->ptx, HasSubstr("ex2.approx"));
+  EXPECT_THAT(one->ptx, HasSubstr("rcp.approx"));
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
 }
 
 TEST(PtxEmitterTest, SoftmaxRowsWithReductionsInsideTheKernels) {

@@ -426,15 +426,18 @@ int Run(const std::filesystem::path& bundle) {
 
   // The watchdog: a case still running after case_timeout_s prints the table so far and
   // ends the process (a hung kernel cannot be taken back; the rest would wait behind it).
-  std::atomic<int> running{-1};
-  std::atomic<double> running_since{0};
-  std::atomic<double> limit{case_timeout_s};  // four times more for the interpreter's reference
+  // Static: the detached watchdog may still look at them after Run returns.
+  static std::atomic<int> running{-1};
+  static std::atomic<double> running_since{0};
+  static std::atomic<double> limit{0};  // case_timeout_s; four times more for the interpreter's reference
+  limit = case_timeout_s;
   std::thread([&] {
     for (;;) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
       const int i = running.load();
+      if (i < 0) continue;  // between cases, or Run has returned (its locals are gone)
       const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      if (i >= 0 && now - running_since.load() > limit.load()) {
+      if (now - running_since.load() > limit.load()) {
         Report late;
         {
           std::lock_guard<std::mutex> lock(report_mu);

@@ -526,8 +526,10 @@ class ComplexMath {
 
 }  // namespace
 
+bool ElementalEmitter::TargetsNvptx() const { return llvm::StringRef(module_->getTargetTriple()).startswith("nvptx"); }
+
 bool ElementalEmitter::InlineComplexMath() const {
-  if (llvm::StringRef(module_->getTargetTriple()).startswith("nvptx")) return true;
+  if (TargetsNvptx()) return true;
   const char* v = std::getenv("XLA_CPU_INLINE_COMPLEX_MATH");
   return v != nullptr && std::string(v) == "1";
 }

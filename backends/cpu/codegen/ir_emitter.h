@@ -97,6 +97,9 @@ class ElementalEmitter {
   // targets NVPTX (device code cannot call host routines), or, for tests of those forms on
   // the host, when XLA_CPU_INLINE_COMPLEX_MATH=1 is in the environment of the compile.
   bool InlineComplexMath() const;
+  // Whether the module targets NVPTX (the gpu backend): a few approximations then use the
+  // device's own instructions (math.cc).
+  bool TargetsNvptx() const;
 
   // Approximations emitted inline (math.cc): f32 in, f32 out, vectorizable.
   llvm::Value* EmitExpF32(llvm::Value* x);

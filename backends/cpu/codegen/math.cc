@@ -76,10 +76,10 @@ llvm::Value* ElementalEmitter::EmitExpF32(llvm::Value* x) {
   llvm::Value* n = ReduceByLn2(b, xc, &r);
   // For NVPTX e^r is the device's ex2.approx of r log2(e) (|r log2(e)| <= 1/2: about 2 ulp,
   // as the polynomial), one instruction for nine.
-  llvm::Value* er = llvm::StringRef(module_->getTargetTriple()).startswith("nvptx")
-                        ? b->CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_f, {},
-                                             {b->CreateFMul(r, F(b, 1.4426950408889634))})
-                        : ExpReduced(b, r);
+  const bool nvptx = TargetsNvptx();
+  llvm::Value* er = nvptx ? b->CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_f, {},
+                                               {b->CreateFMul(r, F(b, 1.4426950408889634))})
+                          : ExpReduced(b, r);
   // 2^n = 2^(n/2) * 2^(n - n/2) so that n in [-150, 129] needs no out-of-range exponent.
   llvm::Value* ni = b->CreateFPToSI(n, b->getInt32Ty());
   llvm::Value* half = b->CreateAShr(ni, 1);
@@ -88,7 +88,7 @@ llvm::Value* ElementalEmitter::EmitExpF32(llvm::Value* x) {
   // or to 0 (-104: under half the smallest subnormal); the selects say so explicitly where an
   // instruction or two per exp costs little (the cpu's vector lanes), and are left out for
   // NVPTX, where softmax's exps are most of its instructions.
-  if (!llvm::StringRef(module_->getTargetTriple()).startswith("nvptx")) {
+  if (!nvptx) {
     result = b->CreateSelect(b->CreateFCmpOGT(x, F(b, 88.72283935546875)), F(b, INFINITY), result);
     result = b->CreateSelect(b->CreateFCmpOLT(x, F(b, -103.972084045410)), F(b, 0.0), result);
   }
@@ -136,7 +136,7 @@ llvm::Value* ElementalEmitter::EmitTanhF32(llvm::Value* x) {
   llvm::Value* small_result = b->CreateFAdd(x, b->CreateFMul(b->CreateFMul(x, x2), q));
   // Large |x|: 1 - 2 / (e^{2|x|} + 1), with the sign of x.
   llvm::Value* large = nullptr;
-  if (llvm::StringRef(module_->getTargetTriple()).startswith("nvptx")) {
+  if (TargetsNvptx()) {
     // 2|x| log2(e), then 2^that; d = e + 1 >= 4, so rcp.approx (no subnormals near) plus
     // r (2 - d r) is within an ulp of 1/d.
     llvm::Value* t = b->CreateFMul(b->CreateMinNum(ax, F(b, 10.0)), F(b, 2.0 * 1.4426950408889634));

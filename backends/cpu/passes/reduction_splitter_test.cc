@@ -207,6 +207,12 @@ TEST(FewOutputReductionSplitterTest, InnermostReductionsSplitIntoRows) {
   ASSERT_NE(column.module, nullptr);
   ASSERT_TRUE(column.changed);
   EXPECT_EQ(column.module->entry_computation()->root_instruction()->operand(0)->opcode(), HloOpcode::kReduce);
+  // With min_rows rows already (a softmax's 2048 rows), a row reduction is left whole.
+  auto many_rows = testing::ParseOrNull(SumModule("s32", "2048,1024", "1", "2048"));
+  ASSERT_NE(many_rows, nullptr);
+  auto changed = splitter.Run(many_rows.get());
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_FALSE(*changed) << testing::ToText(*many_rows);
 }
 
 TEST(FewOutputReductionSplitterTest, LeavesAloneWhatItMustNotSplit) {
