@@ -45,6 +45,13 @@ struct GpuTarget {
   // 48 MiB: on an H200 (60 MB of L2) a 16384 x 16384 f32 softmax ran in 1.11 ms with it, 1.23
   // with 24 MiB, 1.84 with 12 and 1.19 uncapped (bench/RESULTS.md).
   int64_t row_l2_budget = int64_t{48} << 20;
+  // Whether a row kernel whose rows are short enough keeps each thread's elements of a row in
+  // registers between its passes (read once, each reduction's input computed once; no block
+  // cap then) rather than looping over the row in every pass.
+  bool resident_rows = true;
+  // Blocks of a row kernel ptxas is told should fit on a multiprocessor at once (minctasm;
+  // it then gives a thread fewer registers, spilling if it must); 0: ptxas's choice.
+  int row_min_blocks_per_sm = 0;
 };
 
 // The version of the steps' serialized form; executables of another are refused to load,

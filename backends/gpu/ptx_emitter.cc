@@ -22,6 +22,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -222,8 +223,146 @@ llvm::Value* FromBits64(llvm::IRBuilder<>* b, llvm::Value* bits, llvm::Type* t) 
   return b->CreateBitCast(b->CreateTrunc(bits, b->getIntNTy(t->getPrimitiveSizeInBits())), t);
 }
 
+constexpr int kWarpSize = 32;
+constexpr int kWarpsPerBlock = kGpuThreadsPerBlock / kWarpSize;
+static_assert(kGpuThreadsPerBlock % kWarpSize == 0, "blocks are whole warps");
+
+// `v` (of at most 64 bits) of the lane `offset` lanes up in this warp (this lane's own past
+// the warp's end): shfl.sync.down of its 32-bit halves, the whole warp taking part.
+llvm::Value* ShuffleDown(llvm::IRBuilder<>* b, llvm::Module* module, llvm::Value* v, int offset) {
+  llvm::Function* shfl = llvm::Intrinsic::getDeclaration(module, llvm::Intrinsic::nvvm_shfl_sync_down_i32);
+  llvm::Value* bits = ToBits64(b, v);
+  auto word = [&](llvm::Value* w) {
+    return b->CreateZExt(b->CreateCall(shfl, {b->getInt32(-1), w, b->getInt32(offset), b->getInt32(kWarpSize - 1)}),
+                         b->getInt64Ty());
+  };
+  llvm::Value* result = word(b->CreateTrunc(bits, b->getInt32Ty()));
+  if (v->getType()->getPrimitiveSizeInBits() > 32) {
+    llvm::Value* high = word(b->CreateTrunc(b->CreateLShr(bits, 32), b->getInt32Ty()));
+    result = b->CreateOr(result, b->CreateShl(high, 32));
+  }
+  return FromBits64(b, result, v->getType());
+}
+
+// The block's threads' `partial`s combined by `f`: down each warp by shuffles (lane l takes
+// lane l + 16, then l + 8, ..., so lane 0 holds its warp's value), then the warps' values in
+// warp order through `set` (kWarpsPerBlock i64 slots of shared memory) by every thread, so
+// that all of them return the block's value. One barrier: the caller keeps the next writes of
+// `set` behind another one.
+absl::StatusOr<llvm::Value*> BlockReduce(KernelContext& k, const HloComputation& f, llvm::Value* partial,
+                                         llvm::Value* set, llvm::Value* tid) {
+  llvm::IRBuilder<>& b = *k.b;
+  cpu::ElementalEmitter& e = *k.elemental;
+  for (int offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                     e.EmitScalarComputation(f, {partial, ShuffleDown(&b, k.module, partial, offset)}));
+    partial = r[0];
+  }
+  auto* set_type = llvm::ArrayType::get(b.getInt64Ty(), kWarpsPerBlock);
+  auto slot = [&](llvm::Value* w) { return b.CreateInBoundsGEP(set_type, set, {b.getInt64(0), w}); };
+  llvm::Value* lane = b.CreateURem(tid, b.getInt64(kWarpSize));
+  llvm::Value* warp = b.CreateUDiv(tid, b.getInt64(kWarpSize));
+  RETURN_IF_ERROR(EmitIf(&b, b.CreateICmpEQ(lane, b.getInt64(0)), "warp0", [&]() -> absl::Status {
+    b.CreateStore(ToBits64(&b, partial), slot(warp));
+    return absl::OkStatus();
+  }));
+  b.CreateCall(llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0));
+  llvm::Type* type = partial->getType();
+  llvm::Value* value = FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(b.getInt64(0))), type);
+  for (int w = 1; w < kWarpsPerBlock; ++w) {
+    llvm::Value* other = FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(b.getInt64(w))), type);
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, e.EmitScalarComputation(f, {value, other}));
+    value = r[0];
+  }
+  return value;
+}
+
+// How a row kernel's threads hold a row: `slots` > 0 when each keeps its elements of the row
+// in registers between the passes (chunks tid, tid + threads, ... of `per_thread` consecutive
+// elements, one slot each), so the row is read from memory once and every reduction's input
+// computed once; 0 when they loop over the row in each pass instead.
+struct RowResidency {
+  int64_t slots = 0;
+  int per_thread = 1;
+};
+
+// Registers a thread may give one kept value's elements (4-byte registers: 64 f32 elements).
+constexpr int64_t kResidentBytesPerThread = 256;
+constexpr int64_t kMaxResidentSlots = 16;
+
+RowResidency ResidentRows(const HloInstruction& hlo, const std::vector<const HloInstruction*>& reductions,
+                          int per_thread, const GpuTarget& target) {
+  if (!target.resident_rows || reductions.empty()) return {};
+  // The passes are unrolled: a small fused computation only.
+  if (hlo.to_apply()->instructions().size() > 64) return {};
+  const Shape& in = reductions[0]->operand(0)->shape();
+  int64_t widest = 4;
+  for (const HloInstruction* reduction : reductions) {
+    const Shape& shape = reduction->operand(0)->shape();
+    if (shape.dimensions() != in.dimensions()) return {};
+    widest = std::max<int64_t>(widest, (primitive_util::BitWidth(shape.element_type()) + 7) / 8);
+  }
+  const HloInstruction* root = hlo.to_apply()->root_instruction();
+  if (root->opcode() != HloOpcode::kReduce && hlo.shape().dimensions() != in.dimensions()) return {};
+  const int64_t row_elements = ShapeUtil::ElementsIn(in) / std::max<int64_t>(in.dimensions(0), 1);
+  RowResidency r;
+  r.per_thread = row_elements % per_thread == 0 ? per_thread : 1;
+  const int64_t chunks = row_elements / r.per_thread;
+  r.slots = (chunks + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
+  if (r.slots == 0 || r.slots > kMaxResidentSlots || r.slots * r.per_thread * widest > kResidentBytesPerThread) return {};
+  return r;
+}
+
+// A value per (kept instruction, element of the thread's row) in registers (allocas that
+// become them): filled by the pass that reduces the instruction, read by later ones.
+class RowRegisters {
+ public:
+  RowRegisters(KernelContext& k, const std::vector<const HloInstruction*>& reductions, int64_t elements)
+      : k_(k) {
+    llvm::IRBuilder<> entry(&k.kernel->getEntryBlock(), k.kernel->getEntryBlock().begin());
+    for (const HloInstruction* reduction : reductions) {
+      const HloInstruction* input = reduction->operand(0);
+      if (kept_.count(input)) continue;
+      Kept& kept = kept_[input];
+      kept.type = k.elemental->RegisterType(input->shape().element_type());
+      for (int64_t i = 0; i < elements; ++i) kept.values.push_back(entry.CreateAlloca(kept.type));
+    }
+    for (auto& [input, kept] : kept_) {
+      const HloInstruction* inner = input;
+      k.elemental->SetFusedOverride(inner, [this, inner](const cpu::IrIndex& index, const cpu::Generator& compute)
+                                               -> absl::StatusOr<llvm::Value*> {
+        const Kept& kept = kept_.at(inner);
+        auto element = element_of_.find(index.multi);
+        if (!kept.ready || element == element_of_.end()) return compute(index);
+        return k_.b->CreateLoad(kept.type, kept.values[element->second]);
+      });
+    }
+  }
+  // Element `i` of the thread's row is at `index` in this row.
+  void SetIndex(int64_t i, const cpu::IrIndex& index) { element_of_[index.multi] = i; }
+  // A new row: nothing kept yet.
+  void StartRow() {
+    for (auto& [input, kept] : kept_) kept.ready = false;
+  }
+  void Keep(const HloInstruction* input, int64_t i, llvm::Value* v) {
+    if (!kept_.at(input).ready) k_.b->CreateStore(v, kept_.at(input).values[i]);
+  }
+  // `input`'s elements are all stored: later passes read them.
+  void Ready(const HloInstruction* input) { kept_.at(input).ready = true; }
+
+ private:
+  struct Kept {
+    llvm::Type* type = nullptr;
+    std::vector<llvm::AllocaInst*> values;
+    bool ready = false;
+  };
+  KernelContext& k_;
+  std::map<const HloInstruction*, Kept> kept_;
+  std::map<std::vector<llvm::Value*>, int64_t> element_of_;
+};
+
 absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std::vector<const HloInstruction*>& reductions,
-                         int per_thread) {
+                         int per_thread, const RowResidency& resident) {
   llvm::IRBuilder<>& b = *k.b;
   cpu::ElementalEmitter& e = *k.elemental;
   const Shape& out = hlo->shape();
@@ -231,69 +370,124 @@ absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std:
   const HloInstruction* root = hlo->to_apply()->root_instruction();
   ASSIGN_OR_RETURN(cpu::ElementalEmitter::FusionGenerators generators, e.MakeFusionGenerators(hlo, k.operand));
   ASSIGN_OR_RETURN(cpu::Generator root_generator, e.MakeGenerator(hlo, k.operand));
-  // One block of kGpuThreadsPerBlock threads reduces through this shared array.
-  auto* slots_type = llvm::ArrayType::get(b.getInt64Ty(), kGpuThreadsPerBlock);
+  // A set of kWarpsPerBlock slots per reduction in a row for the warps' values: a reduction's
+  // barrier keeps the next one's writes after every read of the previous set, and with one
+  // reduction a barrier ends the row.
+  const int64_t sets = static_cast<int64_t>(reductions.size());
+  auto* set_type = llvm::ArrayType::get(b.getInt64Ty(), kWarpsPerBlock);
+  auto* slots_type = llvm::ArrayType::get(set_type, sets);
   auto* slots = new llvm::GlobalVariable(*k.module, slots_type, false, llvm::GlobalValue::InternalLinkage,
                                          llvm::UndefValue::get(slots_type), k.kernel->getName() + ".slots", nullptr,
                                          llvm::GlobalValue::NotThreadLocal, 3);
-  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
   llvm::Value* tid = ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
   llvm::Value* threads = b.getInt64(kGpuThreadsPerBlock);
-  auto slot = [&](llvm::Value* i) { return b.CreateInBoundsGEP(slots_type, slots, {b.getInt64(0), i}); };
+  const Shape& in_shape = reductions[0]->operand(0)->shape();
+  const int64_t in_row_elements = ShapeUtil::ElementsIn(in_shape) / std::max<int64_t>(rows, 1);
+  const std::vector<int64_t> in_row_dims(in_shape.dimensions().begin() + 1, in_shape.dimensions().end());
+  const int64_t chunks = resident.slots > 0 ? in_row_elements / resident.per_thread : 0;
+  std::unique_ptr<RowRegisters> kept;
+  if (resident.slots > 0) kept = std::make_unique<RowRegisters>(k, reductions, resident.slots * resident.per_thread);
+  // Resident: `body(i, index)` for each element i of the thread's row, slot by slot, a slot
+  // that not every thread has under a condition.
+  std::vector<cpu::IrIndex> element_index;
+  auto for_each_kept = [&](const std::function<absl::Status(int64_t, const cpu::IrIndex&)>& body) -> absl::Status {
+    for (int64_t s = 0; s < resident.slots; ++s) {
+      auto slot_body = [&]() -> absl::Status {
+        for (int i = 0; i < resident.per_thread; ++i) {
+          const int64_t element = s * resident.per_thread + i;
+          RETURN_IF_ERROR(body(element, element_index[element]));
+        }
+        return absl::OkStatus();
+      };
+      if ((s + 1) * kGpuThreadsPerBlock <= chunks) {
+        RETURN_IF_ERROR(slot_body());
+      } else {
+        RETURN_IF_ERROR(EmitIf(&b, b.CreateICmpULT(b.CreateAdd(tid, b.getInt64(s * kGpuThreadsPerBlock)), b.getInt64(chunks)),
+                               "slot", slot_body));
+      }
+    }
+    return absl::OkStatus();
+  };
   RETURN_IF_ERROR(EmitStridedLoop(
       &b, ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), b.getInt64(rows),
       ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), "row", [&](llvm::Value* row) -> absl::Status {
+        if (kept != nullptr) {
+          // The indices of the thread's elements, computed once for every pass (so that the
+          // kept values are found by index).
+          kept->StartRow();
+          element_index.clear();
+          for (int64_t s = 0; s < resident.slots; ++s) {
+            llvm::Value* first = b.CreateMul(b.CreateAdd(tid, b.getInt64(s * kGpuThreadsPerBlock)),
+                                             b.getInt64(resident.per_thread), "", true, true);
+            for (int i = 0; i < resident.per_thread; ++i) {
+              llvm::Value* j = b.CreateAdd(first, b.getInt64(i), "", true, true);
+              cpu::IrIndex index;
+              index.multi = RowMajorIndex(&b, in_row_dims, j);
+              index.multi.insert(index.multi.begin(), row);
+              index.linear = b.CreateAdd(b.CreateMul(row, b.getInt64(in_row_elements)), j);
+              index.linear_shape = &out;  // used only where it is the operand's shape too
+              kept->SetIndex(static_cast<int64_t>(element_index.size()), index);
+              element_index.push_back(index);
+            }
+          }
+        }
         llvm::Value* row_result = nullptr;
-        for (const HloInstruction* reduction : reductions) {
+        for (size_t r = 0; r < reductions.size(); ++r) {
+          const HloInstruction* reduction = reductions[r];
           const HloInstruction* input = reduction->operand(0);
           llvm::Type* type = e.RegisterType(reduction->shape().element_type());
           const cpu::Generator& in = generators->at(input);
           ASSIGN_OR_RETURN(llvm::Value* init, generators->at(reduction->operand(1))(cpu::IrIndex{}));
-          // This thread's partial over the row's elements tid, tid + threads, ...
+          // This thread's partial over its elements of the row.
           llvm::AllocaInst* partial = nullptr;
           {
             llvm::IRBuilder<> entry(&k.kernel->getEntryBlock(), k.kernel->getEntryBlock().begin());
             partial = entry.CreateAlloca(type);
           }
           b.CreateStore(init, partial);
-          const absl::Span<const int64_t> in_dims = input->shape().dimensions();
-          const std::vector<int64_t> row_dims(in_dims.begin() + 1, in_dims.end());
-          RETURN_IF_ERROR(EmitChunkedLoop(&b, tid, ShapeUtil::ElementsIn(input->shape()) / rows, threads, per_thread,
-                                          "part", [&](llvm::Value* j) -> absl::Status {
-                                            cpu::IrIndex index;
-                                            index.multi = RowMajorIndex(&b, row_dims, j);
-                                            index.multi.insert(index.multi.begin(), row);
-                                            ASSIGN_OR_RETURN(llvm::Value* x, in(index));
-                                            ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
-                                                             e.EmitScalarComputation(*reduction->to_apply(),
-                                                                                     {b.CreateLoad(type, partial), x}));
-                                            b.CreateStore(r[0], partial);
-                                            return absl::OkStatus();
-                                          }));
-          // The block's partials, combined in a tree through shared memory.
-          b.CreateStore(ToBits64(&b, b.CreateLoad(type, partial)), slot(tid));
-          b.CreateCall(barrier);
-          for (int half = kGpuThreadsPerBlock / 2; half >= 1; half /= 2) {
-            RETURN_IF_ERROR(EmitIf(&b, b.CreateICmpULT(tid, b.getInt64(half)), "tree", [&]() -> absl::Status {
-              llvm::Value* mine = FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(tid)), type);
-              llvm::Value* other =
-                  FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(b.CreateAdd(tid, b.getInt64(half)))), type);
-              ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, e.EmitScalarComputation(*reduction->to_apply(), {mine, other}));
-              b.CreateStore(ToBits64(&b, r[0]), slot(tid));
-              return absl::OkStatus();
+          auto accumulate = [&](llvm::Value* x) -> absl::Status {
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                             e.EmitScalarComputation(*reduction->to_apply(), {b.CreateLoad(type, partial), x}));
+            b.CreateStore(r[0], partial);
+            return absl::OkStatus();
+          };
+          if (kept != nullptr) {
+            RETURN_IF_ERROR(for_each_kept([&](int64_t i, const cpu::IrIndex& index) -> absl::Status {
+              ASSIGN_OR_RETURN(llvm::Value* x, in(index));
+              kept->Keep(input, i, x);
+              return accumulate(x);
             }));
-            b.CreateCall(barrier);
+            kept->Ready(input);
+          } else {
+            RETURN_IF_ERROR(EmitChunkedLoop(&b, tid, in_row_elements, threads, per_thread, "part",
+                                            [&](llvm::Value* j) -> absl::Status {
+                                              cpu::IrIndex index;
+                                              index.multi = RowMajorIndex(&b, in_row_dims, j);
+                                              index.multi.insert(index.multi.begin(), row);
+                                              ASSIGN_OR_RETURN(llvm::Value* x, in(index));
+                                              return accumulate(x);
+                                            }));
           }
-          llvm::Value* value = FromBits64(&b, b.CreateLoad(b.getInt64Ty(), slot(b.getInt64(0))), type);
-          b.CreateCall(barrier);  // every thread has read slot 0 before it is written again
+          llvm::Value* set = b.CreateInBoundsGEP(slots_type, slots, {b.getInt64(0), b.getInt64(static_cast<int64_t>(r))});
+          ASSIGN_OR_RETURN(llvm::Value* value,
+                           BlockReduce(k, *reduction->to_apply(), b.CreateLoad(type, partial), set, tid));
           e.SetFusedOverride(reduction, [value](const cpu::IrIndex&, const cpu::Generator&) -> absl::StatusOr<llvm::Value*> {
             return value;
           });
           if (reduction == root) row_result = value;
         }
+        // One set: every thread has read it before the next row's writes.
+        if (sets == 1) b.CreateCall(llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0));
         if (row_result != nullptr) {  // the root is the reduction: one value per row
           return EmitIf(&b, b.CreateICmpEQ(tid, b.getInt64(0)), "store", [&]() -> absl::Status {
             e.StoreElement(row_result, k.kernel->getArg(0), out, cpu::IrIndex{{row}, row, &out});
+            return absl::OkStatus();
+          });
+        }
+        if (kept != nullptr) {
+          return for_each_kept([&](int64_t, const cpu::IrIndex& index) -> absl::Status {
+            ASSIGN_OR_RETURN(llvm::Value* v, root_generator(index));
+            e.StoreElement(v, k.kernel->getArg(0), out, index);
             return absl::OkStatus();
           });
         }
@@ -333,6 +527,11 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
   auto* type = llvm::FunctionType::get(b.getVoidTy(), params, false);
   llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  // Every launch has kGpuThreadsPerBlock threads (gpu_backend.cc): ptxas may then give a
+  // thread up to 65536 / 256 registers instead of planning for 1024-thread blocks.
+  module->getOrInsertNamedMetadata("nvvm.annotations")
+      ->addOperand(llvm::MDNode::get(c, {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(c, "maxntidx"),
+                                         llvm::ConstantAsMetadata::get(b.getInt32(kGpuThreadsPerBlock))}));
   for (unsigned i = 0; i < params.size(); ++i) {
     kernel->addParamAttr(i, llvm::Attribute::NoAlias);
     // Every array starts a pool block (kDeviceAlignment, asserted below), and views of one
@@ -393,14 +592,24 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
   }
   const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
   kernel->rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);
-  if (kernel->rows > 0) kernel->max_blocks = RowBlockCap(*hlo, kernel->rows, target.row_l2_budget);
   const int per_thread = ElementsPerThread(*hlo, target);
-  return EmitKernelFunction(module, hlo, kernel->name, [&](KernelContext& k) -> absl::Status {
+  const RowResidency resident = ResidentRows(*hlo, reductions, per_thread, target);
+  // A resident row is read once: nothing to keep in L2 between passes.
+  if (kernel->rows > 0 && resident.slots == 0) kernel->max_blocks = RowBlockCap(*hlo, kernel->rows, target.row_l2_budget);
+  RETURN_IF_ERROR(EmitKernelFunction(module, hlo, kernel->name, [&](KernelContext& k) -> absl::Status {
     if (IsRngKernel(*hlo)) return EmitRngBody(k, hlo);
     if (IsLinalgKernel(*hlo)) return EmitLinalgBody(k, hlo);
     if (hlo->opcode() == HloOpcode::kSort) return EmitSortBody(k, hlo, &kernel->rows);
-    return reductions.empty() ? EmitElementwiseBody(k, hlo, per_thread) : EmitRowBody(k, hlo, reductions, per_thread);
-  });
+    return reductions.empty() ? EmitElementwiseBody(k, hlo, per_thread) : EmitRowBody(k, hlo, reductions, per_thread, resident);
+  }));
+  if (!reductions.empty() && target.row_min_blocks_per_sm > 0) {
+    llvm::LLVMContext& c = module->getContext();
+    module->getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(
+            c, {llvm::ValueAsMetadata::get(module->getFunction(kernel->name)), llvm::MDString::get(c, "minctasm"),
+                llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(c), target.row_min_blocks_per_sm))}));
+  }
+  return absl::OkStatus();
 }
 
 // LLVM intrinsics NVPTX instruction selection handles. Any other one (llvm.exp.*, llvm.pow.*,
@@ -570,10 +779,13 @@ absl::StatusOr<PtxModule> EmitPtx(absl::Span<const HloInstruction* const> kernel
   cpu::OptimizeLlvmModule(*module, tm.get());
   // Optimization may turn loops into calls (library routines, intrinsics): checked again.
   RETURN_IF_ERROR(CheckNoHostCalls(*module, result));
-  // XLA_GPU_DUMP_IR=<dir>: the optimized IR of every module, as code generation gets it.
+  // XLA_GPU_DUMP_IR=<dir>: the optimized IR of every module, as code generation gets it
+  // (<module>.ll, then <module>.1.ll, ... for later modules of the same name).
   if (const char* dir = std::getenv("XLA_GPU_DUMP_IR"); dir != nullptr && *dir != '\0') {
+    std::string path = absl::StrCat(dir, "/", module_name, ".ll");
+    for (int n = 1; llvm::sys::fs::exists(path); ++n) path = absl::StrCat(dir, "/", module_name, ".", n, ".ll");
     std::error_code ec;
-    llvm::raw_fd_ostream dump(absl::StrCat(dir, "/", module_name, ".ll"), ec);
+    llvm::raw_fd_ostream dump(path, ec);
     if (!ec) module->print(dump, nullptr);
   }
   llvm::SmallString<0> ptx;

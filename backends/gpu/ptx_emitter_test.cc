@@ -298,34 +298,63 @@ TEST(PtxEmitterTest, GeluIsOneKernelThatPtxasAccepts) {
   ExpectAssembles(*m);
 }
 
-// The softmax is one row kernel (its 16384 rows are not split), capped to the rows
-// whose bytes fit the L2 budget (48 MiB / 64 KiB per row), reading and writing four floats
-// at a time; a small one is uncapped, and one element per thread has no vector accesses.
-// GELU's tanh and exp take the device's approximate instructions.
-TEST(PtxEmitterTest, LargeSoftmaxIsOneCappedRowKernelWithVectorAccesses) {
+// The softmax is one row kernel (its 16384 rows are not split) whose threads keep
+// their 64 elements of a row in registers: read once, four floats at a time, one exp each,
+// reduced by warp shuffles, and no block cap (nothing to keep in L2). Without resident rows,
+// or with rows too long to keep, the kernel loops over each row per pass and is capped to
+// the rows whose bytes fit the L2 budget (48 MiB / 64 KiB per row); a small one is uncapped,
+// and one element per thread has no vector accesses. GELU's tanh and exp take the device's
+// approximate instructions.
+TEST(PtxEmitterTest, LargeSoftmaxIsOneRowKernelKeepingItsRowsInRegisters) {
   absl::StatusOr<GpuPlan> plan = CompilePlan(modules::SoftmaxModule(16384, 16384));
   ASSERT_TRUE(plan.ok()) << plan.status();
   const std::vector<const GpuPlanStep*> kernels = KernelSteps(*plan, HloOpcode::kFusion);
   ASSERT_EQ(kernels.size(), 1u);
   EXPECT_EQ(kernels[0]->rows, 16384);
-  EXPECT_EQ(kernels[0]->max_blocks, (int64_t{48} << 20) / (16384 * 4));
+  EXPECT_EQ(kernels[0]->max_blocks, 0);
   EXPECT_THAT(plan->ptx, HasSubstr("ld.global.nc.v4.f32"));
   EXPECT_THAT(plan->ptx, HasSubstr("st.global.v4.f32"));
   EXPECT_THAT(plan->ptx, HasSubstr("ex2.approx"));
+  EXPECT_THAT(plan->ptx, HasSubstr("shfl.sync.down"));
+  EXPECT_THAT(plan->ptx, HasSubstr(".maxntid 256, 1, 1"));
+  // Resident: 64 elements, one exp each (16 chunks of 4 in one pass; the loop has 2 passes).
+  auto count = [](const std::string& text, const std::string& what) {
+    int64_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(plan->ptx, "ex2.approx"), 64);
+  EXPECT_EQ(count(plan->ptx, "ld.global.nc.v4.f32"), 16);
+  EXPECT_EQ(count(plan->ptx, "st.global.v4.f32"), 16);
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+
+  GpuTarget looping;
+  looping.resident_rows = false;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(modules::SoftmaxModule(16384, 16384));
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuPlan> loop = CompileGpuPlan(*std::move(module), looping);
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  ASSERT_EQ(KernelSteps(*loop, HloOpcode::kFusion).size(), 1u);
+  EXPECT_EQ(KernelSteps(*loop, HloOpcode::kFusion)[0]->max_blocks, (int64_t{48} << 20) / (16384 * 4));
+  EXPECT_THAT(loop->ptx, HasSubstr("ld.global.nc.v4.f32"));
+  EXPECT_THAT(loop->ptx, HasSubstr("shfl.sync.down"));
+  absl::StatusOr<GpuPlan> wide = CompilePlan(modules::SoftmaxModule(2048, 32768));
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  ASSERT_EQ(KernelSteps(*wide, HloOpcode::kFusion).size(), 1u);
+  EXPECT_EQ(KernelSteps(*wide, HloOpcode::kFusion)[0]->max_blocks, (int64_t{48} << 20) / (32768 * 4));
   absl::StatusOr<GpuPlan> small = CompilePlan(modules::SoftmaxModule(64, 128));
   ASSERT_TRUE(small.ok()) << small.status();
   ASSERT_EQ(KernelSteps(*small, HloOpcode::kFusion).size(), 1u);
   EXPECT_EQ(KernelSteps(*small, HloOpcode::kFusion)[0]->max_blocks, 0);
   GpuTarget scalar;
   scalar.elements_per_thread = 1;
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(modules::GeluModule("1024,256"));
+  module = ParseAndReturnUnverifiedModule(modules::GeluModule("1024,256"));
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<GpuPlan> one = CompileGpuPlan(*std::move(module), scalar);
   ASSERT_TRUE(one.ok()) << one.status();
   EXPECT_THAT(one->ptx, Not(HasSubstr(".v4.f32")));
   EXPECT_THAT(one->ptx, HasSubstr("ex2.approx"));
   EXPECT_THAT(one->ptx, HasSubstr("rcp.approx"));
-  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
 }
 
 TEST(PtxEmitterTest, SoftmaxRowsWithReductionsInsideTheKernels) {

@@ -69,29 +69,35 @@ int main(int argc, char** argv) {
     }
   }
   // The benchmarks again with other tuning (GpuTarget), timed side by side with the defaults:
-  // a thread per element or chunks of 2 or 8 instead of 4, row kernels with every row in
-  // flight or with another L2 budget.
+  // GELU with a thread per element or chunks of 2 or 8 instead of 4; softmax looping over its
+  // rows in each pass (with and without the L2 cap) instead of keeping them in registers, or
+  // with chunks of 2 or 8, or told to fit 3 blocks per multiprocessor.
   struct Variant {
+    const char* model;
     const char* suffix;
-    int elements_per_thread;
-    int64_t row_l2_budget;
+    xla::gpu::GpuTarget target;
   };
-  const Variant variants[] = {{"_1_per_thread_no_cap", 1, 0},
-                              {"_no_cap", 0, 0},
-                              {"_l2_36MiB", 0, int64_t{36} << 20},
-                              {"_8_per_thread", 8, int64_t{48} << 20},
-                              {"_2_per_thread", 2, int64_t{48} << 20}};
+  auto target = [](int per_thread, bool resident, int64_t l2, int min_blocks) {
+    xla::gpu::GpuTarget t;
+    t.elements_per_thread = per_thread;
+    t.resident_rows = resident;
+    t.row_l2_budget = l2;
+    t.row_min_blocks_per_sm = min_blocks;
+    return t;
+  };
+  const int64_t l2 = xla::gpu::GpuTarget().row_l2_budget;
+  const Variant variants[] = {{"gelu_256M", "_1_per_thread", target(1, true, l2, 0)},
+                              {"gelu_256M", "_2_per_thread", target(2, true, l2, 0)},
+                              {"gelu_256M", "_8_per_thread", target(8, true, l2, 0)},
+                              {"softmax_16384x16384", "_loop", target(0, false, l2, 0)},
+                              {"softmax_16384x16384", "_loop_no_cap", target(0, false, 0, 0)},
+                              {"softmax_16384x16384", "_2_per_thread", target(2, true, l2, 0)},
+                              {"softmax_16384x16384", "_8_per_thread", target(8, true, l2, 0)},
+                              {"softmax_16384x16384", "_3_blocks_per_sm", target(0, true, l2, 3)}};
   for (const modules::CuratedCase& c : modules::CuratedCases()) {
-    if (c.name != "gelu_256M" && c.name != "softmax_16384x16384") continue;
     for (const Variant& v : variants) {
-      // No rows: the cap changes nothing, and "_no_cap" is the default.
-      if (c.name == "gelu_256M" && (v.elements_per_thread == 0 || (v.row_l2_budget != 0 && v.elements_per_thread != 8))) {
-        continue;
-      }
-      xla::gpu::GpuTarget target;
-      target.elements_per_thread = v.elements_per_thread;
-      target.row_l2_budget = v.row_l2_budget;
-      if (AddCase(dir, c.name + v.suffix, c.hlo, c.check, /*quiet=*/false, target)) {
+      if (c.name != v.model) continue;
+      if (AddCase(dir, c.name + v.suffix, c.hlo, c.check, /*quiet=*/false, v.target)) {
         ++curated;
       } else {
         ++failed;

@@ -164,14 +164,15 @@ absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionG
   }
   auto generators = std::make_shared<std::map<const HloInstruction*, Generator>>();
   for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
-    if (inner->opcode() == HloOpcode::kParameter) {
-      ASSIGN_OR_RETURN((*generators)[inner], operand(inner->parameter_number()));
-      continue;
-    }
     OperandGenerator inner_operand = [generators, inner](int64_t i) -> absl::StatusOr<Generator> {
       return generators->at(inner->operand(i));
     };
-    ASSIGN_OR_RETURN(Generator generator, MakeGenerator(inner, inner_operand));
+    Generator generator;
+    if (inner->opcode() == HloOpcode::kParameter) {
+      ASSIGN_OR_RETURN(generator, operand(inner->parameter_number()));
+    } else {
+      ASSIGN_OR_RETURN(generator, MakeGenerator(inner, inner_operand));
+    }
     (*generators)[inner] = [this, inner, generator](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       auto it = fused_overrides_.find(inner);
       if (it != fused_overrides_.end()) return it->second(index, generator);

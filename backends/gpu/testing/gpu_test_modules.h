@@ -596,6 +596,104 @@ struct CuratedCase {
                       // "bench flops N" (timed, N floating-point operations), not compared
 };
 
+// Row kernels of every shape the emitter treats apart (ptx_emitter.cc): rows kept in registers
+// with whole and partial slots, 4 or 1 elements per chunk, two reductions (a layer norm),
+// rows of several dimensions, more rows than blocks, f64, s8 and pred reductions (shuffled as
+// 32-bit words), reductions at the root, and rows too long to keep (the looping kernel).
+inline constexpr char kRowKernelsModule[] = R"(HloModule row_kernels
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f64 {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT s = f64[] add(a, b)
+}
+max_f64 {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT m = f64[] maximum(a, b)
+}
+max_s8 {
+  a = s8[] parameter(0)
+  b = s8[] parameter(1)
+  ROOT m = s8[] maximum(a, b)
+}
+or_pred {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT o = pred[] or(a, b)
+}
+ENTRY main {
+  x = f32[16,4096] parameter(0)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  n = f32[16] constant({4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096})
+  xs = f32[16] reduce(x, zero), dimensions={1}, to_apply=add_f32
+  mean = f32[16] divide(xs, n)
+  bmean = f32[16,4096] broadcast(mean), dimensions={0}
+  d = f32[16,4096] subtract(x, bmean)
+  sq = f32[16,4096] multiply(d, d)
+  ss = f32[16] reduce(sq, zero), dimensions={1}, to_apply=add_f32
+  var = f32[16] divide(ss, n)
+  eps = f32[] constant(1e-5)
+  beps = f32[16] broadcast(eps), dimensions={}
+  ve = f32[16] add(var, beps)
+  rs = f32[16] rsqrt(ve)
+  brs = f32[16,4096] broadcast(rs), dimensions={0}
+  norm = f32[16,4096] multiply(d, brs)
+  c = f32[8,12,100] parameter(1)
+  cm = f32[8] reduce(c, ninf), dimensions={1,2}, to_apply=max_f32
+  bcm = f32[8,12,100] broadcast(cm), dimensions={0}
+  cd = f32[8,12,100] subtract(c, bcm)
+  ce = f32[8,12,100] exponential(cd)
+  cs = f32[8] reduce(ce, zero), dimensions={1,2}, to_apply=add_f32
+  bcs = f32[8,12,100] broadcast(cs), dimensions={0}
+  csm = f32[8,12,100] divide(ce, bcs)
+  l = f32[2,40000] parameter(2)
+  lm = f32[2] reduce(l, ninf), dimensions={1}, to_apply=max_f32
+  blm = f32[2,40000] broadcast(lm), dimensions={0}
+  ld = f32[2,40000] subtract(l, blm)
+  le = f32[2,40000] exponential(ld)
+  ls = f32[2] reduce(le, zero), dimensions={1}, to_apply=add_f32
+  bls = f32[2,40000] broadcast(ls), dimensions={0}
+  lsm = f32[2,40000] divide(le, bls)
+  m = f32[1100,35] parameter(3)
+  ms = f32[1100] reduce(m, zero), dimensions={1}, to_apply=add_f32
+  bms = f32[1100,35] broadcast(ms), dimensions={0}
+  mc = f32[1100,35] subtract(m, bms)
+  w = f64[4,2048] parameter(4)
+  wz = f64[] constant(0)
+  wninf = f64[] constant(-inf)
+  wm = f64[4] reduce(w, wninf), dimensions={1}, to_apply=max_f64
+  bwm = f64[4,2048] broadcast(wm), dimensions={0}
+  wd = f64[4,2048] subtract(w, bwm)
+  we = f64[4,2048] exponential(wd)
+  ws = f64[4] reduce(we, wz), dimensions={1}, to_apply=add_f64
+  bws = f64[4,2048] broadcast(ws), dimensions={0}
+  wsm = f64[4,2048] divide(we, bws)
+  i = s8[300,700] parameter(5)
+  ni = s8[300,700] negate(i)
+  lowest = s8[] constant(-128)
+  imax = s8[300] reduce(ni, lowest), dimensions={1}, to_apply=max_s8
+  p = f32[128,3000] parameter(6)
+  half = f32[] constant(1.5)
+  bhalf = f32[128,3000] broadcast(half), dimensions={}
+  gt = pred[128,3000] compare(p, bhalf), direction=GT
+  no = pred[] constant(false)
+  any = pred[128] reduce(gt, no), dimensions={1}, to_apply=or_pred
+  pe = f32[128,3000] exponential(p)
+  psum = f32[128] reduce(pe, zero), dimensions={1}, to_apply=add_f32
+  ROOT t = (f32[16,4096], f32[8,12,100], f32[2,40000], f32[1100,35], f64[4,2048], s8[300], pred[128], f32[128]) tuple(norm, csm, lsm, mc, wsm, imax, any, psum)
+})";
+
 inline constexpr char kDefaultPrecisionDotModule[] = R"(HloModule dot_default
 ENTRY main {
   a = f32[256,512] parameter(0)
@@ -609,6 +707,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"softmax_64x128", SoftmaxModule(64, 128), "1e-5 1e-7"},
       {"softmax_97x5000", SoftmaxModule(97, 5000), "1e-5 1e-9"},
       {"row_and_column_reductions", kReductionsModule, "1e-5 1e-6"},
+      {"row_kernels", kRowKernelsModule, "1e-5 1e-6"},
       {"mixed_int_bf16_movement", kMixedModule, "0 0"},
       {"f32_math", kMathModule, "2e-6 1e-30"},
       {"integers", kIntegersModule, "0 0"},

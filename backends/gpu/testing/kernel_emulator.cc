@@ -46,6 +46,7 @@ using Entry = void (*)(void** params);
 constexpr size_t kFiberStackBytes = size_t{256} << 10;
 constexpr char kSregFunction[] = "xla_gpu_emu_sreg";
 constexpr char kBarrierFunction[] = "xla_gpu_emu_barrier";
+constexpr char kShuffleFunction[] = "xla_gpu_emu_shfl_down";
 constexpr char kEntryPrefix[] = "xla_gpu_emu_entry.";
 
 // The special registers a kernel reads, by the code its calls pass to the emulator.
@@ -73,6 +74,46 @@ std::unordered_map<std::string, std::unique_ptr<EmulatedModule>>& ModulesByPtx()
 }
 std::atomic<int> launches{0};
 
+// Fibers: each thread of a block with barriers runs on its own stack until its next barrier.
+// On x86-64 a switch saves the callee-saved registers on the stack it leaves and takes the
+// other's: ucontext's swapcontext also saves the signal mask, a system call per switch, which
+// made those switches most of the emulated suites' time. Sanitizer builds keep ucontext, which
+// the sanitizers know about.
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define XLA_EMULATOR_STACK_SWITCH 1
+extern "C" void xla_gpu_emu_switch(void** save_sp, void* next_sp);
+asm(R"(
+  .pushsection .text
+  .globl xla_gpu_emu_switch
+  .type xla_gpu_emu_switch, @function
+xla_gpu_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size xla_gpu_emu_switch, .-xla_gpu_emu_switch
+  .popsection
+)");
+struct FiberContext {
+  void* sp = nullptr;
+};
+#else
+struct FiberContext {
+  ucontext_t context;
+};
+#endif
+
 // The launch being run.
 enum class FiberState : uint8_t { kRunnable, kAtBarrier, kDone };
 struct Grid {
@@ -80,10 +121,13 @@ struct Grid {
   Entry entry = nullptr;
   void** params = nullptr;
   bool fibers = false;
-  ucontext_t scheduler;
-  std::vector<ucontext_t> contexts;
+  FiberContext scheduler;
+  std::vector<FiberContext> contexts;
   std::vector<std::unique_ptr<char[]>> stacks;
   std::vector<FiberState> state;
+  // The values of a thread's shuffles by the parity of their count, and the count.
+  std::vector<int32_t> exchange[2];
+  std::vector<uint32_t> shuffles;
 };
 Grid grid;
 
@@ -97,6 +141,14 @@ int32_t EmulatedSreg(int32_t which) {
   }
 }
 
+void SwitchFiber(FiberContext* from, FiberContext* to) {
+#ifdef XLA_EMULATOR_STACK_SWITCH
+  xla_gpu_emu_switch(&from->sp, to->sp);
+#else
+  swapcontext(&from->context, &to->context);
+#endif
+}
+
 void EmulatedBarrier() {
   if (!grid.fibers) {
     std::fprintf(stderr, "kernel emulator: a barrier in a kernel run without fibers\n");
@@ -104,12 +156,53 @@ void EmulatedBarrier() {
   }
   const uint32_t me = grid.tid;
   grid.state[me] = FiberState::kAtBarrier;
-  swapcontext(&grid.contexts[me], &grid.scheduler);
+  SwitchFiber(&grid.contexts[me], &grid.scheduler);
 }
 
+// shfl.sync.down.i32 with the whole warp taking part: `value` of the lane `offset` up (this
+// thread's own past lane `clamp` & 31), exchanged at a barrier of the block, which every
+// thread of a kernel with shuffles reaches at each of them. The values alternate between two
+// arrays: a thread writes one again only at its shuffle after next, which it reaches after
+// every thread has passed the next shuffle's barrier, and so has read this one's values.
+int32_t EmulatedShuffleDown(int32_t value, int32_t offset, int32_t clamp) {
+  const uint32_t me = grid.tid;
+  std::vector<int32_t>& exchange = grid.exchange[grid.shuffles[me]++ % 2];
+  exchange[me] = value;
+  EmulatedBarrier();
+  const uint32_t lane = me % 32;
+  uint32_t source = lane + static_cast<uint32_t>(offset) <= static_cast<uint32_t>(clamp & 31) ? me + offset : me;
+  if (source >= grid.ntid) source = me;
+  return exchange[source];
+}
+
+// A fiber's thread: the kernel, then back to the scheduler for good.
 void FiberMain() {
   grid.entry(grid.params);
-  grid.state[grid.tid] = FiberState::kDone;  // uc_link returns to the scheduler
+  const uint32_t me = grid.tid;
+  grid.state[me] = FiberState::kDone;
+  SwitchFiber(&grid.contexts[me], &grid.scheduler);
+}
+
+// Fiber `t` set to start FiberMain on its stack when first switched to.
+void StartFiber(uint32_t t) {
+#ifdef XLA_EMULATOR_STACK_SWITCH
+  // The stack xla_gpu_emu_switch pops: six registers, then FiberMain's address to return to,
+  // above it a null return address for FiberMain (which never returns), 16-byte aligned as a
+  // call would leave it.
+  auto top = reinterpret_cast<uintptr_t>(grid.stacks[t].get() + kFiberStackBytes) & ~uintptr_t{15};
+  auto* slots = reinterpret_cast<void**>(top);
+  slots[-1] = nullptr;
+  slots[-2] = reinterpret_cast<void*>(&FiberMain);
+  for (int r = 3; r <= 8; ++r) slots[-r] = nullptr;
+  grid.contexts[t].sp = &slots[-8];
+#else
+  ucontext_t& c = grid.contexts[t].context;
+  getcontext(&c);
+  c.uc_stack.ss_sp = grid.stacks[t].get();
+  c.uc_stack.ss_size = kFiberStackBytes;
+  c.uc_link = nullptr;
+  makecontext(&c, &FiberMain, 0);
+#endif
 }
 
 // Every block in turn; a block's threads one after another, or as fibers that each run to
@@ -132,24 +225,22 @@ void RunGrid(const EmulatedKernel& kernel, uint32_t blocks, uint32_t threads, vo
     return;
   }
   grid.contexts.resize(threads);
+  grid.shuffles.assign(threads, 0);
+  for (std::vector<int32_t>& exchange : grid.exchange) exchange.assign(threads, 0);
   grid.state.assign(threads, FiberState::kRunnable);
   while (grid.stacks.size() < threads) grid.stacks.emplace_back(new char[kFiberStackBytes]);
   for (uint32_t b = 0; b < blocks; ++b) {
     grid.ctaid = b;
     for (uint32_t t = 0; t < threads; ++t) {
-      ucontext_t& c = grid.contexts[t];
-      getcontext(&c);
-      c.uc_stack.ss_sp = grid.stacks[t].get();
-      c.uc_stack.ss_size = kFiberStackBytes;
-      c.uc_link = &grid.scheduler;
-      makecontext(&c, &FiberMain, 0);
+      StartFiber(t);
       grid.state[t] = FiberState::kRunnable;
+      grid.shuffles[t] = 0;
     }
     for (bool waiting = true; waiting;) {
       for (uint32_t t = 0; t < threads; ++t) {
         if (grid.state[t] != FiberState::kRunnable) continue;
         grid.tid = t;
-        swapcontext(&grid.scheduler, &grid.contexts[t]);
+        SwitchFiber(&grid.scheduler, &grid.contexts[t]);
       }
       waiting = false;
       for (FiberState& s : grid.state) {
@@ -190,7 +281,7 @@ bool ReachesBarrier(const llvm::Function& f, std::unordered_set<const llvm::Func
       const auto* call = llvm::dyn_cast<llvm::CallBase>(&i);
       const llvm::Function* callee = call != nullptr ? call->getCalledFunction() : nullptr;
       if (callee == nullptr) continue;
-      if (callee->getName() == kBarrierFunction) return true;
+      if (callee->getName() == kBarrierFunction || callee->getName() == kShuffleFunction) return true;
       if (!callee->isDeclaration() && ReachesBarrier(*callee, seen)) return true;
     }
   }
@@ -216,6 +307,7 @@ absl::StatusOr<std::unique_ptr<EmulatedModule>> LoadModule(const std::string& bi
   llvm::FunctionCallee sreg = m.getOrInsertFunction(kSregFunction, llvm::FunctionType::get(i32, {i32}, false));
   llvm::FunctionCallee barrier =
       m.getOrInsertFunction(kBarrierFunction, llvm::FunctionType::get(llvm::Type::getVoidTy(c), false));
+  llvm::FunctionCallee shuffle = m.getOrInsertFunction(kShuffleFunction, llvm::FunctionType::get(i32, {i32, i32, i32}, false));
 
   std::vector<llvm::Function*> nvvm;
   for (llvm::Function& f : m) {
@@ -228,7 +320,8 @@ absl::StatusOr<std::unique_ptr<EmulatedModule>> LoadModule(const std::string& bi
     // bounds are checked on the device).
     const bool is_ex2 = f->getName() == "llvm.nvvm.ex2.approx.f" || f->getName() == "llvm.nvvm.ex2.approx.ftz.f";
     const bool is_rcp = f->getName() == "llvm.nvvm.rcp.approx.ftz.f";
-    if (code < 0 && !is_barrier && !is_ex2 && !is_rcp) {
+    const bool is_shuffle = f->getName() == "llvm.nvvm.shfl.sync.down.i32";
+    if (code < 0 && !is_barrier && !is_ex2 && !is_rcp && !is_shuffle) {
       return Refuse(absl::StrCat("no host version of ", f->getName().str()));
     }
     for (llvm::User* user : llvm::make_early_inc_range(f->users())) {
@@ -238,6 +331,7 @@ absl::StatusOr<std::unique_ptr<EmulatedModule>> LoadModule(const std::string& bi
       llvm::Value* replacement =
           is_ex2   ? b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2, call->getArgOperand(0))
           : is_rcp ? b.CreateFDiv(llvm::ConstantFP::get(call->getType(), 1.0), call->getArgOperand(0))
+          : is_shuffle ? b.CreateCall(shuffle, {call->getArgOperand(1), call->getArgOperand(2), call->getArgOperand(3)})
           : is_barrier ? b.CreateCall(barrier)
                        : b.CreateCall(sreg, {b.getInt32(code)});
       if (!call->getType()->isVoidTy()) call->replaceAllUsesWith(replacement);
@@ -307,6 +401,8 @@ absl::StatusOr<std::unique_ptr<EmulatedModule>> LoadModule(const std::string& bi
       llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&EmulatedSreg), llvm::JITSymbolFlags::Exported);
   symbols[(*jit)->mangleAndIntern(kBarrierFunction)] =
       llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&EmulatedBarrier), llvm::JITSymbolFlags::Exported);
+  symbols[(*jit)->mangleAndIntern(kShuffleFunction)] =
+      llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&EmulatedShuffleDown), llvm::JITSymbolFlags::Exported);
   if (auto error = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
     return FromLlvm(std::move(error), "emulator symbols");
   }
