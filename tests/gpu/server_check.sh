@@ -1,7 +1,9 @@
 #!/bin/bash
 # xla-server end to end on a GPU machine (issue 7): the server with --platform=gpu,interpreter,
 # driven over gRPC by xla-cli, each module run on both devices with the same seeded random
-# arguments and the results compared (numpy on that machine). In two halves, as
+# arguments and the results compared (numpy on that machine); then the Python client
+# (python_check.py, with that machine's python3, grpcio and numpy) against the same server.
+# In two halves, as
 # device_check.sh (whose bundle's .hlo and .check files it takes along):
 #
 #   tests/gpu/server_check.sh prepare   here, after device_check.sh prepare: the stripped
@@ -13,7 +15,8 @@
 #                                       device check's bundle it would pass the 64 MiB limit)
 #
 # Exit status: 0 every module agrees, 1 some differ or fail, 2 the server did not start.
-# SERVER_CHECK_PLATFORM=cpu rehearses the run here, with the cpu backend in the gpu's place.
+# SERVER_CHECK_PLATFORM=cpu rehearses the run here, with the cpu backend in the gpu's place;
+# $PYTHON (default python3) is the interpreter with numpy and grpcio.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD_DIR:-build}
@@ -27,12 +30,17 @@ mlp_forward_batch64 sort_keys_values_ties_descending scatter_duplicates_unique_o
 select_and_scatter_variadic_scatter fft_every_type_1_to_3_axes cholesky_and_triangular_solves"
 
 prepare() {
-  ninja -C "$BUILD" xla-server xla-cli
+  ninja -C "$BUILD" xla-server xla-cli xla_client_py
   [ -d "$BUNDLE/cases" ] || { echo "server_check: run device_check.sh prepare first" >&2; exit 2; }
   local stage
   stage=$(mktemp -d)
   mkdir -p "$stage/server/bin" "$stage/server/lib" "$stage/server/cases"
   for c in $CASES; do cp "$BUNDLE/cases/$c.hlo" "$BUNDLE/cases/$c.check" "$stage/server/cases/"; done
+  # The Python package as the build tree has it (sources and generated stubs), links resolved.
+  mkdir -p "$stage/server/python"
+  cp -rL "$BUILD/python_client/xla_client" "$stage/server/python/"
+  find "$stage/server/python" -name __pycache__ -prune -exec rm -rf {} +
+  cp tests/gpu/python_check.py "$stage/server/"
   for b in xla-server xla-cli; do
     cp "$BUILD/bin/$b" "$stage/server/bin/"
     strip "$stage/server/bin/$b"
@@ -83,8 +91,8 @@ run() {
     if [ "$ok" = 1 ]; then
       local median verdict
       median=$(run_bin xla-cli run "$hlo" --server=127.0.0.1:50051 --platform=$platform --random-args --repeat=5 --json 2>/dev/null |
-               python3 -c 'import json,sys; print(json.load(sys.stdin)["execute_ms"]["median"])' 2>/dev/null || echo "?")
-      verdict=$(python3 - "$root/o/$platform/$c" "$root/o/interpreter/$c" $check <<'PY'
+               "${PYTHON:-python3}" -c 'import json,sys; print(json.load(sys.stdin)["execute_ms"]["median"])' 2>/dev/null || echo "?")
+      verdict=$("${PYTHON:-python3}" - "$root/o/$platform/$c" "$root/o/interpreter/$c" $check <<'PY'
 import os, sys
 try:
     import numpy as np
@@ -122,6 +130,10 @@ PY
   done
   echo
   run_bin xla-cli ping --server=127.0.0.1:50051 --repeat=200 --json || true
+  echo
+  if ! PYTHONPATH="$root/server/python" "${PYTHON:-python3}" "$root/server/python_check.py" 127.0.0.1:50051 "$platform"; then
+    failed=1
+  fi
   return $failed
 }
 
