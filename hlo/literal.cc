@@ -182,6 +182,11 @@ absl::StatusOr<Literal> Literal::Create(const Shape& shape) {
   return Literal(LiteralAccess::MakeRep(shape, /*zero=*/true));
 }
 
+absl::StatusOr<Literal> Literal::CreateForOverwrite(const Shape& shape) {
+  RETURN_IF_ERROR(ValidateLiteralShape(shape));
+  return Literal(LiteralAccess::MakeRep(shape, /*zero=*/false));
+}
+
 absl::StatusOr<Literal> Literal::CreateFromBuffer(const Shape& shape, const void* data,
                                                   int64_t size) {
   RETURN_IF_ERROR(ValidateLiteralShape(shape));

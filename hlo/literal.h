@@ -35,6 +35,9 @@ class Literal {
   static absl::StatusOr<Literal> Create(const Shape& shape);
   // Copies `size` bytes laid out as described above (and in the shape's layout).
   static absl::StatusOr<Literal> CreateFromBuffer(const Shape& shape, const void* data, int64_t size);
+  // A value of `shape` whose array bytes are unspecified until written: for a producer that
+  // writes every byte of every array at once (a device's download), sparing a zero fill.
+  static absl::StatusOr<Literal> CreateForOverwrite(const Shape& shape);
   static Literal MakeTuple(std::vector<Literal> elements);
 
   // Convenience for tests and builders (native C++ element types: bool, int8..int64,

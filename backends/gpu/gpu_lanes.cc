@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gpu/host_copy.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 
@@ -176,7 +177,7 @@ absl::Status CopyToDevice(Lane& lane, CUdeviceptr device, const void* host, uint
     const uint64_t n = std::min(kStagingChunkBytes, bytes - offset);
     // The copy that last read this staging buffer has run (at once if none was recorded).
     CUDA_RETURN_IF_ERROR(d, cuEventSynchronize(lane.staged[k]));
-    std::memcpy(lane.staging[k], from + offset, n);
+    HostCopy(lane.staging[k], from + offset, n);
     CUDA_RETURN_IF_ERROR(d, cuMemcpyHtoDAsync(device + offset, lane.staging[k], n, lane.stream));
     CUDA_RETURN_IF_ERROR(d, cuEventRecord(lane.staged[k], lane.stream));
   }
@@ -209,7 +210,7 @@ absl::Status CopyToHost(Lane& lane, void* host, CUdeviceptr device, uint64_t byt
     const int k = static_cast<int>(chunk % 2);
     const uint64_t offset = chunk * kStagingChunkBytes;
     CUDA_RETURN_IF_ERROR(d, cuEventSynchronize(lane.staged[k]));
-    std::memcpy(to + offset, lane.staging[k], std::min(kStagingChunkBytes, bytes - offset));
+    HostCopy(to + offset, lane.staging[k], std::min(kStagingChunkBytes, bytes - offset));
   }
   return absl::OkStatus();
 }
@@ -246,7 +247,8 @@ absl::StatusOr<Literal> Download(Lane& lane, const backend::Buffer& buffer) {
   }
   const auto* gpu = dynamic_cast<const GpuBuffer*>(&buffer);
   if (gpu == nullptr) return absl::InvalidArgumentError("not a gpu buffer");
-  ASSIGN_OR_RETURN(Literal literal, Literal::Create(buffer.shape()));
+  // Not zero-filled first: the copy below writes every byte (its size is checked).
+  ASSIGN_OR_RETURN(Literal literal, Literal::CreateForOverwrite(buffer.shape()));
   if (gpu->size_bytes() != 0) {
     if (literal.size_bytes() != gpu->size_bytes()) {
       return absl::InternalError(absl::StrCat("gpu: buffer of ", buffer.shape().ToString(true), " holds ",

@@ -63,14 +63,25 @@ using ::xla::testing::SharedInterpreter;
   return ::testing::AssertionSuccess();
 }
 
+// Compiled both ways a long sort can be: spread over the grid where its rows are few
+// (SortScratch), and a block per row.
 ::testing::AssertionResult AgreesWithInterpreter(const std::string& hlo, const std::vector<Literal>& args) {
   backend::Backend* gpu = EmulatedGpu();
   if (gpu == nullptr) return ::testing::AssertionFailure() << "no emulated gpu";
   absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), hlo, args);
   if (!expected.ok()) return ::testing::AssertionFailure() << "interpreter: " << expected.status();
-  absl::StatusOr<Literal> actual = RunHloOn(*gpu, hlo, args);
-  if (!actual.ok()) return ::testing::AssertionFailure() << "gpu: " << actual.status();
-  return SameBits(*expected, *actual);
+  // Both ways unless a test has turned spreading off.
+  const bool spreading = SetSpreadSortsForTesting(true);
+  for (bool spread : {true, false}) {
+    if (spread && !spreading) continue;
+    SetSpreadSortsForTesting(spread);
+    absl::StatusOr<Literal> actual = RunHloOn(*gpu, hlo, args);
+    SetSpreadSortsForTesting(spreading);
+    if (!actual.ok()) return ::testing::AssertionFailure() << "gpu (spread " << spread << "): " << actual.status();
+    ::testing::AssertionResult same = SameBits(*expected, *actual);
+    if (!same) return same << " (spread " << spread << ")";
+  }
+  return ::testing::AssertionSuccess();
 }
 
 uint64_t Next(uint64_t* state) {
@@ -176,7 +187,11 @@ TEST(GpuLongSortTest, KernelTakesScratchLastAndAssembles) {
     if (step.kind == GpuPlanStep::Kind::kKernel && step.hlo->opcode() == HloOpcode::kSort) sort = &step;
   }
   ASSERT_NE(sort, nullptr);
-  EXPECT_EQ(sort->rows, 2);
+  // Two rows: spread over the grid, a slot per row; launches: the tiles of 2048, then for each
+  // merge of 4096 to 65536 its strides down to 2048 (1 + 2 + 3 + 4 + 5) and its tiles, then
+  // the gather.
+  EXPECT_EQ(sort->rows, 0);
+  EXPECT_EQ(sort->phases.size(), 15u + 5u + 1u);
   EXPECT_EQ(sort->scratch_bytes, 2 * 65536 * 4);
   const std::string& ptx = plan->ptx;
   const size_t entry = ptx.find(absl::StrCat(".entry ", sort->kernel, "("));
@@ -287,8 +302,12 @@ ENTRY main {
 // reusing its slot (the bound is lowered to 2 here; rows past 1024 reach it on a GPU).
 TEST(GpuLongSortTest, MoreRowsThanSlotsAgree) {
   SetMostSortRowsInFlightForTesting(2);
+  SetSpreadSortsForTesting(false);
   // Restored however the test ends, so that a failure here cannot change the others.
-  absl::Cleanup restore = [] { SetMostSortRowsInFlightForTesting(0); };
+  absl::Cleanup restore = [] {
+    SetMostSortRowsInFlightForTesting(0);
+    SetSpreadSortsForTesting(true);
+  };
   std::vector<Literal> args;
   args.push_back(Random("s32[5,9000]", 6, 20));
   args.push_back(Iota({5, 9000}, 1));

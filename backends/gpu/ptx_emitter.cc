@@ -578,9 +578,16 @@ int64_t RowBlockCap(const HloInstruction& hlo, int64_t rows, int64_t l2_budget) 
 // kernel (and its block cap), kernel->phases for later launches.
 absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget& target) {
   const HloInstruction* hlo = kernel->hlo;
+  // Kernels of several launches: scatters, and sorts spread over the grid.
+  std::vector<KernelLaunch> launches;
   if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
-    ASSIGN_OR_RETURN(std::vector<KernelLaunch> launches, ScatterLaunches(hlo, DeterministicOps()));
-    if (launches.empty() || launches[0].items != kernel->elements) {
+    ASSIGN_OR_RETURN(launches, ScatterLaunches(hlo, DeterministicOps()));
+    if (launches.empty()) return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), " has no launches"));
+  } else if (hlo->opcode() == HloOpcode::kSort) {
+    ASSIGN_OR_RETURN(launches, SpreadSortLaunches(hlo));
+  }
+  if (!launches.empty()) {
+    if (launches[0].items != kernel->elements) {
       return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), "'s first launch does not cover its output"));
     }
     for (size_t p = 0; p < launches.size(); ++p) {

@@ -15,6 +15,7 @@
 #include "backends/testing/hlo_test_util.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/ptx_sort.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
@@ -118,9 +119,10 @@ TEST(PtxEmitterTest, SortKernelsTakeAPointerPerOutputAndAssemble) {
   EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
 }
 
-// Rows too long for shared memory sort by insertion, a thread each; longer ones are refused.
-TEST(PtxEmitterTest, LongSortRowsAreBlockSortsInScratchUpToALimit) {
-  auto text = [](int64_t length) {
+// Rows too long for shared memory keep their permutation in scratch: few of them are sorted
+// by the whole grid (launches of their own), many by a block each; longer ones are refused.
+TEST(PtxEmitterTest, LongSortRowsAreSortedInScratchUpToALimit) {
+  auto text = [](int64_t rows, int64_t length) {
     return absl::StrCat(R"(HloModule long_rows
 less {
   a = s32[] parameter(0)
@@ -128,20 +130,31 @@ less {
   ROOT lt = pred[] compare(a, b), direction=LT
 }
 ENTRY main {
-  x = s32[2,)", length, R"(] parameter(0)
-  ROOT s = s32[2,)", length, R"(] sort(x), dimensions={1}, to_apply=less
+  x = s32[)", rows, ",", length, R"(] parameter(0)
+  ROOT s = s32[)", rows, ",", length, R"(] sort(x), dimensions={1}, to_apply=less
 })");
   };
-  absl::StatusOr<GpuPlan> plan = CompilePlan(text(10000));
+  absl::StatusOr<GpuPlan> plan = CompilePlan(text(2, 10000));
   ASSERT_TRUE(plan.ok()) << plan.status();
-  const std::vector<const GpuPlanStep*> sorts = KernelSteps(*plan, HloOpcode::kSort);
+  std::vector<const GpuPlanStep*> sorts = KernelSteps(*plan, HloOpcode::kSort);
   ASSERT_EQ(sorts.size(), 1u);
-  // A block per row, its permutation of positions (padded to 16384) in scratch memory.
-  EXPECT_EQ(sorts[0]->rows, 2);
+  // Two rows: spread, each row's permutation of positions (padded to 16384) in scratch; the
+  // tiles' launch, merges of 4096 (stride 2048), 8192 (4096, 2048) and 16384 (8192, 4096,
+  // 2048) each with its tiles' launch, the gather.
+  EXPECT_EQ(sorts[0]->rows, 0);
+  EXPECT_EQ(sorts[0]->phases.size(), 6u + 3u + 1u);
   EXPECT_EQ(sorts[0]->scratch_bytes, 2 * 16384 * 4);
   EXPECT_THAT(plan->ptx, HasSubstr("bar.sync"));
   EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
-  plan = CompilePlan(text(268435457));
+  // Many rows: a block per row.
+  plan = CompilePlan(text(kMostSpreadSortRows + 1, 10000));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  sorts = KernelSteps(*plan, HloOpcode::kSort);
+  ASSERT_EQ(sorts.size(), 1u);
+  EXPECT_EQ(sorts[0]->rows, kMostSpreadSortRows + 1);
+  EXPECT_TRUE(sorts[0]->phases.empty());
+  EXPECT_EQ(sorts[0]->scratch_bytes, (kMostSpreadSortRows + 1) * 16384 * 4);
+  plan = CompilePlan(text(2, 268435457));
   EXPECT_TRUE(absl::IsUnimplemented(plan.status())) << plan.status();
   EXPECT_THAT(std::string(plan.status().message()), HasSubstr("rows of 268435457 elements"));
 }

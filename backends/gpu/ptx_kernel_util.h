@@ -91,6 +91,9 @@ struct KernelLaunch {
   int64_t items = 0;
 };
 absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic);
+// ptx_sort.cc: a sort's launches when it is spread over the grid (LongSortScratch::spread),
+// else none (EmitSortBody emits it as a row kernel).
+absl::StatusOr<std::vector<KernelLaunch>> SpreadSortLaunches(const HloInstruction* hlo);
 
 // ptx_rng.cc: the random-number ops emitted as kernels (IsRngKernel), and their bodies.
 bool IsRngKernel(const HloInstruction& hlo);

@@ -21,11 +21,20 @@ inline constexpr int64_t kMostSortScratchBytes = int64_t{1} << 30;
 // The most rows a long sort has in flight at once (a scratch slot each, a block each).
 inline constexpr int64_t kMostSortRowsInFlight = 1024;
 
+// Long rows as few as this (and whose permutations all fit the scratch limit) are sorted by
+// the whole grid at once (a spread sort: launches of their own) rather than a block per row.
+inline constexpr int64_t kMostSpreadSortRows = 128;
+// The smallest tile a long row's network runs on in shared memory (with the operands' values
+// beside the positions; without them tiles are kLongestSharedMemorySort).
+inline constexpr int64_t kSmallestSpreadSortTile = 2048;
+
 // How a sort with rows longer than kLongestSharedMemorySort uses its scratch: `slots` slots of
-// `padded` (the row length rounded up to a power of two) 32-bit positions.
+// `padded` (the row length rounded up to a power of two) 32-bit positions; a slot per row when
+// `spread`.
 struct LongSortScratch {
   int64_t padded = 0;
   int64_t slots = 0;
+  bool spread = false;
   int64_t bytes() const { return padded * 4 * slots; }
 };
 
@@ -33,6 +42,9 @@ struct LongSortScratch {
 // that tests reach more rows than slots (blocks past the slots idle, the others take several
 // rows) without a thousand long rows. Set before compiling.
 void SetMostSortRowsInFlightForTesting(int64_t rows);
+// Test seam: false makes every long sort a block per row, as many rows do. Set before
+// compiling; returns the previous setting.
+bool SetSpreadSortsForTesting(bool spread);
 
 // The scratch of sort `sort` (0 bytes for a sort whose rows fit shared memory, or which has no
 // elements); UNIMPLEMENTED when one row's permutation would exceed kMostSortScratchBytes.

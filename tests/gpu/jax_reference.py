@@ -2,9 +2,10 @@
 
 The same computations as the curated benchmark modules (backends/gpu/testing/gpu_test_modules.h),
 written with jax.numpy and compiled by JAX's own XLA: GELU (tanh form) over f32[16384,16384],
-row softmax over f32[16384,16384], an 8192^3 bf16 matmul and the MLP forward at batch 4096 (f32,
-default precision). Prints one markdown row per benchmark (median of 10 after a warm-up); prints
-a single line saying why and exits 0 where JAX or its GPU is missing.
+row softmax over f32[16384,16384], an 8192^3 bf16 matmul, the MLP forward at batch 4096 (f32,
+default precision) and a stable argsort of 16M f32 keys. Prints one markdown row per benchmark
+(median of 10 after a warm-up); prints a single line saying why and exits 0 where JAX or its GPU
+is missing.
 """
 import os
 import statistics
@@ -65,6 +66,13 @@ def main():
     s = median_seconds(jax.jit(mlp), *params)
     rows.append(f"| jax mlp_forward_batch4096 | {s * 1e3:.3f} ms, {15360000000 / s / 1e12:.1f} TFLOP/s | "
                 f"JAX {jax.__version__} |")
+    keys = jax.random.uniform(key, (1 << 24,), jnp.float32, -2, 2)
+
+    def argsort(k):
+        return jax.lax.sort((k, jnp.arange(k.shape[0], dtype=jnp.int32)), num_keys=1, is_stable=True)
+
+    s = median_seconds(jax.jit(lambda k: argsort(k)[1]), keys)
+    rows.append(f"| jax argsort_16M | {s * 1e3:.3f} ms | JAX {jax.__version__} |")
     for row in rows:
         print(row)
     return 0

@@ -694,6 +694,16 @@ ENTRY main {
   ROOT t = (f32[16,4096], f32[8,12,100], f32[2,40000], f32[1100,35], f64[4,2048], s8[300], pred[128], f32[128]) tuple(norm, csm, lsm, mc, wsm, imax, any, psum)
 })";
 
+// An argsort of one row of n f32 keys (stable: equal keys keep their positions' order): one
+// long row, which the whole grid sorts (a spread sort, ptx_sort.h).
+inline std::string ArgsortModule(int64_t n) {
+  const std::string k = "f32[" + std::to_string(n) + "]", v = "s32[" + std::to_string(n) + "]";
+  return "HloModule argsort\nless {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n"
+         "  d = s32[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY main {\n  keys = " + k +
+         " parameter(0)\n  positions = " + v + " iota(), iota_dimension=0\n  ROOT sorted = (" + k + ", " + v +
+         ") sort(keys, positions), dimensions={0}, is_stable=true, to_apply=less\n}\n";
+}
+
 inline constexpr char kDefaultPrecisionDotModule[] = R"(HloModule dot_default
 ENTRY main {
   a = f32[256,512] parameter(0)
@@ -733,6 +743,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       // keep the interpreter's order: exact.
       {"sort_keys_values_ties_descending", kSortModule, "0 0"},
       {"sort_long_rows_stable", kLongSortModule, "0 0"},
+      {"argsort_1M", ArgsortModule(int64_t{1} << 20), "0 0"},
       {"scatter_duplicates_unique_out_of_bounds", kScatterModule, "1e-6 1e-6"},
       {"select_and_scatter_variadic_scatter", kSelectAndScatterModule, "0 0"},
       {"variadic_reduce_and_reduce_window", kVariadicReduceModule, "0 0"},
@@ -748,6 +759,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       // Timed as FLOP rates.
       {"mlp_forward_batch4096", MlpModule(4096), "bench flops 15360000000"},
       {"matmul_bf16_8192", kMatmulBf16Module, "bench flops 1099511627776"},
+      {"argsort_16M", ArgsortModule(int64_t{1} << 24), "bench"},
   };
 }
 
