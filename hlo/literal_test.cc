@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hlo/primitive_util.h"
@@ -109,6 +110,25 @@ TEST(LiteralTest, LayoutStorageOrder) {
   EXPECT_EQ(back, lit);
   Literal parsed = MustParse("s32[2,3]{0,1} { { 0, 1, 2 }, { 3, 4, 5 } }");
   EXPECT_EQ(parsed.data<int32_t>()[1], 3);
+}
+
+// A literal made for overwriting has the shape's storage (tuples too), is as writable as any,
+// and is refused for an invalid shape like Create.
+TEST(LiteralTest, CreateForOverwrite) {
+  const Shape shape = ShapeUtil::MakeTupleShape({ShapeUtil::MakeShape(F32, {3, 5}), ShapeUtil::MakeShape(S8, {7})});
+  absl::StatusOr<Literal> l = Literal::CreateForOverwrite(shape);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_TRUE(ShapeUtil::Equal(l->shape(), shape));
+  EXPECT_EQ(l->tuple_element(0).size_bytes(), 60);
+  EXPECT_EQ(l->tuple_element(1).size_bytes(), 7);
+  const std::vector<float> values(15, 2.5f);
+  std::memcpy(l->tuple_element(0).untyped_data(), values.data(), 60);
+  EXPECT_EQ(l->tuple_element(0).GetAsDouble(14), 2.5);
+  l->tuple_element(1).SetFromDouble(6, -4);
+  EXPECT_EQ(l->tuple_element(1).GetAsDouble(6), -4.0);
+  Shape bad = ShapeUtil::MakeShape(F32, {2});
+  bad.set_dimensions(0, -3);
+  EXPECT_FALSE(Literal::CreateForOverwrite(bad).ok());
 }
 
 TEST(LiteralTest, ZeroSizedAndRank0) {

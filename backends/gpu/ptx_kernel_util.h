@@ -64,6 +64,29 @@ absl::Status EmitStridedLoop(llvm::IRBuilder<>* b, llvm::Value* start, llvm::Val
   return absl::OkStatus();
 }
 
+// Threads from `start` striding by `stride` over `n` elements in chunks of `per_thread`
+// consecutive ones (chunk c is elements c*per_thread ...), `body` emitted once per element of
+// a chunk with its index: LLVM's load-store vectorizer joins a chunk's adjacent accesses (every
+// array is 16-byte aligned), and the thread's loads are all issued before their values are
+// used. The last n % per_thread elements follow, one per thread.
+template <typename F>
+absl::Status EmitChunkedLoop(llvm::IRBuilder<>* b, llvm::Value* start, int64_t n, llvm::Value* stride, int per_thread,
+                             const char* name, F body) {
+  const int64_t chunks = n / per_thread;
+  if (chunks > 0) {
+    RETURN_IF_ERROR(EmitStridedLoop(b, start, b->getInt64(chunks), stride, name, [&](llvm::Value* c) -> absl::Status {
+      llvm::Value* first = b->CreateMul(c, b->getInt64(per_thread), "", /*HasNUW=*/true, /*HasNSW=*/true);
+      for (int i = 0; i < per_thread; ++i) {
+        RETURN_IF_ERROR(body(i == 0 ? first : b->CreateAdd(first, b->getInt64(i), "", true, true)));
+      }
+      return absl::OkStatus();
+    }));
+  }
+  if (n % per_thread == 0) return absl::OkStatus();
+  return EmitStridedLoop(b, b->CreateAdd(start, b->getInt64(chunks * per_thread)), b->getInt64(n), stride,
+                         (std::string(name) + ".tail").c_str(), body);
+}
+
 // The output's multi-dimensional index of storage position `linear` (its layout's order).
 cpu::IrIndex IndexOf(llvm::IRBuilder<>* b, const Shape& shape, llvm::Value* linear);
 // A special register (thread, block index, ...) as an i64.
@@ -94,6 +117,25 @@ absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* 
 // ptx_sort.cc: a sort's launches when it is spread over the grid (LongSortScratch::spread),
 // else none (EmitSortBody emits it as a row kernel).
 absl::StatusOr<std::vector<KernelLaunch>> SpreadSortLaunches(const HloInstruction* hlo);
+
+// ptx_rows.cc: row kernels, a block per row of a fusion with row reductions.
+// The reductions a row kernel computes once per row (none: `hlo` is not one).
+std::vector<const HloInstruction*> RowReductions(const HloInstruction& hlo);
+// How a row kernel's threads hold a row: `slots` > 0 when each keeps its elements of the row
+// in registers between the passes (chunks tid, tid + threads, ... of `per_thread` consecutive
+// elements, one slot each), so the row is read from memory once and every reduction's input
+// computed once; 0 when they loop over the row in each pass instead.
+struct RowResidency {
+  int64_t slots = 0;
+  int per_thread = 1;
+};
+RowResidency ResidentRows(const HloInstruction& hlo, const std::vector<const HloInstruction*>& reductions,
+                          int per_thread, const GpuTarget& target);
+// Blocks for a row kernel over `rows` rows of `hlo` such that the rows in flight fit in
+// `l2_budget` bytes of L2 (0: no cap, also when they all fit).
+int64_t RowBlockCap(const HloInstruction& hlo, int64_t rows, int64_t l2_budget);
+absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std::vector<const HloInstruction*>& reductions,
+                         int per_thread, const RowResidency& resident);
 
 // ptx_rng.cc: the random-number ops emitted as kernels (IsRngKernel), and their bodies.
 bool IsRngKernel(const HloInstruction& hlo);

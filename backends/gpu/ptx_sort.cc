@@ -518,9 +518,6 @@ absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* 
   ASSIGN_OR_RETURN(SortParts parts, PartsOf(k, hlo));
   if (ShapeUtil::ElementsIn(parts.outputs[0].shape) == 0) return absl::OkStatus();  // never launched
   ASSIGN_OR_RETURN(const LongSortScratch scratch, SortScratch(*hlo));
-  if (scratch.spread) {
-    return absl::InternalError(absl::StrCat("sort ", hlo->name(), " is spread over the grid: it has launches of its own"));
-  }
   *rows = parts.inner * parts.outer;
   if (scratch.slots > 0 && k.scratch == nullptr) {
     return absl::InternalError(absl::StrCat("sort ", hlo->name(), ": its kernel has no scratch parameter"));
