@@ -13,6 +13,16 @@
 // memory queued work still reads, then computes wrong values here as it would on a GPU.
 // Copies follow the driver's rules: from pageable memory the source is read at the call,
 // from pinned memory (cuMemAllocHost) when the copy runs. Otherwise everything runs at once.
+//
+// Contexts, as the driver has them: each device has a primary context, and each thread a
+// current one (cuCtxSetCurrent). Allocating, creating streams and events, loading modules,
+// copying and launching need a current context (CUDA_ERROR_INVALID_CONTEXT without one);
+// what they create belongs to it. A stream, event or kernel used while another device's
+// context is current, a copy or memset whose device memory is another device's, or a launch
+// whose 8-byte parameters point into another device's memory fails (CUDA_ERROR_INVALID_HANDLE,
+// CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_ILLEGAL_ADDRESS): a program that mixes up its devices
+// fails here as it would, or would silently go through peer memory, on a host with several
+// GPUs. Each device has its own 1 GiB.
 #include <cuda.h>
 
 #include <atomic>
@@ -45,7 +55,26 @@ CUresult FakeDriverGetVersion(int* v) {
 }
 constexpr size_t kDeviceBytes = size_t{1} << 30;
 std::mutex mu;
-std::map<CUdeviceptr, size_t> allocations;  // all devices together
+struct Allocation {
+  size_t bytes;
+  int device;
+};
+std::map<CUdeviceptr, Allocation> allocations;  // guarded by mu
+constexpr int kDevices = 2;
+
+// The primary context of device d is 0x1000 + d; a thread's current one (-1: none).
+thread_local int current_device = -1;
+int ContextDevice(CUcontext c) {
+  const auto v = reinterpret_cast<uintptr_t>(c);
+  return v >= 0x1000 && v < 0x1000 + kDevices ? static_cast<int>(v - 0x1000) : -1;
+}
+// The device whose memory holds address `p` (-1: no device allocation holds it); mu held.
+int DeviceOfLocked(CUdeviceptr p) {
+  auto it = allocations.upper_bound(p);
+  if (it == allocations.begin()) return -1;
+  --it;
+  return p < it->first + it->second.bytes ? it->second.device : -1;
+}
 std::string last_image;
 std::atomic<int> launches{0};
 std::atomic<int> device_to_host_copies{0};
@@ -54,9 +83,10 @@ std::atomic<int> device_to_host_copies{0};
 struct FakeFunction {
   std::string name;
   const std::string* image;
+  int device;  // whose context loaded its module
   std::vector<size_t> param_bytes;  // from the .entry's .param list, for deferred launches
 };
-std::set<std::string*> images;
+std::map<std::string*, int> images;  // each module's image and the device that loaded it
 std::map<std::tuple<const std::string*, std::string>, FakeFunction*> functions;
 // Called for each launch with the kernel's name and parameters when set; 0 is success.
 using LaunchHandler = int (*)(const char* kernel, void** params, void* context);
@@ -74,6 +104,7 @@ bool Deferred() {
 }
 
 struct FakeStream {
+  int device = -1;    // whose context created it
   std::mutex run_mu;  // one drain at a time, so queued work runs in order
   std::mutex mu;      // guards the members below
   std::deque<std::function<CUresult()>> queued;
@@ -130,11 +161,11 @@ CUresult DrainAll(CUstream stream) {
 }
 
 CUresult FakeDeviceGetCount(int* n) {
-  *n = std::strcmp(Mode(), "zero_devices") == 0 ? 0 : 2;
+  *n = std::strcmp(Mode(), "zero_devices") == 0 ? 0 : kDevices;
   return CUDA_SUCCESS;
 }
 CUresult FakeDeviceGet(CUdevice* d, int ordinal) {
-  if (ordinal < 0 || ordinal > 1) return CUDA_ERROR_INVALID_DEVICE;
+  if (ordinal < 0 || ordinal >= kDevices) return CUDA_ERROR_INVALID_DEVICE;
   *d = ordinal;
   return CUDA_SUCCESS;
 }
@@ -159,17 +190,38 @@ CUresult FakePrimaryCtxRetain(CUcontext* c, CUdevice d) {
   return CUDA_SUCCESS;
 }
 CUresult FakePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
-CUresult FakeCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult FakeCtxSetCurrent(CUcontext c) {
+  if (c != nullptr && ContextDevice(c) < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  current_device = c == nullptr ? -1 : ContextDevice(c);
+  return CUDA_SUCCESS;
+}
+// The stream's device for work submitted on `stream` (the null stream: the current
+// context's), or an error: no current context, or a stream of another device's context.
+CUresult WorkDevice(CUstream stream, int* device) {
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  if (stream != nullptr && reinterpret_cast<const FakeStream*>(stream)->device != current_device) {
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *device = current_device;
+  return CUDA_SUCCESS;
+}
+// Whether [p, p + n) of device memory lies on `device` (a copy or memset may not reach into
+// another device's memory).
+bool OnDevice(CUdeviceptr p, size_t n, int device) {
+  std::lock_guard<std::mutex> lock(mu);
+  return n == 0 || (DeviceOfLocked(p) == device && DeviceOfLocked(p + n - 1) == device);
+}
 // Device memory is host memory here, so transfers are memcpy and tests can check contents.
 CUresult FakeMemAlloc(CUdeviceptr* p, size_t bytes) {
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
   std::lock_guard<std::mutex> lock(mu);
   size_t used = 0;
-  for (const auto& [base, size] : allocations) used += size;
+  for (const auto& [base, a] : allocations) used += a.device == current_device ? a.bytes : 0;
   if (used + bytes > kDeviceBytes) return CUDA_ERROR_OUT_OF_MEMORY;
   void* memory = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (memory == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = reinterpret_cast<CUdeviceptr>(memory);
-  allocations[*p] = bytes;
+  allocations[*p] = Allocation{bytes, current_device};
   return CUDA_SUCCESS;
 }
 CUresult FakeMemFree(CUdeviceptr p) {
@@ -185,6 +237,7 @@ CUresult FakeMemFree(CUdeviceptr p) {
   return CUDA_SUCCESS;
 }
 CUresult FakeMemAllocHost(void** p, size_t bytes) {
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
   if (std::strcmp(Mode(), "no_pinned_memory") == 0) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
   if (*p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -201,6 +254,9 @@ CUresult FakeMemFreeHost(void* p) {
   return CUDA_SUCCESS;
 }
 CUresult FakeMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream stream) {
+  int device;
+  if (const CUresult r = WorkDevice(stream, &device); r != CUDA_SUCCESS) return r;
+  if (!OnDevice(dst, n, device)) return CUDA_ERROR_INVALID_VALUE;
   if (IsPinned(src)) {
     return Submit(stream, [=] {
       std::memcpy(reinterpret_cast<void*>(dst), src, n);
@@ -214,6 +270,9 @@ CUresult FakeMemcpyHtoD(CUdeviceptr dst, const void* src, size_t n, CUstream str
   });
 }
 CUresult FakeMemcpyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream stream) {
+  int device;
+  if (const CUresult r = WorkDevice(stream, &device); r != CUDA_SUCCESS) return r;
+  if (!OnDevice(src, n, device)) return CUDA_ERROR_INVALID_VALUE;
   ++device_to_host_copies;
   auto copy = [=] {
     std::memcpy(dst, reinterpret_cast<const void*>(src), n);
@@ -225,19 +284,27 @@ CUresult FakeMemcpyDtoH(void* dst, CUdeviceptr src, size_t n, CUstream stream) {
   return copy();
 }
 CUresult FakeMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream stream) {
+  int device;
+  if (const CUresult r = WorkDevice(stream, &device); r != CUDA_SUCCESS) return r;
+  if (!OnDevice(dst, n, device) || !OnDevice(src, n, device)) return CUDA_ERROR_INVALID_VALUE;
   return Submit(stream, [=] {
     std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
     return CUDA_SUCCESS;
   });
 }
 CUresult FakeMemsetD8(CUdeviceptr dst, unsigned char v, size_t n, CUstream stream) {
+  int device;
+  if (const CUresult r = WorkDevice(stream, &device); r != CUDA_SUCCESS) return r;
+  if (!OnDevice(dst, n, device)) return CUDA_ERROR_INVALID_VALUE;
   return Submit(stream, [=] {
     std::memset(reinterpret_cast<void*>(dst), v, n);
     return CUDA_SUCCESS;
   });
 }
 CUresult FakeStreamCreate(CUstream* s, unsigned int) {
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
   auto* stream = new FakeStream;
+  stream->device = current_device;
   std::lock_guard<std::mutex> lock(mu);
   streams.insert(stream);
   *s = reinterpret_cast<CUstream>(stream);
@@ -255,11 +322,15 @@ CUresult FakeStreamSynchronize(CUstream s) { return DrainAll(s); }
 // An event marks a position in a stream's work: recorded, it completes once the stream has
 // run everything submitted before the record.
 struct FakeEvent {
+  int device = -1;  // whose context created it
   FakeStream* stream = nullptr;
   uint64_t position = 0;
 };
 CUresult FakeEventCreate(CUevent* e, unsigned int) {
-  *e = reinterpret_cast<CUevent>(new FakeEvent);
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
+  auto* event = new FakeEvent;
+  event->device = current_device;
+  *e = reinterpret_cast<CUevent>(event);
   return CUDA_SUCCESS;
 }
 CUresult FakeEventDestroy(CUevent e) {
@@ -268,6 +339,9 @@ CUresult FakeEventDestroy(CUevent e) {
 }
 CUresult FakeEventRecord(CUevent e, CUstream s) {
   auto* event = reinterpret_cast<FakeEvent*>(e);
+  int device;
+  if (const CUresult r = WorkDevice(s, &device); r != CUDA_SUCCESS) return r;
+  if (event->device != device) return CUDA_ERROR_INVALID_HANDLE;
   event->stream = reinterpret_cast<FakeStream*>(s);
   event->position = 0;
   if (event->stream != nullptr) {
@@ -287,10 +361,11 @@ CUresult FakeEventSynchronize(CUevent e) {
   return event->stream == nullptr ? CUDA_SUCCESS : Drain(event->stream, event->position);
 }
 CUresult FakeModuleLoadDataEx(CUmodule* m, const void* image, unsigned int, CUjit_option*, void**) {
+  if (current_device < 0) return CUDA_ERROR_INVALID_CONTEXT;
   std::lock_guard<std::mutex> lock(mu);
   last_image = static_cast<const char*>(image);
   auto* held = new std::string(last_image);
-  images.insert(held);
+  images[held] = current_device;
   *m = reinterpret_cast<CUmodule>(held);
   return CUDA_SUCCESS;
 }
@@ -323,11 +398,12 @@ std::vector<size_t> ParamBytes(const std::string& image, size_t entry) {
 CUresult FakeModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   std::lock_guard<std::mutex> lock(mu);
   auto* image = reinterpret_cast<std::string*>(m);
-  if (images.count(image) == 0) return CUDA_ERROR_INVALID_HANDLE;
+  auto loaded = images.find(image);
+  if (loaded == images.end()) return CUDA_ERROR_INVALID_HANDLE;
   const size_t entry = image->find(std::string(".entry ") + name + "(");
   if (entry == std::string::npos) return CUDA_ERROR_NOT_FOUND;
   FakeFunction*& function = functions[{image, name}];
-  if (function == nullptr) function = new FakeFunction{name, image, ParamBytes(*image, entry)};
+  if (function == nullptr) function = new FakeFunction{name, image, loaded->second, ParamBytes(*image, entry)};
   *f = reinterpret_cast<CUfunction>(function);
   return CUDA_SUCCESS;
 }
@@ -335,10 +411,19 @@ CUresult FakeLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, u
                           unsigned, CUstream stream, void** params, void**) {
   ++launches;
   const auto* function = reinterpret_cast<const FakeFunction*>(f);
+  int device;
+  if (const CUresult r = WorkDevice(stream, &device); r != CUDA_SUCCESS) return r;
+  if (function->device != device) return CUDA_ERROR_INVALID_HANDLE;
   // The parameters' values are read at the launch, as the driver reads them.
   auto values = std::make_shared<std::vector<std::string>>();
   for (size_t i = 0; i < function->param_bytes.size(); ++i) {
     values->emplace_back(static_cast<const char*>(params[i]), function->param_bytes[i]);
+    if (function->param_bytes[i] != sizeof(CUdeviceptr)) continue;
+    CUdeviceptr p;
+    std::memcpy(&p, params[i], sizeof(p));
+    std::lock_guard<std::mutex> lock(mu);
+    const int owner = DeviceOfLocked(p);
+    if (owner >= 0 && owner != device) return CUDA_ERROR_ILLEGAL_ADDRESS;
   }
   const std::vector<unsigned> dims = {gx, gy, gz, bx, by, bz};
   return Submit(stream, [function, values, dims]() -> CUresult {
@@ -364,6 +449,9 @@ CUresult FakeGetErrorName(CUresult r, const char** s) {
     case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; return CUDA_SUCCESS;
     case CUDA_ERROR_INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; return CUDA_SUCCESS;
     case CUDA_ERROR_NOT_READY: *s = "CUDA_ERROR_NOT_READY"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_CONTEXT: *s = "CUDA_ERROR_INVALID_CONTEXT"; return CUDA_SUCCESS;
+    case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS;
+    case CUDA_ERROR_ILLEGAL_ADDRESS: *s = "CUDA_ERROR_ILLEGAL_ADDRESS"; return CUDA_SUCCESS;
     default: return CUDA_ERROR_INVALID_VALUE;
   }
 }

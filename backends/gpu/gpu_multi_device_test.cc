@@ -1,0 +1,252 @@
+// Several GPUs behind one server: the service core on the fake driver's two devices
+// ("gpu:0", "gpu:1") with the kernel emulator running their kernels. The fake keeps devices
+// apart as a host with several GPUs does (a context per device, each thread's current one;
+// streams, events, modules and memory belong to one), so work done on the wrong device's
+// context or with the other device's memory fails here. ExecuteParallel runs executables
+// compiled for each device at once, and each result agrees with the interpreter.
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/testing/kernel_emulator.h"
+#include "backends/testing/hlo_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "server/service_core_test_util.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+using ::testing::HasSubstr;
+using ::xla::testing::LiteralNear;
+using ::xla::testing::RunHloOn;
+using ::xla::testing::SharedInterpreter;
+
+// The driver as the gpu platform loads it here: the fake, with the emulator installed.
+void UseEmulatedDriver() {
+  setenv("XLA_GPU_LIBCUDA", XLA_FAKE_LIBCUDA, 1);
+  setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
+  setenv("XLA_FAKE_CUDA_STREAMS", "deferred", 1);
+  setenv("XLA_GPU_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
+  const absl::Status installed = InstallKernelEmulator(XLA_FAKE_LIBCUDA);
+  ASSERT_TRUE(installed.ok()) << installed;
+}
+
+TEST(FakeDriverTest, KeepsDevicesApartAsADriverDoes) {
+  UseEmulatedDriver();
+  absl::StatusOr<const CudaDriver*> loaded = CudaDriver::Load(XLA_FAKE_LIBCUDA);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const CudaDriver& d = **loaded;
+  ASSERT_EQ(d.cuInit(0), CUDA_SUCCESS);
+  CUcontext context[2];
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(d.cuDevicePrimaryCtxRetain(&context[i], i), CUDA_SUCCESS);
+  std::thread([&d] {  // a new thread has no current context
+    CUdeviceptr p;
+    EXPECT_EQ(d.cuMemAlloc(&p, 256), CUDA_ERROR_INVALID_CONTEXT);
+  }).join();
+  CUstream stream[2];
+  CUdeviceptr memory[2];
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(d.cuCtxSetCurrent(context[i]), CUDA_SUCCESS);
+    ASSERT_EQ(d.cuStreamCreate(&stream[i], 0), CUDA_SUCCESS);
+    ASSERT_EQ(d.cuMemAlloc(&memory[i], 256), CUDA_SUCCESS);
+  }
+  // Device 1's context is current.
+  EXPECT_EQ(d.cuMemsetD8Async(memory[1], 0, 256, stream[1]), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuMemsetD8Async(memory[1], 0, 256, stream[0]), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(d.cuMemsetD8Async(memory[0], 0, 256, stream[1]), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(d.cuMemsetD8Async(memory[1], 0, 257, stream[1]), CUDA_ERROR_INVALID_VALUE) << "past its end";
+  CUevent event;
+  ASSERT_EQ(d.cuCtxSetCurrent(context[0]), CUDA_SUCCESS);
+  ASSERT_EQ(d.cuEventCreate(&event, 0), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuEventRecord(event, stream[0]), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuEventRecord(event, stream[1]), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(d.cuCtxSetCurrent(reinterpret_cast<CUcontext>(uintptr_t{0x42})), CUDA_ERROR_INVALID_CONTEXT);
+  EXPECT_EQ(d.cuStreamSynchronize(stream[0]), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuEventDestroy(event), CUDA_SUCCESS);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(d.cuCtxSetCurrent(context[i]), CUDA_SUCCESS);
+    EXPECT_EQ(d.cuStreamDestroy(stream[i]), CUDA_SUCCESS);
+    EXPECT_EQ(d.cuMemFree(memory[i]), CUDA_SUCCESS);
+    EXPECT_EQ(d.cuDevicePrimaryCtxRelease(i), CUDA_SUCCESS);
+  }
+}
+
+// A row softmax after a dot, and a sort of its rows: a dot kernel (no cuBLAS here), a row
+// reduction kernel and a sort kernel.
+constexpr const char* kModule = R"(HloModule mixed
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  x = f32[8,64] parameter(0)
+  w = f32[64,48] parameter(1)
+  d = f32[8,48] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ninf = f32[] constant(-inf)
+  m = f32[8] reduce(d, ninf), dimensions={1}, to_apply=max
+  mb = f32[8,48] broadcast(m), dimensions={0}
+  shifted = f32[8,48] subtract(d, mb)
+  e = f32[8,48] exponential(shifted)
+  zero = f32[] constant(0)
+  s = f32[8] reduce(e, zero), dimensions={1}, to_apply=add
+  sb = f32[8,48] broadcast(s), dimensions={0}
+  softmax = f32[8,48] divide(e, sb)
+  sorted = f32[8,48] sort(d), dimensions={1}, to_apply=less
+  ROOT t = (f32[8,48], f32[8,48]) tuple(softmax, sorted)
+})";
+
+Literal Ramp(const Shape& shape, double scale, double offset) {
+  std::vector<double> values(ShapeUtil::ElementsIn(shape));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<double>(i) * scale) + offset;
+  absl::StatusOr<Literal> literal = Literal::CreateFromDoubles(shape, values);
+  EXPECT_TRUE(literal.ok()) << literal.status();
+  return literal.ok() ? *std::move(literal) : Literal();
+}
+
+class MultiGpuTest : public server::CoreTest {
+ protected:
+  void SetUp() override {
+    UseEmulatedDriver();
+    server::ServiceOptions options;
+    options.platforms = {"gpu"};
+    options.execute_threads = 4;
+    Start(options);
+  }
+
+  // The inputs of run `i` (different for every run) and what the interpreter makes of them.
+  struct Run {
+    Literal x, w, expected;
+  };
+  Run MakeRun(int i) {
+    Run run;
+    run.x = Ramp(ShapeUtil::MakeShape(F32, {8, 64}), 0.37 + 0.01 * i, 0.1 * i);
+    run.w = Ramp(ShapeUtil::MakeShape(F32, {64, 48}), 0.11 + 0.003 * i, -0.05 * i);
+    std::vector<Literal> args;
+    args.push_back(run.x.Clone());
+    args.push_back(run.w.Clone());
+    absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), kModule, args);
+    EXPECT_TRUE(expected.ok()) << expected.status();
+    if (expected.ok()) run.expected = *std::move(expected);
+    return run;
+  }
+};
+
+TEST_F(MultiGpuTest, ExecuteParallelRunsOnBothDevicesAndAgrees) {
+  server::ListDevicesRequest list;
+  list.set_session_id(session_);
+  absl::StatusOr<server::ListDevicesResponse> devices = core_->ListDevices(list);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  ASSERT_EQ(devices->devices_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(devices->devices(i).platform(), "gpu");
+    EXPECT_EQ(devices->devices(i).ordinal(), i);
+  }
+  int64_t executable[2];
+  for (int device = 0; device < 2; ++device) {
+    absl::StatusOr<server::CompileResponse> compiled = Compile(kModule, "", device);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    executable[device] = compiled->execution_handle();
+  }
+  // Eight executions, alternating devices, each with its own inputs on its own device.
+  constexpr int kRuns = 8;
+  std::vector<Run> runs;
+  server::ExecuteParallelRequest request;
+  for (int i = 0; i < kRuns; ++i) {
+    runs.push_back(MakeRun(i));
+    const int device = i % 2;
+    absl::StatusOr<int64_t> x = Upload(runs[i].x, "", device);
+    absl::StatusOr<int64_t> w = Upload(runs[i].w, "", device);
+    ASSERT_TRUE(x.ok() && w.ok()) << x.status() << w.status();
+    server::ExecuteRequest* one = request.add_requests();
+    one->set_session_id(session_);
+    one->set_execution_handle(executable[device]);
+    one->add_arguments(*x);
+    one->add_arguments(*w);
+  }
+  absl::StatusOr<server::ExecuteParallelResponse> response = core_->ExecuteParallel(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->responses_size(), kRuns);
+  for (int i = 0; i < kRuns; ++i) {
+    EXPECT_TRUE(LiteralNear(runs[i].expected, Download(response->responses(i).result_handle()), 1e-5, 1e-6))
+        << "run " << i << " on device " << i % 2;
+  }
+
+  // An argument on the other device is refused, naming both, and harms nothing.
+  server::ExecuteParallelRequest mixed = request;
+  mixed.mutable_requests(3)->set_execution_handle(executable[0]);
+  absl::StatusOr<server::ExecuteParallelResponse> refused = core_->ExecuteParallel(mixed);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("execution 3"));
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("lives on device 1"));
+  EXPECT_TRUE(LiteralNear(runs[3].expected, Download(response->responses(3).result_handle()), 1e-5, 1e-6));
+  absl::StatusOr<server::ExecuteParallelResponse> again = core_->ExecuteParallel(request);
+  ASSERT_TRUE(again.ok()) << again.status();
+  for (int i = 0; i < kRuns; ++i) {
+    EXPECT_TRUE(LiteralNear(runs[i].expected, Download(again->responses(i).result_handle()), 1e-5, 1e-6));
+  }
+}
+
+TEST_F(MultiGpuTest, ThreadsOnBothDevicesAtOnceKeepTheirData) {
+  int64_t executable[2];
+  for (int device = 0; device < 2; ++device) {
+    absl::StatusOr<server::CompileResponse> compiled = Compile(kModule, "", device);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    executable[device] = compiled->execution_handle();
+  }
+  constexpr int kThreads = 4, kIterations = 3;
+  std::vector<std::vector<Run>> runs(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kIterations; ++i) runs[t].push_back(MakeRun(t * kIterations + i));
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kIterations; ++i) {
+        const int device = (t + i) % 2;
+        const Run& run = runs[t][i];
+        absl::StatusOr<int64_t> x = Upload(run.x, "", device);
+        absl::StatusOr<int64_t> w = Upload(run.w, "", device);
+        if (!x.ok() || !w.ok()) {
+          ++failures;
+          continue;
+        }
+        absl::StatusOr<server::ExecuteResponse> r = Execute(executable[device], {*x, *w});
+        if (!r.ok()) {
+          ADD_FAILURE() << "thread " << t << " device " << device << ": " << r.status();
+          ++failures;
+          continue;
+        }
+        const ::testing::AssertionResult near = LiteralNear(run.expected, Download(r->result_handle()), 1e-5, 1e-6);
+        if (!near) {
+          ADD_FAILURE() << "thread " << t << " device " << device << ": " << near.message();
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+}  // namespace
+}  // namespace gpu
+}  // namespace xla
