@@ -276,10 +276,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.phases = ptx.kernels[k].phases;
       step.max_blocks = ptx.kernels[k].max_blocks;
       step.gemm = IsCublasGemm(*kernels[k]);
-      if (kernels[k]->opcode() == HloOpcode::kSort) {
-        ASSIGN_OR_RETURN(const LongSortScratch scratch, SortScratch(*kernels[k]));
-        step.scratch_bytes = scratch.bytes();
-      }
+      ASSIGN_OR_RETURN(step.scratch_bytes, KernelScratchBytes(*kernels[k], DeterministicOps()));
     }
     plan.ptx = std::move(ptx.ptx);
   }

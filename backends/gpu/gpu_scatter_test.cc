@@ -5,9 +5,12 @@
 // atomically. The indices repeat and leave the operand, and the combiners include ones that
 // do not commute.
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,19 @@ Literal Values(const Shape& shape, uint64_t seed, int64_t lo = -20, int64_t hi =
   absl::StatusOr<Literal> literal = Literal::CreateFromDoubles(shape, values);
   EXPECT_TRUE(literal.ok()) << literal.status();
   return literal.ok() ? *std::move(literal) : Literal();
+}
+
+// Complex values of magnitude in [0.8, 1.25) at any angle: products of several stay near 1.
+Literal UnitComplexValues(const Shape& shape, uint64_t seed) {
+  Literal literal = Literal::CreateForOverwrite(shape).value();
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 7;
+  for (int64_t i = 0; i < literal.element_count(); ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const double magnitude = 0.8 + 0.45 * static_cast<double>((x >> 40) % 1024) / 1024.0;
+    const double angle = 6.283185307179586 * static_cast<double>((x >> 20) % 1024) / 1024.0;
+    literal.SetFromComplex(i, std::polar(magnitude, angle));
+  }
+  return literal;
 }
 
 Shape ParseShape(const std::string& text) {
@@ -113,6 +129,8 @@ struct RowScatter {
   std::string combiner = "add(a, b)";
   int64_t rows = 50, width = 16, updates = 400;
   bool unique = false;
+  // When set, the operand and the updates are integers in [first, second) (for floats too).
+  std::optional<std::pair<int64_t, int64_t>> range;
 
   std::string Text() const {
     const std::string t = type;
@@ -130,12 +148,24 @@ struct RowScatter {
       // A permutation of the rows when unique, else rows repeating, with -1 and rows, rows + 1.
       indices[i] = unique ? static_cast<double>((i * 7) % rows) : static_cast<double>((i * 37) % (rows + 3) - 1);
     }
-    const bool integral = type[0] == 's' || type[0] == 'u';
+    const Shape operand = ParseShape(absl::StrCat(type, "[", rows, ",", width, "]"));
+    const Shape update_shape = ParseShape(absl::StrCat(type, "[", updates, ",", width, "]"));
     std::vector<Literal> args;
-    args.push_back(Values(ParseShape(absl::StrCat(type, "[", rows, ",", width, "]")), 1, integral && type[0] == 'u' ? 0 : -20,
-                          integral ? 20 : 20));
+    if (primitive_util::IsComplexType(operand.element_type())) {
+      args.push_back(UnitComplexValues(operand, 1));
+    } else if (range.has_value()) {
+      args.push_back(Values(operand, 1, range->first, range->second, /*ties=*/true));
+    } else {
+      args.push_back(Values(operand, 1, type[0] == 'u' ? 0 : -20, 20));
+    }
     args.push_back(Literal::CreateFromDoubles(ParseShape(absl::StrCat("s32[", updates, ",1]")), indices).value());
-    args.push_back(Values(ParseShape(absl::StrCat(type, "[", updates, ",", width, "]")), 2, type[0] == 'u' ? 0 : -5, 6));
+    if (primitive_util::IsComplexType(operand.element_type())) {
+      args.push_back(UnitComplexValues(update_shape, 2));
+    } else if (range.has_value()) {
+      args.push_back(Values(update_shape, 2, range->first, range->second, /*ties=*/true));
+    } else {
+      args.push_back(Values(update_shape, 2, type[0] == 'u' ? 0 : -5, 6));
+    }
     return args;
   }
 };
@@ -151,8 +181,9 @@ TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpd
       {"u64", "xor(a, b)", true},        {"s32", "or(a, b)", true},       {"s32", "multiply(a, b)", true},
       {"f32", "maximum(a, b)", true},    {"f64", "minimum(a, b)", true},  {"f32", "multiply(a, b)", false},
       // 16-bit floats: a compare-and-swap of the 32-bit word holding the element (odd and
-      // even positions share words; a row of 15 puts rows at both halves).
-      {"bf16", "add(a, b)", false},      {"f16", "maximum(a, b)", true},  {"f16", "add(b, a)", false},
+      // even positions share words; a row of 15 puts rows at both halves). Their sums take
+      // integer values below, exact in any order.
+      {"bf16", "add(a, b)", true},       {"f16", "maximum(a, b)", true},  {"f16", "add(b, a)", true},
       {"s8", "add(a, b)", true},         {"u8", "maximum(a, b)", true},   {"s16", "minimum(a, b)", true},
       {"u16", "xor(a, b)", true},
   };
@@ -165,6 +196,7 @@ TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpd
     if (c.type == "bf16" || c.type == "f16" || c.type == "s8" || c.type == "u8" || c.type == "s16" || c.type == "u16") {
       scatter.width = 15;
     }
+    if (c.type == "bf16" || c.type == "f16") scatter.range = std::make_pair(-5, 6);
     std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
     ASSERT_NE(compiled->step, nullptr);
     EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kAtomicUpdates);
@@ -173,6 +205,59 @@ TEST(GpuScatterTest, CommutingCombinersOfWordTypesCombineAtomicallyAThreadPerUpd
     EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{scatter.updates * scatter.width});
     Agree(scatter.Text(), scatter.Args(), c.exact);
   }
+}
+
+TEST(GpuScatterTest, PredSubByteNarrowFloatAndComplexCombinersCombineAtomically) {
+  struct Case {
+    std::string type, combiner;
+    std::optional<std::pair<int64_t, int64_t>> range;
+    bool exact;
+  };
+  const std::vector<Case> cases = {
+      // A byte each, by a compare-and-swap of the word holding it.
+      {"pred", "or(a, b)", std::make_pair(0, 2), true},
+      {"pred", "and(b, a)", std::make_pair(0, 2), true},
+      {"pred", "xor(a, b)", std::make_pair(0, 2), true},
+      {"pred", "add(a, b)", std::make_pair(0, 2), true},
+      {"pred", "maximum(a, b)", std::make_pair(0, 2), true},
+      {"s4", "add(a, b)", std::make_pair(-8, 8), true},  // wraps, as the interpreter's does
+      {"u4", "multiply(a, b)", std::make_pair(0, 16), true},
+      {"s2", "minimum(a, b)", std::make_pair(-2, 2), true},
+      {"u1", "xor(b, a)", std::make_pair(0, 2), true},
+      // Small integers add exactly in f8e4m3fn (up to 16); max and min are exact anyway.
+      {"f8e4m3fn", "add(a, b)", std::make_pair(0, 3), true},
+      {"f8e5m2", "maximum(a, b)", std::make_pair(-6, 6), true},
+      {"f4e2m1fn", "minimum(b, a)", std::make_pair(-4, 5), true},
+      // c64 adds as two f32 atomic adds, multiplies by a 64-bit compare-and-swap; c128 adds
+      // as two f64 atomic adds.
+      {"c64", "add(a, b)", std::nullopt, false},
+      {"c64", "multiply(b, a)", std::nullopt, false},
+      {"c128", "add(a, b)", std::nullopt, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.type + " " + c.combiner);
+    RowScatter scatter;
+    scatter.type = c.type;
+    scatter.combiner = c.combiner;
+    scatter.range = c.range;
+    scatter.width = 15;  // rows start at every byte of a word
+    std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
+    ASSERT_NE(compiled->step, nullptr);
+    EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kAtomicUpdates);
+    EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{scatter.updates * scatter.width});
+    Agree(scatter.Text(), scatter.Args(), c.exact);
+  }
+  // Complex numbers round like floats: a deterministic build keeps them in order.
+  RowScatter complex;
+  complex.type = "c64";
+  EXPECT_EQ(Strategy(Compile(complex.Text())->hlo, true), ScatterStrategy::kWindowThreads);
+  // No 128-bit compare-and-swap: a c128 product keeps the interpreter's order.
+  complex.type = "c128";
+  complex.combiner = "multiply(a, b)";
+  std::unique_ptr<Compiled> product = Compile(complex.Text());
+  EXPECT_EQ(Strategy(product->hlo, false), ScatterStrategy::kWindowThreads);
+  complex.updates = 120;
+  Agree(complex.Text(), complex.Args(), /*exact=*/false);
 }
 
 TEST(GpuScatterTest, DeterministicOpsKeepFloatUpdatesInOrder) {
@@ -197,9 +282,9 @@ TEST(GpuScatterTest, DeterministicOpsKeepFloatUpdatesInOrder) {
 }
 
 TEST(GpuScatterTest, CombinersThatDoNotCommuteKeepTheInterpretersOrder) {
-  // Overwrite (the last update wins) and subtract, with repeated rows: a thread per column,
-  // each taking the updates in order.
-  for (const std::string& combiner : {std::string("add(b, b)"), std::string("subtract(a, b)"), std::string("copy(b)")}) {
+  // Keeping the operand, doubling the update and subtracting, with repeated rows: a thread
+  // per column, each taking the updates in order.
+  for (const std::string& combiner : {std::string("add(b, b)"), std::string("subtract(a, b)"), std::string("copy(a)")}) {
     SCOPED_TRACE(combiner);
     RowScatter scatter;
     scatter.combiner = combiner;
@@ -229,7 +314,8 @@ TEST(GpuScatterTest, OverlappingWindowsAndScalarUpdatesRunInOrderOnOneThread) {
   const std::string windows = R"(HloModule overlapping
 overwrite {
   a = f32[] parameter(0)
-  ROOT b = f32[] parameter(1)
+  b = f32[] parameter(1)
+  ROOT d = f32[] subtract(b, a)
 }
 ENTRY e {
   operand = f32[64] parameter(0)
@@ -259,6 +345,83 @@ ENTRY e {
   ASSERT_NE(single->step, nullptr);
   EXPECT_EQ(Strategy(single->hlo, false), ScatterStrategy::kSerial);
   Agree(text, scalars.Args(), /*exact=*/true);
+}
+
+// A combiner that returns the update (a set): whichever the indices, each element takes the
+// update the interpreter applies last, found by an atomic max of update positions, so every
+// update gets a thread and the result is exact.
+TEST(GpuScatterTest, SetsTakeTheLastUpdateAtEachElementAThreadPerUpdate) {
+  // Scalar updates (x.at[i].set(v)): 6000 of them at 300 positions, some out of bounds.
+  const std::string scalars = R"(HloModule set_scalars
+set {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY e {
+  operand = f32[300] parameter(0)
+  indices = s32[6000,1] parameter(1)
+  updates = f32[6000] parameter(2)
+  ROOT s = f32[300] scatter(operand, indices, updates), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=set
+}
+)";
+  std::vector<double> positions(6000);
+  for (int i = 0; i < 6000; ++i) positions[i] = (i * 7919) % 310 - 5;
+  std::vector<Literal> args;
+  args.push_back(Values(ParseShape("f32[300]"), 11));
+  args.push_back(Literal::CreateFromDoubles(ParseShape("s32[6000,1]"), positions).value());
+  args.push_back(Values(ParseShape("f32[6000]"), 12));
+  std::unique_ptr<Compiled> compiled = Compile(scalars);
+  ASSERT_NE(compiled->step, nullptr);
+  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kLastUpdateWins);
+  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kLastUpdateWins) << "exact: no need to keep it serial";
+  // The fill (clearing the positions), the positions, the stores.
+  EXPECT_EQ(compiled->step->phases, (std::vector<int64_t>{6000, 6000}));
+  EXPECT_EQ(compiled->step->scratch_bytes, 300 * 4);
+  Agree(scalars, args, /*exact=*/true);
+
+  // Overlapping windows the indices move, of an s8 vector (four elements a word).
+  const std::string windows = R"(HloModule set_windows
+set {
+  a = s8[] parameter(0)
+  ROOT b = s8[] parameter(1)
+}
+ENTRY e {
+  operand = s8[64] parameter(0)
+  starts = s32[30,1] parameter(1)
+  updates = s8[30,5] parameter(2)
+  ROOT s = s8[64] scatter(operand, starts, updates), update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=set
+}
+)";
+  std::vector<double> starts(30);
+  for (int i = 0; i < 30; ++i) starts[i] = (i * 13) % 64;
+  std::vector<Literal> window_args;
+  window_args.push_back(Values(ParseShape("s8[64]"), 13));
+  window_args.push_back(Literal::CreateFromDoubles(ParseShape("s32[30,1]"), starts).value());
+  window_args.push_back(Values(ParseShape("s8[30,5]"), 14));
+  std::unique_ptr<Compiled> windowed = Compile(windows);
+  ASSERT_NE(windowed->step, nullptr);
+  EXPECT_EQ(Strategy(windowed->hlo, false), ScatterStrategy::kLastUpdateWins);
+  EXPECT_EQ(windowed->step->phases, (std::vector<int64_t>{150, 150}));
+  Agree(windows, window_args, /*exact=*/true);
+
+  // Rows, set through a copy of the update, of a column-major operand.
+  RowScatter rows;
+  rows.combiner = "copy(b)";
+  std::string text = rows.Text();
+  const std::string plain = absl::StrCat("f32[", rows.rows, ",", rows.width, "]");
+  const std::string column_major = plain + "{0,1}";
+  text.replace(text.find("operand = " + plain), ("operand = " + plain).size(), "operand = " + column_major);
+  text.replace(text.find("ROOT s = " + plain), ("ROOT s = " + plain).size(), "ROOT s = " + column_major);
+  std::unique_ptr<Compiled> set_rows = Compile(text);
+  ASSERT_NE(set_rows->step, nullptr);
+  EXPECT_EQ(Strategy(set_rows->hlo, false), ScatterStrategy::kLastUpdateWins);
+  Agree(text, rows.Args(), /*exact=*/true);
+
+  // With no updates there is nothing to find: the fill alone.
+  RowScatter none;
+  none.combiner = "copy(b)";
+  none.updates = 0;
+  EXPECT_NE(Strategy(Compile(none.Text())->hlo, false), ScatterStrategy::kLastUpdateWins) << "no updates: nothing to find";
 }
 
 TEST(GpuScatterTest, ScattersOfSeveralOperandsKeepTheirOrder) {

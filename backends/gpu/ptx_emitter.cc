@@ -173,6 +173,14 @@ void AnnotateKernel(llvm::Function* kernel, const char* key, int value) {
 constexpr uint64_t kKernelArrayAlignment = 16;
 static_assert(kDeviceAlignment % kKernelArrayAlignment == 0, "pool blocks must be aligned for the kernels' vector accesses");
 
+absl::StatusOr<int64_t> KernelScratchBytes(const HloInstruction& hlo, bool deterministic) {
+  if (hlo.opcode() == HloOpcode::kScatter || hlo.opcode() == HloOpcode::kSelectAndScatter) {
+    return ScatterScratchBytes(hlo, deterministic);
+  }
+  ASSIGN_OR_RETURN(const LongSortScratch sort, SortScratch(hlo));
+  return sort.bytes();
+}
+
 absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo, const std::string& name,
                                 const KernelBody& body) {
   llvm::LLVMContext& c = module->getContext();
@@ -181,8 +189,8 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
   const unsigned outputs = static_cast<unsigned>(KernelOutputs(hlo->shape()).size());
   std::vector<llvm::Type*> params(hlo->operand_count() + outputs, ptr);
   // Scratch memory, when the kernel needs some, comes last (gpu_plan.h).
-  ASSIGN_OR_RETURN(const LongSortScratch sort_scratch, SortScratch(*hlo));
-  if (sort_scratch.slots > 0) params.push_back(ptr);
+  ASSIGN_OR_RETURN(const int64_t scratch_bytes, KernelScratchBytes(*hlo, DeterministicOps()));
+  if (scratch_bytes > 0) params.push_back(ptr);
   auto* type = llvm::FunctionType::get(b.getVoidTy(), params, false);
   llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
@@ -200,7 +208,7 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
   std::vector<std::shared_ptr<Shape>> operand_shapes;
   for (const HloInstruction* operand : hlo->operands()) operand_shapes.push_back(std::make_shared<Shape>(operand->shape()));
   KernelContext k{module, &b, kernel, &elemental, nullptr};
-  if (sort_scratch.slots > 0) k.scratch = kernel->getArg(static_cast<unsigned>(params.size() - 1));
+  if (scratch_bytes > 0) k.scratch = kernel->getArg(static_cast<unsigned>(params.size() - 1));
   k.operand = [&](int64_t i) -> absl::StatusOr<cpu::Generator> {
     llvm::Value* base = kernel->getArg(static_cast<unsigned>(i) + outputs);
     std::shared_ptr<Shape> shape = operand_shapes[i];

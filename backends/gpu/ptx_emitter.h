@@ -65,7 +65,7 @@ bool IsKernelCandidate(const HloInstruction& hlo);
 // them one at a time in its order (update batch positions row-major, then window positions;
 // select-and-scatter's source positions row-major); a strategy other than kSerial runs them
 // at once only where that cannot change the result, except that kAtomicUpdates and
-// kAtomicSources on floats round in the order the updates land, and the device's f32 atomic
+// kAtomicSources on floats and complex numbers round in the order the updates land, and the device's f32 atomic
 // add flushes subnormal inputs and results to zero (both as XLA's GPU backend has them;
 // XLA_GPU_DETERMINISTIC_OPS=1 leaves float atomics out).
 enum class ScatterStrategy {
@@ -74,9 +74,14 @@ enum class ScatterStrategy {
                     // indices move no window dimension, so threads never share an element
   kUpdateThreads,   // a thread per update element: unique_indices=true says none collide
   kAtomicUpdates,   // a thread per update element, combining atomically: the combiner is
-                    // add, multiply, max, min, and, or or xor of an integer type of 8 to 64
-                    // bits, or add, multiply, max or min of f16/bf16/f32/f64 (8- and 16-bit
-                    // types by a compare-and-swap of the 32-bit word holding the element)
+                    // add, multiply, max, min, and, or or xor of pred or an integer type,
+                    // add, multiply, max or min of a float type (f8 and f4 too), or add or
+                    // multiply of c64 and add of c128 (types narrower than 32 bits by a
+                    // compare-and-swap of the 32-bit word holding the element)
+  kLastUpdateWins,  // a thread per update element for a combiner that overwrites (returns
+                    // the update): each element takes the update the interpreter applies
+                    // last, found by an atomic max of update positions in scratch memory
+                    // (a launch to find, one to store)
   kOutputThreads,   // select-and-scatter: a thread per output element, taking the windows
                     // that hold it in order (at most kMaxWindowsPerOutput of them)
   kAtomicSources,   // select-and-scatter: a thread per source element, combining atomically
@@ -87,6 +92,9 @@ inline constexpr int64_t kMaxWindowsPerOutput = 64;
 absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo, bool deterministic);
 // True when XLA_GPU_DETERMINISTIC_OPS is set to something other than 0 or empty.
 bool DeterministicOps();
+// Bytes of scratch memory the kernel of `hlo` needs (GpuPlanStep::scratch_bytes; 0: none):
+// a long sort's permutations (ptx_sort.h), a kLastUpdateWins scatter's update positions.
+absl::StatusOr<int64_t> KernelScratchBytes(const HloInstruction& hlo, bool deterministic);
 
 // One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.
 // Transcendental functions come from libdevice (libdevice.h), read when a kernel needs one.

@@ -181,6 +181,8 @@ TEST(PtxEmitterTest, AtomicScatterUpdatesAssemble) {
       {"f32", "add"},      {"f64", "add"},     {"s32", "add"},     {"u32", "minimum"}, {"s64", "maximum"},
       {"u64", "xor"},      {"s32", "and"},     {"s32", "multiply"}, {"f32", "maximum"}, {"f64", "minimum"},
       {"f32", "multiply"}, {"bf16", "add"},    {"f16", "maximum"},  {"s8", "add"},      {"u16", "minimum"},
+      {"pred", "or"},      {"s4", "add"},      {"f8e4m3fn", "add"}, {"f4e2m1fn", "maximum"},
+      {"c64", "add"},      {"c64", "multiply"}, {"c128", "add"},
   };
   std::string entry = "ENTRY e {\n  indices = s32[64,1] parameter(0)\n";
   int n = 0;

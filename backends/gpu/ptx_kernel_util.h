@@ -114,6 +114,8 @@ struct KernelLaunch {
   int64_t items = 0;
 };
 absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic);
+// The scratch bytes of scatter or select-and-scatter `hlo`'s kernel (KernelScratchBytes).
+absl::StatusOr<int64_t> ScatterScratchBytes(const HloInstruction& hlo, bool deterministic);
 // ptx_sort.cc: a sort's launches when it is spread over the grid (LongSortScratch::spread),
 // else none (EmitSortBody emits it as a row kernel).
 absl::StatusOr<std::vector<KernelLaunch>> SpreadSortLaunches(const HloInstruction* hlo);

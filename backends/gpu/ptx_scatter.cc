@@ -27,12 +27,13 @@ cpu::IrIndex Multi(const std::vector<llvm::Value*>& v) {
 
 // The op of a combiner that applies one commutative, associative binary op to its two
 // parameters (in either order) and returns it, on a type the device updates atomically in
-// place (32 or 64 bits, or 8/16 bits inside their 32-bit word): the result is then the same
-// whatever order the updates land in, up to float rounding.
+// place: the result is then the same whatever order the updates land in, up to float
+// rounding. Every type but c128 fits a compare-and-swap of its 32- or 64-bit word (pred and
+// 8/16-bit types inside the aligned word holding them); c128 adds as two f64 atomic adds.
 std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, PrimitiveType type) {
-  static constexpr PrimitiveType kTypes[] = {S8, U8, S16, U16, S32, U32, S64, U64, F16, BF16, F32, F64};
-  if (std::find(std::begin(kTypes), std::end(kTypes), type) == std::end(kTypes)) return std::nullopt;
-  const bool narrow_float = type == F16 || type == BF16;
+  const bool complex = primitive_util::IsComplexType(type);
+  const bool floating = primitive_util::IsFloatingPointType(type) || complex;
+  if (!(type == PRED || primitive_util::IsIntegralType(type) || floating)) return std::nullopt;
   if (combiner.num_parameters() != 2) return std::nullopt;
   const HloInstruction* root = combiner.root_instruction();
   if (root->operand_count() != 2 || !root->shape().IsArray() || root->shape().rank() != 0 ||
@@ -42,12 +43,15 @@ std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, Primit
   const HloInstruction* a = root->operand(0);
   const HloInstruction* b = root->operand(1);
   if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter || a == b) return std::nullopt;
-  const bool floating = type == F32 || type == F64 || narrow_float;
   switch (root->opcode()) {
     case HloOpcode::kAdd:
+      return root->opcode();
     case HloOpcode::kMultiply:
+      if (type == C128) return std::nullopt;  // no 128-bit compare-and-swap in PTX 7.8
+      return root->opcode();
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum:
+      if (complex) return std::nullopt;
       return root->opcode();
     case HloOpcode::kAnd:
     case HloOpcode::kOr:
@@ -63,7 +67,7 @@ std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, Primit
 // order the updates land, so a deterministic build keeps them serial.
 bool AtomicCombinable(const HloComputation& combiner, PrimitiveType type, bool deterministic) {
   if (!AtomicCombinerOp(combiner, type).has_value()) return false;
-  return !(deterministic && primitive_util::IsFloatingPointType(type));
+  return !(deterministic && (primitive_util::IsFloatingPointType(type) || primitive_util::IsComplexType(type)));
 }
 
 // At most how many windows of select-and-scatter `hlo` hold one operand element.
@@ -78,11 +82,25 @@ int64_t WindowsPerOutput(const HloInstruction& hlo) {
   return windows;
 }
 
+// Whether `combiner` returns the update as it is (a set, as `x.at[i].set(v)` lowers): the
+// interpreter's result at an element is then the last update it applies there.
+bool Overwrites(const HloComputation& combiner) {
+  const HloInstruction* root = combiner.root_instruction();
+  while (root->opcode() == HloOpcode::kCopy) root = root->operand(0);
+  return combiner.num_parameters() == 2 && root->opcode() == HloOpcode::kParameter && root->parameter_number() == 1;
+}
+
+// The update positions of a kLastUpdateWins scatter of `updates` update elements: position
+// + 1 of the latest update aiming at each output element, 0 for none, in 32 bits when they
+// fit.
+int PositionBits(int64_t updates) { return updates < int64_t{UINT32_MAX} ? 32 : 64; }
+
 // The one atomic instruction that applies `op` to a `type` element, where the device has one:
 // integer add, min, max and bit ops and f32/f64 add on 32- and 64-bit types. Multiply, float
-// max and min (NaN and -0 as the combiner has them) and 8/16-bit types have none.
+// max and min (NaN and -0 as the combiner has them), complex numbers and types narrower than
+// 32 bits have none.
 std::optional<llvm::AtomicRMWInst::BinOp> NativeAtomic(HloOpcode op, PrimitiveType type) {
-  if (primitive_util::BitWidth(type) < 32) return std::nullopt;
+  if (primitive_util::BitWidth(type) < 32 || primitive_util::IsComplexType(type)) return std::nullopt;
   const bool floating = type == F32 || type == F64;
   const bool is_signed = type == S32 || type == S64;
   switch (op) {
@@ -120,9 +138,21 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
     b.CreateAtomicRMW(*native, address, value, llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
     return absl::OkStatus();
   }
-  // The compare-and-swap works on whole words: an 8- or 16-bit element's is the aligned
-  // 32-bit word holding it (buffers are allocated in whole aligned words), whose other bytes
-  // it keeps.
+  if (primitive_util::IsComplexType(type) && op == HloOpcode::kAdd) {
+    // Complex addition adds the real parts and the imaginary parts (real first in memory and
+    // in the low bits of the value): an atomic add on each.
+    llvm::Type* part = type == C64 ? b.getFloatTy() : b.getDoubleTy();
+    const unsigned bits = part->getPrimitiveSizeInBits();
+    for (unsigned i = 0; i < 2; ++i) {
+      llvm::Value* part_bits = b.CreateTrunc(i == 0 ? value : b.CreateLShr(value, bits), b.getIntNTy(bits));
+      b.CreateAtomicRMW(llvm::AtomicRMWInst::FAdd, b.CreateConstGEP1_64(part, address, i),
+                        b.CreateBitCast(part_bits, part), llvm::MaybeAlign(), llvm::AtomicOrdering::Monotonic);
+    }
+    return absl::OkStatus();
+  }
+  // The compare-and-swap works on whole words: an 8- or 16-bit element's (pred, sub-byte
+  // integers and 4-bit floats take a byte each) is the aligned 32-bit word holding it
+  // (buffers are allocated in whole aligned words), whose other bytes it keeps.
   const unsigned width = static_cast<unsigned>(element->getPrimitiveSizeInBits());
   const bool part_word = width < 32;
   llvm::Type* word = b.getIntNTy(part_word ? 32 : width);
@@ -144,8 +174,8 @@ absl::Status EmitAtomicCombine(KernelContext& k, HloOpcode op, const cpu::Serial
   llvm::PHINode* seen = b.CreatePHI(word, 2, "seen");
   seen->addIncoming(first, before);
   llvm::Value* old_bits = part_word ? b.CreateTrunc(b.CreateLShr(seen, shift), b.getIntNTy(width)) : seen;
-  ASSIGN_OR_RETURN(llvm::Value* updated, combine(b.CreateBitCast(old_bits, element)));
-  llvm::Value* new_word = b.CreateBitCast(updated, b.getIntNTy(width));
+  ASSIGN_OR_RETURN(llvm::Value* updated, combine(e.FromStorage(b.CreateBitCast(old_bits, element), type)));
+  llvm::Value* new_word = b.CreateBitCast(e.ToStorage(updated, type), b.getIntNTy(width));
   if (part_word) {
     llvm::Value* mask = b.CreateShl(b.getInt32((1u << width) - 1), shift);
     new_word = b.CreateOr(b.CreateAnd(seen, b.CreateNot(mask)), b.CreateShl(b.CreateZExt(new_word, word), shift));
@@ -167,9 +197,10 @@ absl::StatusOr<std::vector<cpu::Generator>> AllOperands(KernelContext& k, const 
 }
 
 // Launch 0 of a scatter or of a select-and-scatter that needs two: the outputs hold the
-// operands (scatter) or the init value (select-and-scatter), a thread per element.
-KernelBody FillBody(const HloInstruction* hlo) {
-  return [hlo](KernelContext& k) -> absl::Status {
+// operands (scatter) or the init value (select-and-scatter), a thread per element; with
+// `position_bits`, each element's update position in scratch memory is cleared too.
+KernelBody FillBody(const HloInstruction* hlo, int position_bits = 0) {
+  return [hlo, position_bits](KernelContext& k) -> absl::Status {
     llvm::IRBuilder<>& b = *k.b;
     ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
     const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
@@ -189,14 +220,21 @@ KernelBody FillBody(const HloInstruction* hlo) {
                                }
                                k.elemental->StoreElement(v, outputs[o].base, outputs[o].shape, index);
                              }
+                             if (position_bits > 0) {
+                               llvm::Type* position = b.getIntNTy(position_bits);
+                               b.CreateStore(llvm::ConstantInt::get(position, 0),
+                                             b.CreateGEP(position, k.scratch, k.elemental->StorageOffset(shape, index)));
+                             }
                              return absl::OkStatus();
                            });
   };
 }
 
-// Launch 1 of a scatter: the updates combined into the filled outputs by `strategy`.
-KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy) {
-  return [hlo, strategy](KernelContext& k) -> absl::Status {
+// Launch 1 of a scatter: the updates combined into the filled outputs by `strategy`; for
+// kLastUpdateWins, launch 1 records the latest update position at each element and launch 2
+// (`store`) has that update's thread store it.
+KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy, bool store = false) {
+  return [hlo, strategy, store](KernelContext& k) -> absl::Status {
     llvm::IRBuilder<>& b = *k.b;
     cpu::ElementalEmitter& e = *k.elemental;
     ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
@@ -218,7 +256,8 @@ KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy
               });
             });
       case ScatterStrategy::kUpdateThreads:
-      case ScatterStrategy::kAtomicUpdates: {
+      case ScatterStrategy::kAtomicUpdates:
+      case ScatterStrategy::kLastUpdateWins: {
         const int64_t total = ShapeUtil::Product(s.batch_sizes()) * windows;
         return EmitStridedLoop(
             &b, GlobalThread(&b), b.getInt64(total), GridThreads(&b), "u", [&](llvm::Value* i) -> absl::Status {
@@ -228,6 +267,23 @@ KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy
               ASSIGN_OR_RETURN(const cpu::ScatterIndexing::Start start, s.EmitStart(&e, indices, g));
               return EmitIf(&b, start.fits, "fits", [&]() -> absl::Status {
                 if (strategy == ScatterStrategy::kUpdateThreads) return s.EmitUpdate(&e, operands, outputs, start, g, w);
+                if (strategy == ScatterStrategy::kLastUpdateWins) {
+                  // i is the update's position in the interpreter's order.
+                  const cpu::IrIndex at = s.OutputIndex(&b, start, w);
+                  llvm::Type* position = b.getIntNTy(PositionBits(total));
+                  llvm::Value* slot = b.CreateGEP(position, k.scratch, e.StorageOffset(outputs[0].shape, at));
+                  llvm::Value* mine = b.CreateZExtOrTrunc(b.CreateAdd(i, b.getInt64(1)), position);
+                  if (!store) {
+                    b.CreateAtomicRMW(llvm::AtomicRMWInst::UMax, slot, mine, llvm::MaybeAlign(),
+                                      llvm::AtomicOrdering::Monotonic);
+                    return absl::OkStatus();
+                  }
+                  return EmitIf(&b, b.CreateICmpEQ(b.CreateLoad(position, slot), mine), "last", [&]() -> absl::Status {
+                    ASSIGN_OR_RETURN(llvm::Value* update, operands[s.outputs() + 1](s.UpdateIndex(g, w)));
+                    e.StoreElement(update, outputs[0].base, outputs[0].shape, at);
+                    return absl::OkStatus();
+                  });
+                }
                 const PrimitiveType type = outputs[0].shape.element_type();
                 const std::optional<HloOpcode> op = AtomicCombinerOp(*hlo->to_apply(), type);
                 if (!op.has_value()) return absl::InternalError("scatter: the combiner is not atomic");
@@ -373,6 +429,10 @@ absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo,
     if (s.outputs() == 1 && AtomicCombinable(*hlo.to_apply(), hlo.shape().element_type(), deterministic)) {
       return ScatterStrategy::kAtomicUpdates;
     }
+    const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
+    if (s.outputs() == 1 && Overwrites(*hlo.to_apply()) && updates > 0 && ShapeUtil::ElementsIn(hlo.shape()) > 0) {
+      return ScatterStrategy::kLastUpdateWins;
+    }
     if (s.WindowsDisjoint() && ShapeUtil::Product(s.window_extent()) > 1) return ScatterStrategy::kWindowThreads;
     return ScatterStrategy::kSerial;
   }
@@ -380,6 +440,14 @@ absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo,
   if (WindowsPerOutput(hlo) <= kMaxWindowsPerOutput) return ScatterStrategy::kOutputThreads;
   if (AtomicCombinable(*hlo.scatter(), hlo.shape().element_type(), deterministic)) return ScatterStrategy::kAtomicSources;
   return ScatterStrategy::kSerial;
+}
+
+absl::StatusOr<int64_t> ScatterScratchBytes(const HloInstruction& hlo, bool deterministic) {
+  ASSIGN_OR_RETURN(const ScatterStrategy strategy, ChooseScatterStrategy(hlo, deterministic));
+  if (strategy != ScatterStrategy::kLastUpdateWins) return 0;
+  ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(&hlo));
+  const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
+  return ShapeUtil::ElementsIn(hlo.shape()) * (PositionBits(updates) / 8);
 }
 
 absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic) {
@@ -390,6 +458,14 @@ absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* 
   std::vector<KernelLaunch> launches;
   if (strategy == ScatterStrategy::kOutputThreads) {
     launches.push_back({[hlo](KernelContext& k) { return EmitOutputThreadsBody(k, hlo); }, elements});
+    return launches;
+  }
+  if (strategy == ScatterStrategy::kLastUpdateWins) {
+    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
+    const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
+    launches.push_back({FillBody(hlo, PositionBits(updates)), elements});
+    launches.push_back({ScatterUpdateBody(hlo, strategy), updates});
+    launches.push_back({ScatterUpdateBody(hlo, strategy, /*store=*/true), updates});
     return launches;
   }
   launches.push_back({FillBody(hlo), elements});

@@ -89,20 +89,27 @@ llvm::Value* ElementalEmitter::StorageOffset(const Shape& shape, const IrIndex& 
 llvm::Value* ElementalEmitter::LoadElement(llvm::Value* base, const Shape& shape, const IrIndex& index) {
   llvm::Type* storage = StorageType(shape.element_type());
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, StorageOffset(shape, index));
-  llvm::Value* v = b_->CreateLoad(storage, ptr);
-  if (shape.element_type() == PRED) v = b_->CreateICmpNE(v, b_->getInt8(0));
-  else if (IsSubByteInt(shape.element_type())) v = b_->CreateTrunc(v, RegisterType(shape.element_type()));
-  return v;
+  return FromStorage(b_->CreateLoad(storage, ptr), shape.element_type());
+}
+
+llvm::Value* ElementalEmitter::FromStorage(llvm::Value* stored, PrimitiveType type) {
+  if (type == PRED) return b_->CreateICmpNE(stored, b_->getInt8(0));
+  if (IsSubByteInt(type)) return b_->CreateTrunc(stored, RegisterType(type));
+  return stored;
+}
+
+llvm::Value* ElementalEmitter::ToStorage(llvm::Value* value, PrimitiveType type) {
+  llvm::Type* storage = StorageType(type);
+  if (type == PRED || primitive_util::IsUnsignedIntegralType(type)) return b_->CreateZExtOrTrunc(value, storage);
+  if (IsSubByteInt(type)) return b_->CreateSExt(value, storage);
+  return value;
 }
 
 void ElementalEmitter::StoreElement(llvm::Value* value, llvm::Value* base, const Shape& shape,
                                     const IrIndex& index) {
   llvm::Type* storage = StorageType(shape.element_type());
   llvm::Value* ptr = b_->CreateInBoundsGEP(storage, base, StorageOffset(shape, index));
-  const PrimitiveType t = shape.element_type();
-  if (t == PRED || primitive_util::IsUnsignedIntegralType(t)) value = b_->CreateZExtOrTrunc(value, storage);
-  else if (IsSubByteInt(t)) value = b_->CreateSExt(value, storage);
-  b_->CreateStore(value, ptr);
+  b_->CreateStore(ToStorage(value, shape.element_type()), ptr);
 }
 
 llvm::Value* ElementalEmitter::ConstantElement(const void* data, PrimitiveType type) {

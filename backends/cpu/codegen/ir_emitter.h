@@ -59,6 +59,9 @@ class ElementalEmitter {
   llvm::Type* RegisterType(PrimitiveType type);
   llvm::Type* StorageType(PrimitiveType type);
   llvm::Value* LoadElement(llvm::Value* base, const Shape& shape, const IrIndex& index);
+  // A `type` element as stored (StorageType) to its register value (RegisterType), and back.
+  llvm::Value* FromStorage(llvm::Value* stored, PrimitiveType type);
+  llvm::Value* ToStorage(llvm::Value* value, PrimitiveType type);
   void StoreElement(llvm::Value* value, llvm::Value* base, const Shape& shape, const IrIndex& index);
   // Position of `index` in the storage of `shape` (an i64).
   llvm::Value* StorageOffset(const Shape& shape, const IrIndex& index);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/gpu/testing/gpu_scatter_modules.h"
 #include "hlo/float_types.h"
 #include "hlo/literal.h"
 #include "hlo/primitive_util.h"
@@ -366,72 +367,6 @@ ENTRY main {
   ROOT sorted = (f32[3,9000], s32[3,9000]) sort(coarse, position), dimensions={1}, is_stable=true, to_apply=less_key
 })";
 
-// scatter: add with duplicate indices (rows 0 and 3 get several updates); overwrite
-// with unique indices; windows of 3 rows of which those starting at -1 and 8 (of 10) leave the
-// operand and are skipped whole.
-inline constexpr char kScatterModule[] = R"(HloModule scatters
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-overwrite {
-  a = f32[] parameter(0)
-  ROOT b = f32[] parameter(1)
-}
-ENTRY main {
-  operand = f32[10,4] parameter(0)
-  updates = f32[6,4] parameter(1)
-  windows = f32[4,3,4] parameter(2)
-  duplicates = s32[6,1] constant({{0},{3},{0},{7},{3},{0}})
-  added = f32[10,4] scatter(operand, duplicates, updates), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-  unique = s32[6,1] constant({{9},{1},{4},{2},{8},{5}})
-  overwritten = f32[10,4] scatter(operand, unique, updates), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, unique_indices=true, to_apply=overwrite
-  starts = s32[4,1] constant({{-1},{8},{2},{7}})
-  windowed = f32[10,4] scatter(operand, starts, windows), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
-  ROOT t = (f32[10,4], f32[10,4], f32[10,4]) tuple(added, overwritten, windowed)
-})";
-
-// select-and-scatter (max pooling's gradient, overlapping 3x3 windows of stride 2, padded) and
-// a scatter of two operands at once (a tuple result) with a combiner keeping the larger key's
-// pair.
-inline constexpr char kSelectAndScatterModule[] = R"(HloModule select_and_scatter_variadic
-ge {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = pred[] compare(a, b), direction=GE
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-larger {
-  a = f32[] parameter(0)
-  i = s32[] parameter(1)
-  b = f32[] parameter(2)
-  j = s32[] parameter(3)
-  keep = pred[] compare(a, b), direction=GE
-  x = f32[] select(keep, a, b)
-  y = s32[] select(keep, i, j)
-  ROOT t = (f32[], s32[]) tuple(x, y)
-}
-ENTRY main {
-  input = f32[12,10] parameter(0)
-  source = f32[6,5] parameter(1)
-  zero = f32[] constant(0)
-  grad = f32[12,10] select-and-scatter(input, source, zero), window={size=3x3 stride=2x2 pad=1_1x1_1}, select=ge, scatter=add
-  keys = f32[8] parameter(2)
-  ids = s32[8] parameter(3)
-  indices = s32[5,1] constant({{1},{6},{1},{3},{6}})
-  new_keys = f32[5] parameter(4)
-  new_ids = s32[5] parameter(5)
-  pair = (f32[8], s32[8]) scatter(keys, ids, indices, new_keys, new_ids), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=larger
-  k = f32[8] get-tuple-element(pair), index=0
-  i = s32[8] get-tuple-element(pair), index=1
-  ROOT t = (f32[12,10], f32[8], s32[8]) tuple(grad, k, i)
-})";
-
 // Variadic reduce and reduce-window (a tuple of results, one kernel): argmax over rows (ties
 // to the smaller index) and windowed max with its position.
 inline constexpr char kVariadicReduceModule[] = R"(HloModule variadic_reductions
@@ -745,6 +680,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"sort_long_rows_stable", kLongSortModule, "0 0"},
       {"argsort_1M", ArgsortModule(int64_t{1} << 20), "0 0"},
       {"scatter_duplicates_unique_out_of_bounds", kScatterModule, "1e-6 1e-6"},
+      {"scatter_atomic_contention", kScatterContentionModule, "0 0"},
       {"select_and_scatter_variadic_scatter", kSelectAndScatterModule, "0 0"},
       {"variadic_reduce_and_reduce_window", kVariadicReduceModule, "0 0"},
       {"collectives_custom_call_tokens", kCollectivesModule, "0 0"},

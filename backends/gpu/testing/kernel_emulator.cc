@@ -205,9 +205,11 @@ void StartFiber(uint32_t t) {
 #endif
 }
 
-// Every block in turn; a block's threads one after another, or as fibers that each run to
-// their next barrier (or end) before the next is resumed, when the kernel has barriers.
-// Threads that ended count as arrived, as on the device.
+// Every block in turn, the last first (a device runs blocks in no set order: a kernel that
+// counts on block 0 running before block 1 fails here); a block's threads one after another,
+// also the last first, or as fibers that each run to their next barrier (or end) before the
+// next is resumed, when the kernel has barriers. Threads that ended count as arrived, as on
+// the device.
 void RunGrid(const EmulatedKernel& kernel, uint32_t blocks, uint32_t threads, void** params) {
   grid.entry = kernel.entry;
   grid.params = params;
@@ -215,9 +217,9 @@ void RunGrid(const EmulatedKernel& kernel, uint32_t blocks, uint32_t threads, vo
   grid.nctaid = blocks;
   grid.fibers = kernel.barriers;
   if (!kernel.barriers) {
-    for (uint32_t b = 0; b < blocks; ++b) {
+    for (uint32_t b = blocks; b-- > 0;) {
       grid.ctaid = b;
-      for (uint32_t t = 0; t < threads; ++t) {
+      for (uint32_t t = threads; t-- > 0;) {
         grid.tid = t;
         kernel.entry(params);
       }
@@ -229,7 +231,7 @@ void RunGrid(const EmulatedKernel& kernel, uint32_t blocks, uint32_t threads, vo
   for (std::vector<int32_t>& exchange : grid.exchange) exchange.assign(threads, 0);
   grid.state.assign(threads, FiberState::kRunnable);
   while (grid.stacks.size() < threads) grid.stacks.emplace_back(new char[kFiberStackBytes]);
-  for (uint32_t b = 0; b < blocks; ++b) {
+  for (uint32_t b = blocks; b-- > 0;) {
     grid.ctaid = b;
     for (uint32_t t = 0; t < threads; ++t) {
       StartFiber(t);
