@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/cublas_library.h"
 #include "backends/gpu/gpu_lanes.h"
+#include "backends/gpu/loop_trip_count.h"
 #include "backends/value_checks.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -36,14 +38,17 @@ class GpuExecutable : public backend::Executable {
     RETURN_IF_ERROR(UseContext(*device_));
     functions_.resize(plan_.sequences.size());
     constants_.resize(plan_.sequences.size());
+    trip_counts_.resize(plan_.sequences.size());
     for (size_t q = 0; q < plan_.sequences.size(); ++q) {
       const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
       functions_[q].assign(steps.size(), {});
       constants_[q].resize(steps.size());
+      trip_counts_[q].assign(steps.size(), std::nullopt);
       for (size_t s = 0; s < steps.size(); ++s) {
         if (steps[s].kind == GpuPlanStep::Kind::kConstant) {
           ASSIGN_OR_RETURN(constants_[q][s], Upload(lane, steps[s].hlo->literal()));
         }
+        if (steps[s].kind == GpuPlanStep::Kind::kWhile) trip_counts_[q][s] = KnownTripCount(*steps[s].hlo);
       }
     }
     if (plan_.ptx.empty()) return absl::OkStatus();
@@ -138,8 +143,18 @@ class GpuExecutable : public backend::Executable {
         // Control flow is decided on the host: the condition's pred or the branch index is
         // computed on the device and read back (a few bytes, one copy per iteration or
         // branch, which waits for the kernels before it). Everything else stays on the device.
+        // A loop whose HLO fixes its trip count (loop_trip_count.h) reads nothing back: its
+        // iterations are enqueued back to back.
         case GpuPlanStep::Kind::kWhile: {
           std::shared_ptr<backend::Buffer> state = values[step.operands[0]];
+          if (const std::optional<int64_t> trips = trip_counts_[q][s]; trips.has_value()) {
+            for (int64_t i = 0; i < *trips; ++i) {
+              RETURN_IF_ERROR(cancelled());
+              ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, run));
+            }
+            values[s] = std::move(state);
+            break;
+          }
           while (true) {
             RETURN_IF_ERROR(cancelled());
             ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], {state}, run));
@@ -486,6 +501,7 @@ class GpuExecutable : public backend::Executable {
   // Per sequence and step: a kernel step's entries, its launches in order (GpuPlanStep::phases).
   std::vector<std::vector<std::vector<CUfunction>>> functions_;
   std::vector<std::vector<std::shared_ptr<backend::Buffer>>> constants_;  // per sequence and step (constants)
+  std::vector<std::vector<std::optional<int64_t>>> trip_counts_;  // per sequence and step (counted whiles)
 };
 
 class GpuBackend : public backend::Backend {

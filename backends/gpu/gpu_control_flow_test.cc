@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/executable_format.h"
 #include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/loop_trip_count.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "backends/interpreter/device_state.h"
 #include "backends/interpreter/evaluator.h"
@@ -26,6 +27,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
+#include "hlo/hlo_printer.h"
 
 namespace xla {
 namespace gpu {
@@ -211,6 +213,14 @@ TEST(GpuControlFlowTest, WhileAndConditionalBodiesBecomeSequencesThatSerialize) 
     for (const GpuPlanStep& s : q.steps) kernels += s.kind == GpuPlanStep::Kind::kKernel;
   }
   EXPECT_GE(kernels, 4) << "the condition, the counter, both branches";
+  // After the pipeline the loop still reads as counted (10 iterations): the runtime runs its
+  // body 10 times without reading the condition back.
+  EXPECT_EQ(KnownTripCount(*loop->hlo), 10) << HloModuleToString(*plan->module);
+  absl::StatusOr<GpuPlan> data_dependent = Compile(modules::kDataDependentWhileModule);
+  ASSERT_TRUE(data_dependent.ok()) << data_dependent.status();
+  const GpuPlanStep* until = FindStep(data_dependent->entry(), HloOpcode::kWhile);
+  ASSERT_NE(until, nullptr);
+  EXPECT_EQ(KnownTripCount(*until->hlo), std::nullopt);
 
   absl::StatusOr<std::string> bytes = SerializeGpuPlan(*plan);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
@@ -298,7 +308,7 @@ TEST(GpuControlFlowTest, PlansOfAnotherFormatVersionAreRefused) {
   EXPECT_THAT(std::string(refused.status().message()), HasSubstr("version 1"));
 }
 
-TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIteration) {
+TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIterationUnlessCounted) {
   SKIP_WITHOUT_LIBDEVICE();
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
@@ -311,9 +321,10 @@ TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIteration) 
   absl::StatusOr<Literal> actual = RunWithStandIn(*b, modules::kWhileModule, args, &standin);
   ASSERT_TRUE(actual.ok()) << actual.status();
   EXPECT_TRUE(LiteralNear(*expected, actual, 1e-6, 1e-6));
-  // 11 predicates (10 iterations and the last test) and 10 branch indices, 1 result.
-  EXPECT_EQ(DeviceToHostCopies() - copies, 11 + 10 + 1);
-  EXPECT_GE(standin.kernels_run, 11 + 10 + 10);
+  // A counted loop: no predicate read back (nor its kernel run); 10 branch indices and the
+  // result.
+  EXPECT_EQ(DeviceToHostCopies() - copies, 10 + 1);
+  EXPECT_GE(standin.kernels_run, 10 + 10);
 
   // A trip count that depends on the data: the loop halves x until max |x| <= 0.01.
   for (uint64_t seed : {1, 2, 3}) {
@@ -322,10 +333,13 @@ TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIteration) 
     absl::StatusOr<Literal> want = Interpret(modules::kDataDependentWhileModule, xs);
     ASSERT_TRUE(want.ok()) << want.status();
     StandIn s;
+    const int before = DeviceToHostCopies();
     absl::StatusOr<Literal> got = RunWithStandIn(*b, modules::kDataDependentWhileModule, xs, &s);
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_TRUE(LiteralNear(*want, got, 1e-6, 0)) << seed;
-    EXPECT_GT(got->tuple_element(1).GetAsInt64(0), 3) << "iterations";
+    const int64_t iterations = got->tuple_element(1).GetAsInt64(0);
+    EXPECT_GT(iterations, 3);
+    EXPECT_GE(DeviceToHostCopies() - before, iterations + 1) << "a predicate per test";
   }
   // Zero iterations: the loop's state passes through.
   std::vector<Literal> zeros;
