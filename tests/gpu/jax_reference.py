@@ -3,9 +3,9 @@
 The same computations as the curated benchmark modules (backends/gpu/testing/gpu_test_modules.h),
 written with jax.numpy and compiled by JAX's own XLA: GELU (tanh form) over f32[16384,16384],
 row softmax over f32[16384,16384], an 8192^3 bf16 matmul, the MLP forward at batch 4096 (f32,
-default precision) and a stable argsort of 16M f32 keys. Prints one markdown row per benchmark
-(median of 10 after a warm-up); prints a single line saying why and exits 0 where JAX or its GPU
-is missing.
+default precision), a stable argsort of 16M f32 keys and a 1000-step fori_loop over f32[4096].
+Prints one markdown row per benchmark (median of 10 after a warm-up); prints a single line saying
+why and exits 0 where JAX or its GPU is missing.
 """
 import os
 import statistics
@@ -73,6 +73,10 @@ def main():
 
     s = median_seconds(jax.jit(lambda k: argsort(k)[1]), keys)
     rows.append(f"| jax argsort_16M | {s * 1e3:.3f} ms | JAX {jax.__version__} |")
+    x = jax.random.uniform(key, (4096,), jnp.float32, -2, 2)
+    s = median_seconds(jax.jit(lambda v: jax.lax.fori_loop(0, 1000, lambda i, y: y * 0.999 + 0.001, v)), x)
+    rows.append(f"| jax counted_loop_1000 | {s * 1e3:.3f} ms, {s * 1e6 / 1000:.2f} us per iteration | "
+                f"JAX {jax.__version__} |")
     for row in rows:
         print(row)
     return 0

@@ -639,6 +639,22 @@ inline std::string ArgsortModule(int64_t n) {
          ") sort(keys, positions), dimensions={0}, is_stable=true, to_apply=less\n}\n";
 }
 
+// A counted loop (fori_loop): `iterations` steps of x = x * 0.999 + 0.001 over f32[n], the
+// counter from 0 against a constant. The gpu runtime runs it without reading the condition
+// back (loop_trip_count.h): the benchmark times that per-iteration overhead.
+inline std::string CountedLoopModule(int64_t iterations, int64_t n) {
+  const std::string x = "f32[" + std::to_string(n) + "]", state = "(s32[], " + x + ")";
+  return "HloModule counted_loop\ncond {\n  p = " + state + " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+         "  n = s32[] constant(" + std::to_string(iterations) + ")\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+         "body {\n  p = " + state + " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  x = " + x +
+         " get-tuple-element(p), index=1\n  one = s32[] constant(1)\n  next = s32[] add(i, one)\n  decay = f32[] "
+         "constant(0.999)\n  bd = " + x + " broadcast(decay), dimensions={}\n  scaled = " + x + " multiply(x, bd)\n"
+         "  bias = f32[] constant(0.001)\n  bb = " + x + " broadcast(bias), dimensions={}\n  y = " + x +
+         " add(scaled, bb)\n  ROOT t = " + state + " tuple(next, y)\n}\nENTRY main {\n  x = " + x +
+         " parameter(0)\n  zero = s32[] constant(0)\n  init = " + state + " tuple(zero, x)\n  w = " + state +
+         " while(init), condition=cond, body=body\n  ROOT r = " + x + " get-tuple-element(w), index=1\n}\n";
+}
+
 inline constexpr char kDefaultPrecisionDotModule[] = R"(HloModule dot_default
 ENTRY main {
   a = f32[256,512] parameter(0)
@@ -679,6 +695,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"sort_keys_values_ties_descending", kSortModule, "0 0"},
       {"sort_long_rows_stable", kLongSortModule, "0 0"},
       {"argsort_1M", ArgsortModule(int64_t{1} << 20), "0 0"},
+      {"counted_loop_100", CountedLoopModule(100, 4096), "1e-5 1e-7"},
       {"scatter_duplicates_unique_out_of_bounds", kScatterModule, "1e-6 1e-6"},
       {"scatter_atomic_contention", kScatterContentionModule, "0 0"},
       {"select_and_scatter_variadic_scatter", kSelectAndScatterModule, "0 0"},
@@ -696,6 +713,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"mlp_forward_batch4096", MlpModule(4096), "bench flops 15360000000"},
       {"matmul_bf16_8192", kMatmulBf16Module, "bench flops 1099511627776"},
       {"argsort_16M", ArgsortModule(int64_t{1} << 24), "bench"},
+      {"counted_loop_1000", CountedLoopModule(1000, 4096), "bench"},
   };
 }
 
