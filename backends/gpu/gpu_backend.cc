@@ -39,6 +39,7 @@ class GpuExecutable : public backend::Executable {
     functions_.resize(plan_.sequences.size());
     constants_.resize(plan_.sequences.size());
     trip_counts_.resize(plan_.sequences.size());
+    last_use_.resize(plan_.sequences.size());
     for (size_t q = 0; q < plan_.sequences.size(); ++q) {
       const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
       functions_[q].assign(steps.size(), {});
@@ -49,6 +50,10 @@ class GpuExecutable : public backend::Executable {
           ASSIGN_OR_RETURN(constants_[q][s], Upload(lane, steps[s].hlo->literal()));
         }
         if (steps[s].kind == GpuPlanStep::Kind::kWhile) trip_counts_[q][s] = KnownTripCount(*steps[s].hlo);
+      }
+      last_use_[q].assign(steps.size(), -1);
+      for (size_t s = 0; s < steps.size(); ++s) {
+        for (int o : steps[s].operands) last_use_[q][o] = std::max(last_use_[q][o], static_cast<int>(s));
       }
     }
     if (plan_.ptx.empty()) return absl::OkStatus();
@@ -302,6 +307,12 @@ class GpuExecutable : public backend::Executable {
           break;
         }
       }
+      // A value no later step reads is dropped now (the root's excepted): its blocks go back
+      // to the lane (gpu_lanes.h) for later kernels to reuse, rather than staying allocated
+      // until the sequence ends, so a long program needs memory for its live values only.
+      for (int o : step.operands) {
+        if (o != sequence.root && last_use_[q][o] == static_cast<int>(s)) values[o].reset();
+      }
     }
     return values[sequence.root];
   }
@@ -502,6 +513,7 @@ class GpuExecutable : public backend::Executable {
   std::vector<std::vector<std::vector<CUfunction>>> functions_;
   std::vector<std::vector<std::shared_ptr<backend::Buffer>>> constants_;  // per sequence and step (constants)
   std::vector<std::vector<std::optional<int64_t>>> trip_counts_;  // per sequence and step (counted whiles)
+  std::vector<std::vector<int>> last_use_;  // per sequence and step: the last step reading its value (-1: none)
 };
 
 class GpuBackend : public backend::Backend {

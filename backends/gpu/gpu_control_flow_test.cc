@@ -617,6 +617,32 @@ ENTRY main {
   }
 }
 
+// Ten sorts in a chain, each result 128 MiB, on the fake's 1 GiB device (kernels stand in
+// as no-ops): kept to the end they would need 1.4 GiB; released once the next sort has read
+// them, they need the live three.
+TEST(GpuControlFlowTest, ValuesAreReleasedOnceNoLaterStepReadsThem) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  std::string text = "HloModule chain\nless {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                     "  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  s0 = f32[4194304,8] parameter(0)\n";
+  for (int i = 1; i <= 10; ++i) {
+    absl::StrAppend(&text, i == 10 ? "  ROOT " : "  ", "s", i, " = f32[4194304,8] sort(s", i - 1,
+                    "), dimensions={1}, to_apply=less\n");
+  }
+  absl::StrAppend(&text, "}\n");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<backend::Executable>> exe = b->Compile(*std::move(module), backend::CompileOptions{});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> x = b->Allocate(ShapeUtil::MakeShape(F32, {4194304, 8}), 0);
+  ASSERT_TRUE(x.ok()) << x.status();
+  SetLaunchHandler([](const char*, void**, void*) { return 0; }, nullptr);
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*exe)->Execute({*x}, backend::ExecuteOptions());
+  SetLaunchHandler(nullptr, nullptr);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)->shape().dimensions(0), 4194304);
+}
+
 TEST(GpuControlFlowTest, ALoopIsCancelledBetweenIterations) {
   SKIP_WITHOUT_LIBDEVICE();
   std::unique_ptr<backend::Backend> b = FakeBackend();
