@@ -12,16 +12,21 @@ namespace xla {
 namespace gpu {
 namespace {
 
-// The value of a scalar integer constant that fits in int64.
-std::optional<int64_t> ScalarConstant(const HloInstruction* hlo) {
-  if (hlo->opcode() != HloOpcode::kConstant || !hlo->has_literal()) return std::nullopt;
-  const Shape& shape = hlo->shape();
+// The value of a scalar integer literal that fits in int64.
+std::optional<int64_t> ScalarValue(const Literal& literal) {
+  const Shape& shape = literal.shape();
   if (!shape.IsArray() || shape.rank() != 0 || !primitive_util::IsIntegralType(shape.element_type())) {
     return std::nullopt;
   }
-  const int64_t v = hlo->literal().GetAsInt64(0);
+  const int64_t v = literal.GetAsInt64(0);
   if (!primitive_util::IsSignedIntegralType(shape.element_type()) && v < 0) return std::nullopt;  // u64 past int64
   return v;
+}
+
+// The value of a scalar integer constant instruction that fits in int64.
+std::optional<int64_t> ScalarConstant(const HloInstruction* hlo) {
+  if (hlo->opcode() != HloOpcode::kConstant || !hlo->has_literal()) return std::nullopt;
+  return ScalarValue(hlo->literal());
 }
 
 // The values an integer type holds, capped to int64.
@@ -76,16 +81,14 @@ std::optional<int64_t> CounterStep(const HloInstruction* value, const HloComputa
 // The counter's first value: element k of the tuple instruction or tuple constant the loop
 // starts from.
 std::optional<int64_t> InitialValue(const HloInstruction* init, int64_t k) {
-  if (init->opcode() == HloOpcode::kTuple) return ScalarConstant(init->operand(k));
-  if (init->opcode() != HloOpcode::kConstant || !init->has_literal() || !init->shape().IsTuple()) return std::nullopt;
-  const Literal& element = init->literal().tuple_element(k);
-  const Shape& shape = element.shape();
-  if (!shape.IsArray() || shape.rank() != 0 || !primitive_util::IsIntegralType(shape.element_type())) {
+  if (init->opcode() == HloOpcode::kTuple) {
+    return k < init->operand_count() ? ScalarConstant(init->operand(k)) : std::nullopt;
+  }
+  if (init->opcode() != HloOpcode::kConstant || !init->has_literal() || !init->shape().IsTuple() ||
+      k >= init->literal().tuple_element_count()) {
     return std::nullopt;
   }
-  const int64_t v = element.GetAsInt64(0);
-  if (!primitive_util::IsSignedIntegralType(shape.element_type()) && v < 0) return std::nullopt;
-  return v;
+  return ScalarValue(init->literal().tuple_element(k));
 }
 
 }  // namespace
