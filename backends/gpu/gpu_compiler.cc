@@ -13,7 +13,6 @@
 #include "backends/cpu/passes/single_device_collectives.h"
 #include "backends/gpu/gpu_expanders.h"
 #include "backends/gpu/gpu_fft_expander.h"
-#include "backends/gpu/ptx_sort.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -276,7 +275,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.phases = ptx.kernels[k].phases;
       step.max_blocks = ptx.kernels[k].max_blocks;
       step.gemm = IsCublasGemm(*kernels[k]);
-      ASSIGN_OR_RETURN(step.scratch_bytes, KernelScratchBytes(*kernels[k], DeterministicOps()));
+      step.scratch_bytes = ptx.kernels[k].scratch_bytes;
     }
     plan.ptx = std::move(ptx.ptx);
   }

@@ -175,11 +175,6 @@ absl::StatusOr<Literal> RunWithStandIn(backend::Backend& b, const std::string& t
   return b.TransferFromDevice(**out);
 }
 
-Literal Random(PrimitiveType type, std::vector<int64_t> dims, uint64_t seed) {
-  Literal literal = *Literal::Create(ShapeUtil::MakeShape(type, dims));
-  modules::FillRandom(&literal, literal.shape(), &seed);
-  return literal;
-}
 
 // The control-flow modules compute sines: libdevice's (ptx_emitter.h).
 bool HaveLibdevice() { return std::ifstream(LibdevicePath()).good(); }
@@ -313,7 +308,7 @@ TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIterationUn
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
   std::vector<Literal> args;
-  args.push_back(Random(F32, {1000}, 7));
+  args.push_back(modules::RandomLiteral(F32, {1000}, 7));
   absl::StatusOr<Literal> expected = Interpret(modules::kWhileModule, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   StandIn standin;
@@ -329,7 +324,7 @@ TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIterationUn
   // A trip count that depends on the data: the loop halves x until max |x| <= 0.01.
   for (uint64_t seed : {1, 2, 3}) {
     std::vector<Literal> xs;
-    xs.push_back(Random(F32, {1000}, seed));
+    xs.push_back(modules::RandomLiteral(F32, {1000}, seed));
     absl::StatusOr<Literal> want = Interpret(modules::kDataDependentWhileModule, xs);
     ASSERT_TRUE(want.ok()) << want.status();
     StandIn s;
@@ -359,7 +354,7 @@ TEST(GpuControlFlowTest, ConditionalsRunTheBranchTheirIndexOrPredicatePicks) {
     for (bool flag : {true, false}) {
       std::vector<Literal> args;
       args.push_back(L("s32[] " + std::to_string(k)));
-      args.push_back(Random(F32, {1000}, 11));
+      args.push_back(modules::RandomLiteral(F32, {1000}, 11));
       args.push_back(L(flag ? "pred[] true" : "pred[] false"));
       absl::StatusOr<Literal> expected = Interpret(modules::kConditionalModule, args);
       ASSERT_TRUE(expected.ok()) << expected.status();
@@ -504,7 +499,7 @@ ENTRY main {
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
   std::vector<Literal> args;
-  args.push_back(Random(F32, {4, 6}, 3));
+  args.push_back(modules::RandomLiteral(F32, {4, 6}, 3));
   StandIn standin;
   absl::StatusOr<Literal> out = RunWithStandIn(*b, kText, args, &standin);
   ASSERT_TRUE(out.ok()) << out.status();
@@ -534,7 +529,7 @@ ENTRY main {
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
   std::vector<Literal> args;
-  args.push_back(Random(F32, {8, 3}, 5));
+  args.push_back(modules::RandomLiteral(F32, {8, 3}, 5));
   absl::StatusOr<Literal> expected = Interpret(kText, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   StandIn standin;
@@ -648,7 +643,7 @@ TEST(GpuControlFlowTest, ALoopIsCancelledBetweenIterations) {
   std::unique_ptr<backend::Backend> b = FakeBackend();
   ASSERT_NE(b, nullptr);
   std::vector<Literal> args;
-  args.push_back(Random(F32, {1000}, 7));
+  args.push_back(modules::RandomLiteral(F32, {1000}, 7));
   int polls = 0;
   backend::ExecuteOptions options;
   options.should_cancel = [&polls] { return ++polls > 6; };

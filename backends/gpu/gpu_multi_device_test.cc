@@ -5,7 +5,6 @@
 // context or with the other device's memory fails here. ExecuteParallel runs executables
 // compiled for each device at once, and each result agrees with the interpreter.
 #include <atomic>
-#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -13,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/testing/gpu_test_modules.h"
 #include "backends/gpu/testing/kernel_emulator.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gmock/gmock.h"
@@ -23,6 +23,7 @@ namespace xla {
 namespace gpu {
 namespace {
 
+namespace modules = ::xla::gpu::testing;
 using ::testing::HasSubstr;
 using ::xla::testing::LiteralNear;
 using ::xla::testing::RunHloOn;
@@ -49,6 +50,10 @@ TEST(FakeDriverTest, KeepsDevicesApartAsADriverDoes) {
   std::thread([&d] {  // a new thread has no current context
     CUdeviceptr p;
     EXPECT_EQ(d.cuMemAlloc(&p, 256), CUDA_ERROR_INVALID_CONTEXT);
+    CUstream s;
+    EXPECT_EQ(d.cuStreamCreate(&s, 0), CUDA_ERROR_INVALID_CONTEXT);
+    CUmodule m;
+    EXPECT_EQ(d.cuModuleLoadDataEx(&m, ".visible .entry k()\n{\n}\n", 0, nullptr, nullptr), CUDA_ERROR_INVALID_CONTEXT);
   }).join();
   CUstream stream[2];
   CUdeviceptr memory[2];
@@ -68,6 +73,20 @@ TEST(FakeDriverTest, KeepsDevicesApartAsADriverDoes) {
   EXPECT_EQ(d.cuEventRecord(event, stream[0]), CUDA_SUCCESS);
   EXPECT_EQ(d.cuEventRecord(event, stream[1]), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(d.cuCtxSetCurrent(reinterpret_cast<CUcontext>(uintptr_t{0x42})), CUDA_ERROR_INVALID_CONTEXT);
+  // A kernel loaded under device 0's context, given device 1's memory or launched on device
+  // 1's stream, fails before it is queued.
+  CUmodule module;
+  CUfunction kernel;
+  ASSERT_EQ(d.cuModuleLoadDataEx(&module, ".visible .entry k(.param .u64 p)\n{\n  ret;\n}\n", 0, nullptr, nullptr),
+            CUDA_SUCCESS);
+  ASSERT_EQ(d.cuModuleGetFunction(&kernel, module, "k"), CUDA_SUCCESS);
+  void* other_memory[] = {&memory[1]};
+  EXPECT_EQ(d.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream[0], other_memory, nullptr), CUDA_ERROR_ILLEGAL_ADDRESS);
+  void* own_memory[] = {&memory[0]};
+  ASSERT_EQ(d.cuCtxSetCurrent(context[1]), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, stream[1], own_memory, nullptr), CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_EQ(d.cuCtxSetCurrent(context[0]), CUDA_SUCCESS);
+  EXPECT_EQ(d.cuModuleUnload(module), CUDA_SUCCESS);
   EXPECT_EQ(d.cuStreamSynchronize(stream[0]), CUDA_SUCCESS);
   EXPECT_EQ(d.cuEventDestroy(event), CUDA_SUCCESS);
   for (int i = 0; i < 2; ++i) {
@@ -113,14 +132,6 @@ ENTRY main {
   ROOT t = (f32[8,48], f32[8,48]) tuple(softmax, sorted)
 })";
 
-Literal Ramp(const Shape& shape, double scale, double offset) {
-  std::vector<double> values(ShapeUtil::ElementsIn(shape));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(static_cast<double>(i) * scale) + offset;
-  absl::StatusOr<Literal> literal = Literal::CreateFromDoubles(shape, values);
-  EXPECT_TRUE(literal.ok()) << literal.status();
-  return literal.ok() ? *std::move(literal) : Literal();
-}
-
 class MultiGpuTest : public server::CoreTest {
  protected:
   void SetUp() override {
@@ -137,8 +148,9 @@ class MultiGpuTest : public server::CoreTest {
   };
   Run MakeRun(int i) {
     Run run;
-    run.x = Ramp(ShapeUtil::MakeShape(F32, {8, 64}), 0.37 + 0.01 * i, 0.1 * i);
-    run.w = Ramp(ShapeUtil::MakeShape(F32, {64, 48}), 0.11 + 0.003 * i, -0.05 * i);
+    // In [-0.5, 0.5): dot products of a few units, whose softmax is not dominated by one exp.
+    run.x = modules::RandomLiteral(F32, {8, 64}, 2 * i + 1, 0.5);
+    run.w = modules::RandomLiteral(F32, {64, 48}, 2 * i + 2, 0.5);
     std::vector<Literal> args;
     args.push_back(run.x.Clone());
     args.push_back(run.w.Clone());

@@ -121,6 +121,34 @@ void Agree(const std::string& text, const std::vector<Literal>& args, bool exact
   }
 }
 
+// (operand, s32[n,1] indices, updates) for a scatter with one start index per update: the
+// operand and updates Values of seeds `seed` and `seed` + 1.
+std::vector<Literal> ScatterArgs(const std::string& operand, const std::vector<double>& indices,
+                                 const std::string& updates, uint64_t seed) {
+  std::vector<Literal> args;
+  args.push_back(Values(ParseShape(operand), seed));
+  args.push_back(
+      Literal::CreateFromDoubles(ParseShape(absl::StrCat("s32[", indices.size(), ",1]")), indices).value());
+  args.push_back(Values(ParseShape(updates), seed + 1));
+  return args;
+}
+
+// Windows of 5 the indices move (overlapping slices of T[64]) at 30 starts, combined by
+// `combiner` (the body of a computation of a and b).
+std::string WindowScatterText(const std::string& t, const std::string& combiner) {
+  return absl::StrCat("HloModule window_scatter\ncombine {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+                      "[] parameter(1)\n  ROOT r = ", t, "[] ", combiner, "\n}\nENTRY e {\n  operand = ", t,
+                      "[64] parameter(0)\n  starts = s32[30,1] parameter(1)\n  updates = ", t,
+                      "[30,5] parameter(2)\n  ROOT s = ", t,
+                      "[64] scatter(operand, starts, updates), update_window_dims={1}, inserted_window_dims={}, "
+                      "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine\n}\n");
+}
+std::vector<Literal> WindowScatterArgs(const std::string& t, uint64_t seed) {
+  std::vector<double> starts(30);
+  for (int i = 0; i < 30; ++i) starts[i] = (i * 13) % 64;  // some past 59: those windows are skipped
+  return ScatterArgs(t + "[64]", starts, t + "[30,5]", seed);
+}
+
 // A scatter of rows: operand T[rows, width], `updates` rows of updates at s32 row indices
 // (repeating, some past either end, so skipped), combined by `combiner` (the body of a
 // computation of a and b).
@@ -150,22 +178,16 @@ struct RowScatter {
     }
     const Shape operand = ParseShape(absl::StrCat(type, "[", rows, ",", width, "]"));
     const Shape update_shape = ParseShape(absl::StrCat(type, "[", updates, ",", width, "]"));
+    // Unit complex numbers, integers in `range`, or Values in [lo, hi).
+    auto values = [this](const Shape& shape, uint64_t seed, int64_t lo, int64_t hi) {
+      if (primitive_util::IsComplexType(shape.element_type())) return UnitComplexValues(shape, seed);
+      if (range.has_value()) return Values(shape, seed, range->first, range->second, /*ties=*/true);
+      return Values(shape, seed, lo, hi);
+    };
     std::vector<Literal> args;
-    if (primitive_util::IsComplexType(operand.element_type())) {
-      args.push_back(UnitComplexValues(operand, 1));
-    } else if (range.has_value()) {
-      args.push_back(Values(operand, 1, range->first, range->second, /*ties=*/true));
-    } else {
-      args.push_back(Values(operand, 1, type[0] == 'u' ? 0 : -20, 20));
-    }
+    args.push_back(values(operand, 1, type[0] == 'u' ? 0 : -20, 20));
     args.push_back(Literal::CreateFromDoubles(ParseShape(absl::StrCat("s32[", updates, ",1]")), indices).value());
-    if (primitive_util::IsComplexType(operand.element_type())) {
-      args.push_back(UnitComplexValues(update_shape, 2));
-    } else if (range.has_value()) {
-      args.push_back(Values(update_shape, 2, range->first, range->second, /*ties=*/true));
-    } else {
-      args.push_back(Values(update_shape, 2, type[0] == 'u' ? 0 : -5, 6));
-    }
+    args.push_back(values(update_shape, 2, type[0] == 'u' ? 0 : -5, 6));
     return args;
   }
 };
@@ -311,25 +333,8 @@ TEST(GpuScatterTest, UniqueIndicesTakeAThreadPerUpdateWithAnyCombiner) {
 // Windows the indices move (overlapping slices of a vector) and single elements: updates may
 // meet at one element from different window positions, so one thread applies them in order.
 TEST(GpuScatterTest, OverlappingWindowsAndScalarUpdatesRunInOrderOnOneThread) {
-  const std::string windows = R"(HloModule overlapping
-overwrite {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT d = f32[] subtract(b, a)
-}
-ENTRY e {
-  operand = f32[64] parameter(0)
-  starts = s32[30,1] parameter(1)
-  updates = f32[30,5] parameter(2)
-  ROOT s = f32[64] scatter(operand, starts, updates), update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=overwrite
-}
-)";
-  std::vector<double> starts(30);
-  for (int i = 0; i < 30; ++i) starts[i] = (i * 13) % 64;  // some past 59: those windows are skipped
-  std::vector<Literal> args;
-  args.push_back(Values(ParseShape("f32[64]"), 3));
-  args.push_back(Literal::CreateFromDoubles(ParseShape("s32[30,1]"), starts).value());
-  args.push_back(Values(ParseShape("f32[30,5]"), 4));
+  const std::string windows = WindowScatterText("f32", "subtract(b, a)");
+  const std::vector<Literal> args = WindowScatterArgs("f32", 3);
   std::unique_ptr<Compiled> compiled = Compile(windows);
   ASSERT_NE(compiled->step, nullptr);
   EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kSerial);
@@ -366,10 +371,7 @@ ENTRY e {
 )";
   std::vector<double> positions(6000);
   for (int i = 0; i < 6000; ++i) positions[i] = (i * 7919) % 310 - 5;
-  std::vector<Literal> args;
-  args.push_back(Values(ParseShape("f32[300]"), 11));
-  args.push_back(Literal::CreateFromDoubles(ParseShape("s32[6000,1]"), positions).value());
-  args.push_back(Values(ParseShape("f32[6000]"), 12));
+  const std::vector<Literal> args = ScatterArgs("f32[300]", positions, "f32[6000]", 11);
   std::unique_ptr<Compiled> compiled = Compile(scalars);
   ASSERT_NE(compiled->step, nullptr);
   EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kLastUpdateWins);
@@ -380,24 +382,8 @@ ENTRY e {
   Agree(scalars, args, /*exact=*/true);
 
   // Overlapping windows the indices move, of an s8 vector (four elements a word).
-  const std::string windows = R"(HloModule set_windows
-set {
-  a = s8[] parameter(0)
-  ROOT b = s8[] parameter(1)
-}
-ENTRY e {
-  operand = s8[64] parameter(0)
-  starts = s32[30,1] parameter(1)
-  updates = s8[30,5] parameter(2)
-  ROOT s = s8[64] scatter(operand, starts, updates), update_window_dims={1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=set
-}
-)";
-  std::vector<double> starts(30);
-  for (int i = 0; i < 30; ++i) starts[i] = (i * 13) % 64;
-  std::vector<Literal> window_args;
-  window_args.push_back(Values(ParseShape("s8[64]"), 13));
-  window_args.push_back(Literal::CreateFromDoubles(ParseShape("s32[30,1]"), starts).value());
-  window_args.push_back(Values(ParseShape("s8[30,5]"), 14));
+  const std::string windows = WindowScatterText("s8", "copy(b)");
+  const std::vector<Literal> window_args = WindowScatterArgs("s8", 13);
   std::unique_ptr<Compiled> windowed = Compile(windows);
   ASSERT_NE(windowed->step, nullptr);
   EXPECT_EQ(Strategy(windowed->hlo, false), ScatterStrategy::kLastUpdateWins);

@@ -173,24 +173,15 @@ void AnnotateKernel(llvm::Function* kernel, const char* key, int value) {
 constexpr uint64_t kKernelArrayAlignment = 16;
 static_assert(kDeviceAlignment % kKernelArrayAlignment == 0, "pool blocks must be aligned for the kernels' vector accesses");
 
-absl::StatusOr<int64_t> KernelScratchBytes(const HloInstruction& hlo, bool deterministic) {
-  if (hlo.opcode() == HloOpcode::kScatter || hlo.opcode() == HloOpcode::kSelectAndScatter) {
-    return ScatterScratchBytes(hlo, deterministic);
-  }
-  ASSIGN_OR_RETURN(const LongSortScratch sort, SortScratch(hlo));
-  return sort.bytes();
-}
-
 absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo, const std::string& name,
-                                const KernelBody& body) {
+                                const KernelBody& body, bool scratch) {
   llvm::LLVMContext& c = module->getContext();
   llvm::IRBuilder<> b(c);
   auto* ptr = llvm::PointerType::get(c, 1);  // global memory
   const unsigned outputs = static_cast<unsigned>(KernelOutputs(hlo->shape()).size());
   std::vector<llvm::Type*> params(hlo->operand_count() + outputs, ptr);
   // Scratch memory, when the kernel needs some, comes last (gpu_plan.h).
-  ASSIGN_OR_RETURN(const int64_t scratch_bytes, KernelScratchBytes(*hlo, DeterministicOps()));
-  if (scratch_bytes > 0) params.push_back(ptr);
+  if (scratch) params.push_back(ptr);
   auto* type = llvm::FunctionType::get(b.getVoidTy(), params, false);
   llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
@@ -208,7 +199,7 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
   std::vector<std::shared_ptr<Shape>> operand_shapes;
   for (const HloInstruction* operand : hlo->operands()) operand_shapes.push_back(std::make_shared<Shape>(operand->shape()));
   KernelContext k{module, &b, kernel, &elemental, nullptr};
-  if (scratch_bytes > 0) k.scratch = kernel->getArg(static_cast<unsigned>(params.size() - 1));
+  if (scratch) k.scratch = kernel->getArg(static_cast<unsigned>(params.size() - 1));
   k.operand = [&](int64_t i) -> absl::StatusOr<cpu::Generator> {
     llvm::Value* base = kernel->getArg(static_cast<unsigned>(i) + outputs);
     std::shared_ptr<Shape> shape = operand_shapes[i];
@@ -225,24 +216,30 @@ absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo,
 namespace {
 
 // The kernel (and its later launches) for `kernel->hlo`: sets kernel->rows > 0 for a row
-// kernel (and its block cap), kernel->phases for later launches.
+// kernel (and its block cap), kernel->phases for later launches, kernel->scratch_bytes.
 absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget& target) {
   const HloInstruction* hlo = kernel->hlo;
-  // Kernels of several launches: scatters, and sorts spread over the grid.
+  // Kernels of several launches: scatters, and sorts spread over the grid. Scratch memory:
+  // a kLastUpdateWins scatter's update positions, a long sort's permutations (ptx_sort.h).
   std::vector<KernelLaunch> launches;
   if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
-    ASSIGN_OR_RETURN(launches, ScatterLaunches(hlo, DeterministicOps()));
+    ASSIGN_OR_RETURN(launches, ScatterLaunches(hlo, DeterministicOps(), &kernel->scratch_bytes));
     if (launches.empty()) return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), " has no launches"));
-  } else if (hlo->opcode() == HloOpcode::kSort) {
-    ASSIGN_OR_RETURN(launches, SpreadSortLaunches(hlo));
+  } else {
+    ASSIGN_OR_RETURN(const LongSortScratch sort, SortScratch(*hlo));
+    kernel->scratch_bytes = sort.bytes();
+    if (hlo->opcode() == HloOpcode::kSort) {
+      ASSIGN_OR_RETURN(launches, SpreadSortLaunches(hlo));
+    }
   }
+  const bool scratch = kernel->scratch_bytes > 0;
   if (!launches.empty()) {
     if (launches[0].items != kernel->elements) {
       return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), "'s first launch does not cover its output"));
     }
     for (size_t p = 0; p < launches.size(); ++p) {
       RETURN_IF_ERROR(EmitKernelFunction(module, hlo, p == 0 ? kernel->name : PhaseEntry(kernel->name, p),
-                                         launches[p].body));
+                                         launches[p].body, scratch));
       if (p > 0) kernel->phases.push_back(launches[p].items);
     }
     return absl::OkStatus();
@@ -258,7 +255,7 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
     if (IsLinalgKernel(*hlo)) return EmitLinalgBody(k, hlo);
     if (hlo->opcode() == HloOpcode::kSort) return EmitSortBody(k, hlo, &kernel->rows);
     return reductions.empty() ? EmitElementwiseBody(k, hlo, per_thread) : EmitRowBody(k, hlo, reductions, per_thread, resident);
-  }));
+  }, scratch));
   if (!reductions.empty() && target.row_min_blocks_per_sm > 0) {
     AnnotateKernel(module->getFunction(kernel->name), "minctasm", target.row_min_blocks_per_sm);
   }

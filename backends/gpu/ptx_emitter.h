@@ -47,6 +47,9 @@ struct PtxKernel {
   // Later launches (GpuPlanStep::phases): entry PhaseEntry(name, p) over phases[p - 1] items.
   std::vector<int64_t> phases;
   int64_t max_blocks = 0;  // GpuPlanStep::max_blocks
+  // GpuPlanStep::scratch_bytes: a long sort's permutations (ptx_sort.h), a kLastUpdateWins
+  // scatter's update positions.
+  int64_t scratch_bytes = 0;
 };
 
 struct PtxModule {
@@ -92,9 +95,6 @@ inline constexpr int64_t kMaxWindowsPerOutput = 64;
 absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo, bool deterministic);
 // True when XLA_GPU_DETERMINISTIC_OPS is set to something other than 0 or empty.
 bool DeterministicOps();
-// Bytes of scratch memory the kernel of `hlo` needs (GpuPlanStep::scratch_bytes; 0: none):
-// a long sort's permutations (ptx_sort.h), a kLastUpdateWins scatter's update positions.
-absl::StatusOr<int64_t> KernelScratchBytes(const HloInstruction& hlo, bool deterministic);
 
 // One kernel per instruction of `kernels` (each IsKernelCandidate), in one PTX module.
 // Transcendental functions come from libdevice (libdevice.h), read when a kernel needs one.

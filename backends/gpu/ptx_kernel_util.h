@@ -100,10 +100,10 @@ std::vector<llvm::Value*> RowMajorIndex(llvm::IRBuilder<>* b, absl::Span<const i
 std::vector<cpu::SerialOutput> OutputArrays(const KernelContext& k, const HloInstruction* hlo);
 
 // A kernel entry `name` taking `hlo`'s parameters (a pointer per output, per operand, then
-// scratch when it needs some), its body from `body`.
+// one to scratch memory when `scratch`), its body from `body`.
 using KernelBody = std::function<absl::Status(KernelContext&)>;
 absl::Status EmitKernelFunction(llvm::Module* module, const HloInstruction* hlo, const std::string& name,
-                                const KernelBody& body);
+                                const KernelBody& body, bool scratch);
 
 // The body of a sort kernel (ptx_sort.cc; *rows set > 0 when it is a row kernel).
 absl::Status EmitSortBody(KernelContext& k, const HloInstruction* hlo, int64_t* rows);
@@ -113,9 +113,9 @@ struct KernelLaunch {
   KernelBody body;
   int64_t items = 0;
 };
-absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic);
-// The scratch bytes of scatter or select-and-scatter `hlo`'s kernel (KernelScratchBytes).
-absl::StatusOr<int64_t> ScatterScratchBytes(const HloInstruction& hlo, bool deterministic);
+// *scratch_bytes: the scratch memory the launches use (PtxKernel::scratch_bytes).
+absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic,
+                                                          int64_t* scratch_bytes);
 // ptx_sort.cc: a sort's launches when it is spread over the grid (LongSortScratch::spread),
 // else none (EmitSortBody emits it as a row kernel).
 absl::StatusOr<std::vector<KernelLaunch>> SpreadSortLaunches(const HloInstruction* hlo);

@@ -25,6 +25,11 @@ cpu::IrIndex Multi(const std::vector<llvm::Value*>& v) {
   return index;
 }
 
+// Floats and complex numbers: their sums and products round.
+bool RoundsInUpdateOrder(PrimitiveType type) {
+  return primitive_util::IsFloatingPointType(type) || primitive_util::IsComplexType(type);
+}
+
 // The op of a combiner that applies one commutative, associative binary op to its two
 // parameters (in either order) and returns it, on a type the device updates atomically in
 // place: the result is then the same whatever order the updates land in, up to float
@@ -32,7 +37,7 @@ cpu::IrIndex Multi(const std::vector<llvm::Value*>& v) {
 // 8/16-bit types inside the aligned word holding them); c128 adds as two f64 atomic adds.
 std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, PrimitiveType type) {
   const bool complex = primitive_util::IsComplexType(type);
-  const bool floating = primitive_util::IsFloatingPointType(type) || complex;
+  const bool floating = RoundsInUpdateOrder(type);
   if (!(type == PRED || primitive_util::IsIntegralType(type) || floating)) return std::nullopt;
   if (combiner.num_parameters() != 2) return std::nullopt;
   const HloInstruction* root = combiner.root_instruction();
@@ -63,11 +68,16 @@ std::optional<HloOpcode> AtomicCombinerOp(const HloComputation& combiner, Primit
   }
 }
 
-// Whether the atomic strategies may combine with `combiner` on `type`: floats round in the
-// order the updates land, so a deterministic build keeps them serial.
+// Whether the atomic strategies may combine with `combiner` on `type`: floats and complex
+// numbers round in the order the updates land, so a deterministic build keeps them serial.
 bool AtomicCombinable(const HloComputation& combiner, PrimitiveType type, bool deterministic) {
   if (!AtomicCombinerOp(combiner, type).has_value()) return false;
-  return !(deterministic && (primitive_util::IsFloatingPointType(type) || primitive_util::IsComplexType(type)));
+  return !(deterministic && RoundsInUpdateOrder(type));
+}
+
+// The update elements of a scatter: every window position at every batch position.
+int64_t UpdateElements(const cpu::ScatterIndexing& s) {
+  return ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
 }
 
 // At most how many windows of select-and-scatter `hlo` hold one operand element.
@@ -258,7 +268,7 @@ KernelBody ScatterUpdateBody(const HloInstruction* hlo, ScatterStrategy strategy
       case ScatterStrategy::kUpdateThreads:
       case ScatterStrategy::kAtomicUpdates:
       case ScatterStrategy::kLastUpdateWins: {
-        const int64_t total = ShapeUtil::Product(s.batch_sizes()) * windows;
+        const int64_t total = UpdateElements(s);
         return EmitStridedLoop(
             &b, GlobalThread(&b), b.getInt64(total), GridThreads(&b), "u", [&](llvm::Value* i) -> absl::Status {
               const std::vector<llvm::Value*> g =
@@ -429,8 +439,7 @@ absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo,
     if (s.outputs() == 1 && AtomicCombinable(*hlo.to_apply(), hlo.shape().element_type(), deterministic)) {
       return ScatterStrategy::kAtomicUpdates;
     }
-    const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
-    if (s.outputs() == 1 && Overwrites(*hlo.to_apply()) && updates > 0 && ShapeUtil::ElementsIn(hlo.shape()) > 0) {
+    if (s.outputs() == 1 && Overwrites(*hlo.to_apply()) && UpdateElements(s) > 0 && ShapeUtil::ElementsIn(hlo.shape()) > 0) {
       return ScatterStrategy::kLastUpdateWins;
     }
     if (s.WindowsDisjoint() && ShapeUtil::Product(s.window_extent()) > 1) return ScatterStrategy::kWindowThreads;
@@ -442,16 +451,10 @@ absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo,
   return ScatterStrategy::kSerial;
 }
 
-absl::StatusOr<int64_t> ScatterScratchBytes(const HloInstruction& hlo, bool deterministic) {
-  ASSIGN_OR_RETURN(const ScatterStrategy strategy, ChooseScatterStrategy(hlo, deterministic));
-  if (strategy != ScatterStrategy::kLastUpdateWins) return 0;
-  ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(&hlo));
-  const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
-  return ShapeUtil::ElementsIn(hlo.shape()) * (PositionBits(updates) / 8);
-}
-
-absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic) {
+absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic,
+                                                          int64_t* scratch_bytes) {
   ASSIGN_OR_RETURN(const ScatterStrategy strategy, ChooseScatterStrategy(*hlo, deterministic));
+  *scratch_bytes = 0;
   const std::vector<const Shape*> outputs = KernelOutputs(hlo->shape());
   if (outputs.empty()) return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": no array outputs"));
   const int64_t elements = ShapeUtil::ElementsIn(*outputs[0]);
@@ -460,23 +463,23 @@ absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* 
     launches.push_back({[hlo](KernelContext& k) { return EmitOutputThreadsBody(k, hlo); }, elements});
     return launches;
   }
+  if (hlo->opcode() == HloOpcode::kSelectAndScatter) {
+    const int64_t sources = ShapeUtil::ElementsIn(hlo->operand(1)->shape());
+    launches.push_back({FillBody(hlo), elements});
+    launches.push_back({SelectAndScatterUpdateBody(hlo, strategy),
+                        strategy == ScatterStrategy::kSerial ? std::min<int64_t>(sources, 1) : sources});
+    return launches;
+  }
+  ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
+  const int64_t updates = UpdateElements(s);
   if (strategy == ScatterStrategy::kLastUpdateWins) {
-    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
-    const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
+    *scratch_bytes = elements * (PositionBits(updates) / 8);
     launches.push_back({FillBody(hlo, PositionBits(updates)), elements});
     launches.push_back({ScatterUpdateBody(hlo, strategy), updates});
     launches.push_back({ScatterUpdateBody(hlo, strategy, /*store=*/true), updates});
     return launches;
   }
   launches.push_back({FillBody(hlo), elements});
-  if (hlo->opcode() == HloOpcode::kSelectAndScatter) {
-    const int64_t sources = ShapeUtil::ElementsIn(hlo->operand(1)->shape());
-    launches.push_back({SelectAndScatterUpdateBody(hlo, strategy),
-                        strategy == ScatterStrategy::kSerial ? std::min<int64_t>(sources, 1) : sources});
-    return launches;
-  }
-  ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
-  const int64_t updates = ShapeUtil::Product(s.batch_sizes()) * ShapeUtil::Product(s.window_extent());
   int64_t items = updates;
   if (strategy == ScatterStrategy::kWindowThreads) items = updates == 0 ? 0 : ShapeUtil::Product(s.window_extent());
   if (strategy == ScatterStrategy::kSerial) items = std::min<int64_t>(updates, 1);

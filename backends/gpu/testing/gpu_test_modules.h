@@ -522,6 +522,14 @@ inline void FillRandom(Literal* literal, const Shape& shape, uint64_t* state, do
   }
 }
 
+// A `type` array of `dims` filled by FillRandom from `seed`.
+inline Literal RandomLiteral(PrimitiveType type, const std::vector<int64_t>& dims, uint64_t seed,
+                             double range = 2.0) {
+  Literal literal = *Literal::Create(ShapeUtil::MakeShape(type, dims));
+  FillRandom(&literal, literal.shape(), &seed, range);
+  return literal;
+}
+
 // The gpu device check's curated cases (tests/gpu/gpu_bundle.cc), also run on the kernel
 // emulator (kernel_emulator_test.cc).
 struct CuratedCase {
