@@ -92,6 +92,7 @@ class GpuExecutable : public backend::Executable {
                        PrepareArgument(lane, arguments[i], entry.parameter_instruction(i)->shape(), i));
     }
     Run run{options, lane, options.rng_seed != 0 ? options.rng_seed : kDefaultRngSeed};
+    // A copy of `args`: the caller's buffers stay held here, so none is written in place.
     ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, RunSequence(0, args, run));
     RETURN_IF_ERROR(lease.Finish());
     return result;
@@ -109,8 +110,10 @@ class GpuExecutable : public backend::Executable {
 
   // Runs sequence `q` on `args` (its parameters' values); the result may still be being
   // computed on the stream. Every value lives until the stream is done with it: freed blocks
-  // may be reused by later kernels of this stream only, which run after the readers.
-  absl::StatusOr<std::shared_ptr<backend::Buffer>> RunSequence(int q, absl::Span<const std::shared_ptr<backend::Buffer>> args,
+  // may be reused by later kernels of this stream only, which run after the readers. A caller
+  // passes a value it no longer needs by move (Pass), so that the callee may write it in
+  // place (RegionOutput); Execute keeps the caller's arguments, which are never written.
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> RunSequence(int q, std::vector<std::shared_ptr<backend::Buffer>> args,
                                                                Run& run) {
     const CudaDriver* d = device_->driver;
     Lane& lane = run.lane;
@@ -125,7 +128,7 @@ class GpuExecutable : public backend::Executable {
       const GpuPlanStep& step = sequence.steps[s];
       switch (step.kind) {
         case GpuPlanStep::Kind::kParameter:
-          values[s] = args[step.index];
+          values[s] = std::move(args[step.index]);
           break;
         case GpuPlanStep::Kind::kConstant:
           values[s] = constants_[q][s];
@@ -141,8 +144,8 @@ class GpuExecutable : public backend::Executable {
           break;
         case GpuPlanStep::Kind::kCall: {
           std::vector<std::shared_ptr<backend::Buffer>> operands;
-          for (int o : step.operands) operands.push_back(values[o]);
-          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[0], operands, run));
+          for (int o : step.operands) operands.push_back(Pass(values, sequence, q, s, o));
+          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[0], std::move(operands), run));
           break;
         }
         // Control flow is decided on the host: the condition's pred or the branch index is
@@ -151,21 +154,21 @@ class GpuExecutable : public backend::Executable {
         // A loop whose HLO fixes its trip count (loop_trip_count.h) reads nothing back: its
         // iterations are enqueued back to back.
         case GpuPlanStep::Kind::kWhile: {
-          std::shared_ptr<backend::Buffer> state = values[step.operands[0]];
+          std::shared_ptr<backend::Buffer> state = Pass(values, sequence, q, s, step.operands[0]);
           if (const std::optional<int64_t> trips = trip_counts_[q][s]; trips.has_value()) {
             for (int64_t i = 0; i < *trips; ++i) {
               RETURN_IF_ERROR(cancelled());
-              ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, run));
+              ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], Only(std::move(state)), run));
             }
             values[s] = std::move(state);
             break;
           }
           while (true) {
             RETURN_IF_ERROR(cancelled());
-            ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], {state}, run));
+            ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> keep_going, RunSequence(step.callees[0], Only(state), run));
             ASSIGN_OR_RETURN(int64_t go, ReadControl(lane, *keep_going));
             if (go == 0) break;
-            ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], {state}, run));
+            ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], Only(std::move(state)), run));
           }
           values[s] = std::move(state);
           break;
@@ -180,7 +183,8 @@ class GpuExecutable : public backend::Executable {
           } else if (index < 0 || index >= branches) {
             branch = branches - 1;  // out of range: the last branch, as XLA defines
           }
-          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[branch], {values[step.operands[branch + 1]]}, run));
+          ASSIGN_OR_RETURN(values[s], RunSequence(step.callees[branch],
+                                                  Only(Pass(values, sequence, q, s, step.operands[branch + 1])), run));
           break;
         }
         case GpuPlanStep::Kind::kAlias: {
@@ -252,7 +256,11 @@ class GpuExecutable : public backend::Executable {
           RETURN_IF_ERROR(cancelled());
           // One array per output (sort and scatter of several operands write a tuple).
           std::vector<CUdeviceptr> pointers;
-          if (step.hlo->shape().IsTuple()) {
+          if (step.update_region) {
+            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, RegionOutput(lane, values, sequence, q, s));
+            pointers.push_back(out->address());
+            values[s] = std::move(out);
+          } else if (step.hlo->shape().IsTuple()) {
             std::vector<std::shared_ptr<backend::Buffer>> elements;
             for (const Shape& element : step.hlo->shape().tuple_shapes()) {
               ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, element));
@@ -271,8 +279,13 @@ class GpuExecutable : public backend::Executable {
           }
           RETURN_IF_ERROR(CheckOperandValues(lane, step, values));
           if (step.elements == 0) break;
-          for (int o : step.operands) {
-            const auto* in = dynamic_cast<const GpuBuffer*>(values[o].get());
+          for (size_t i = 0; i < step.operands.size(); ++i) {
+            // An update region's kernel does not read operand 0: the output holds its value.
+            if (i == 0 && step.update_region) {
+              pointers.push_back(pointers[0]);
+              continue;
+            }
+            const auto* in = dynamic_cast<const GpuBuffer*>(values[step.operands[i]].get());
             if (in == nullptr) return absl::InternalError("gpu: kernel operand is not a gpu array");
             pointers.push_back(in->address());
           }
@@ -293,7 +306,8 @@ class GpuExecutable : public backend::Executable {
           const std::vector<CUfunction>& launches = functions_[q][s];
           for (size_t p = 0; p < launches.size(); ++p) {
             const bool rows = p == 0 && step.rows > 0;
-            const int64_t items = p == 0 ? (rows ? step.rows : step.elements) : step.phases[p - 1];
+            const int64_t first = step.update_region ? ShapeUtil::ElementsIn(step.hlo->operand(1)->shape()) : step.elements;
+            const int64_t items = p == 0 ? (rows ? step.rows : first) : step.phases[p - 1];
             if (items == 0) continue;
             const int64_t wanted = rows ? items : (items + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
             int64_t most = device_->multiprocessors * (rows ? 8 : 32);
@@ -315,6 +329,69 @@ class GpuExecutable : public backend::Executable {
       }
     }
     return values[sequence.root];
+  }
+
+  // A vector of the one value `value` (not an initializer list, whose copy would keep holding
+  // it while the callee runs).
+  static std::vector<std::shared_ptr<backend::Buffer>> Only(std::shared_ptr<backend::Buffer> value) {
+    std::vector<std::shared_ptr<backend::Buffer>> one;
+    one.push_back(std::move(value));
+    return one;
+  }
+
+  // Operand `o` of step `s` for a callee: moved out of `values` when this is its last read
+  // (no later step and no other operand passed with it reads it, and it is not the result),
+  // so that the callee may hold it alone; else a copy of the reference. A conditional passes
+  // one operand, to the branch it runs (lax.cond gives every branch the same value).
+  std::shared_ptr<backend::Buffer> Pass(std::vector<std::shared_ptr<backend::Buffer>>& values,
+                                        const GpuSequence& sequence, int q, int s, int o) const {
+    const GpuPlanStep& step = sequence.steps[s];
+    const bool once = step.kind == GpuPlanStep::Kind::kConditional ||
+                      std::count(step.operands.begin(), step.operands.end(), o) == 1;
+    if (o == sequence.root || last_use_[q][o] != s || !once) return values[o];
+    return std::move(values[o]);
+  }
+
+  // True when `value` is the only reference to its array and to every buffer it views: no
+  // other value of this execution, no caller (Execute keeps the arguments it was given), no
+  // constant and no other execution can read its bytes.
+  static bool Unshared(const std::shared_ptr<backend::Buffer>& value) {
+    const auto* array = dynamic_cast<const GpuBuffer*>(value.get());
+    if (array == nullptr || value.use_count() != 1 || !value->shape().IsArray()) return false;
+    for (; array->viewed() != nullptr; array = array->viewed().get()) {
+      if (array->viewed().use_count() != 1) return false;
+    }
+    return true;
+  }
+
+  // The output of update-region step `s` (GpuPlanStep::update_region), holding operand 0's
+  // value before the kernel writes the region: operand 0's own buffer, taken from `values`,
+  // when no later step reads that value and nothing else holds it (Pass's conditions and
+  // Unshared); else a new buffer with a device-to-device copy of it, queued on the stream.
+  absl::StatusOr<std::shared_ptr<GpuBuffer>> RegionOutput(Lane& lane, std::vector<std::shared_ptr<backend::Buffer>>& values,
+                                                          const GpuSequence& sequence, int q, int s) {
+    const GpuPlanStep& step = sequence.steps[s];
+    const Shape& shape = step.hlo->shape();
+    std::shared_ptr<backend::Buffer>& operand = values[step.operands[0]];
+    const auto* from = dynamic_cast<const GpuBuffer*>(operand.get());
+    if (from == nullptr || !ShapeUtil::Compatible(operand->shape(), shape) ||
+        from->size_bytes() != ShapeUtil::ByteSizeOf(shape)) {
+      return absl::InternalError(absl::StrCat("gpu: ", step.hlo->name(), "'s operand 0 is no gpu array of its shape"));
+    }
+    const std::vector<int>& operands = step.operands;
+    const int o = operands[0];
+    if (o != sequence.root && last_use_[q][o] == s && std::count(operands.begin(), operands.end(), o) == 1 &&
+        Unshared(operand)) {
+      auto taken = std::static_pointer_cast<GpuBuffer>(std::move(operand));
+      if (ShapeUtil::Equal(taken->shape(), shape)) return taken;
+      return std::make_shared<GpuBuffer>(device_, shape, std::move(taken));  // its bytes, the step's layout
+    }
+    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, step.hlo->shape()));
+    if (out->size_bytes() > 0) {
+      CUDA_RETURN_IF_ERROR(device_->driver, cuMemcpyDtoDAsync(out->address(), from->address(),
+                                                              static_cast<size_t>(out->size_bytes()), lane.stream));
+    }
+    return out;
   }
 
   // The key of rng step `step` in this execution: the interpreter's, from the seed, the

@@ -1,10 +1,13 @@
 #include "backends/gpu/gpu_compiler.h"
 
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -25,6 +28,39 @@ namespace {
 
 // Builds the plan's sequences: the entry's first, then one per call site of a while,
 // conditional or call (each after its caller's, as ValidateGpuPlan wants).
+// `computation`'s instructions in post order, except that each parameter's get-tuple-elements
+// (and theirs, for nested tuples) come right after it: a while body's state tuple is then read
+// and dropped before any kernel runs, so each element's buffer is held by its get-tuple-element
+// alone and an update of it (a KV cache's dynamic-update-slice) may write it in place
+// (GpuPlanStep::update_region).
+std::vector<const HloInstruction*> StepOrder(const HloComputation& computation) {
+  const std::vector<HloInstruction*> post_order = computation.MakeInstructionPostOrder();
+  absl::flat_hash_map<const HloInstruction*, size_t> position;
+  absl::flat_hash_set<const HloInstruction*> early;
+  for (const HloInstruction* hlo : post_order) {
+    position[hlo] = position.size();
+    if (hlo->opcode() != HloOpcode::kGetTupleElement || !hlo->control_predecessors().empty()) continue;
+    const HloInstruction* tuple = hlo->operand(0);
+    if (tuple->opcode() == HloOpcode::kParameter || early.contains(tuple)) early.insert(hlo);
+  }
+  std::vector<const HloInstruction*> order;
+  std::function<void(const HloInstruction*)> place = [&](const HloInstruction* hlo) {
+    order.push_back(hlo);
+    std::vector<const HloInstruction*> reads;
+    for (const HloInstruction* user : hlo->users()) {
+      if (early.contains(user)) reads.push_back(user);
+    }
+    std::sort(reads.begin(), reads.end(),
+              [&](const HloInstruction* a, const HloInstruction* b) { return position.at(a) < position.at(b); });
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    for (const HloInstruction* read : reads) place(read);
+  };
+  for (const HloInstruction* hlo : post_order) {
+    if (!early.contains(hlo)) place(hlo);
+  }
+  return order;
+}
+
 class PlanBuilder {
  public:
   explicit PlanBuilder(GpuPlan* plan) : plan_(plan) {}
@@ -36,7 +72,7 @@ class PlanBuilder {
     GpuSequence sequence;  // filled here: the callees' sequences grow plan_->sequences meanwhile
     sequence.computation = computation;
     absl::flat_hash_map<const HloInstruction*, int> position;
-    for (const HloInstruction* hlo : computation->MakeInstructionPostOrder()) {
+    for (const HloInstruction* hlo : StepOrder(*computation)) {
       GpuPlanStep step;
       step.hlo = hlo;
       for (const HloInstruction* operand : hlo->operands()) step.operands.push_back(position.at(operand));
@@ -276,6 +312,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.max_blocks = ptx.kernels[k].max_blocks;
       step.gemm = IsCublasGemm(*kernels[k]);
       step.scratch_bytes = ptx.kernels[k].scratch_bytes;
+      step.update_region = ptx.kernels[k].update_region;
     }
     plan.ptx = std::move(ptx.ptx);
   }

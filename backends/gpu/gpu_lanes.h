@@ -128,6 +128,8 @@ class GpuBuffer : public backend::Buffer {
   int64_t size_bytes() const override { return bytes_; }
   std::vector<std::shared_ptr<backend::Buffer>> tuple_elements() const override { return elements_; }
   CUdeviceptr address() const { return address_; }
+  // The buffer this one views (null: it owns its bytes or has none).
+  const std::shared_ptr<GpuBuffer>& viewed() const { return viewed_; }
 
  private:
   Device* const device_;

@@ -21,8 +21,9 @@ std::string SequencesText(const GpuPlan& plan) {
 }
 
 // One line per step: sequence kind instruction index elements rows gemm kernel operands
-// callees scratch_bytes phases max_blocks ("-" when none; plans before version 5 end at
-// callees, those of version 5 at scratch_bytes, of version 6 at phases).
+// callees scratch_bytes phases max_blocks update_region ("-" when none; plans before version 5
+// end at callees, those of version 5 at scratch_bytes, of version 6 at phases, of version 7
+// at max_blocks).
 std::string StepsText(const GpuPlan& plan) {
   std::string text;
   for (size_t q = 0; q < plan.sequences.size(); ++q) {
@@ -31,7 +32,8 @@ std::string StepsText(const GpuPlan& plan) {
                       s.rows, " ", s.gemm ? 1 : 0, " ", s.kernel.empty() ? "-" : s.kernel, " ",
                       s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), " ",
                       s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), " ", s.scratch_bytes, " ",
-                      s.phases.empty() ? "-" : absl::StrJoin(s.phases, ","), " ", s.max_blocks, "\n");
+                      s.phases.empty() ? "-" : absl::StrJoin(s.phases, ","), " ", s.max_blocks, " ",
+                      s.update_region ? 1 : 0, "\n");
     }
   }
   return text;
@@ -68,14 +70,17 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
   const int newest_kind = static_cast<int>(NewestStepKind(version));
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
-    int sequence = 0, kind = 0, gemm = 0;
+    int sequence = 0, kind = 0, gemm = 0, region = 0;
     GpuPlanStep step;
     // Before version 5 a line ends at the callees, before version 6 at the scratch bytes,
-    // before version 7 at the phases; a line with a newer field reads as an older plan only
-    // when that field asks for nothing (as with the kinds an older version did not have).
-    const bool with_scratch = f.size() >= 11, with_phases = f.size() >= 12, with_cap = f.size() == 13;
-    if (f.size() < 10 || f.size() > 13 || (version >= 5 && !with_scratch) || (version >= 6 && !with_phases) ||
-        (version >= 7 && !with_cap) ||
+    // before version 7 at the phases, before version 8 at the block cap; a line with a newer
+    // field reads as an older plan only when that field asks for nothing (as with the kinds an
+    // older version did not have).
+    const bool with_scratch = f.size() >= 11, with_phases = f.size() >= 12, with_cap = f.size() >= 13,
+               with_region = f.size() == 14;
+    if (f.size() < 10 || f.size() > 14 || (version >= 5 && !with_scratch) || (version >= 6 && !with_phases) ||
+        (version >= 7 && !with_cap) || (version >= 8 && !with_region) ||
+        (with_region && (!absl::SimpleAtoi(f[13], &region) || region < 0 || region > 1 || (version < 8 && region != 0))) ||
         (with_scratch && (!absl::SimpleAtoi(f[10], &step.scratch_bytes) || (version < 5 && step.scratch_bytes != 0))) ||
         (with_phases && version < 6 && f[11] != "-") ||
         (with_cap && (!absl::SimpleAtoi(f[12], &step.max_blocks) || step.max_blocks < 0 ||
@@ -90,6 +95,7 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
     GpuSequence& q = plan->sequences[sequence];
     step.kind = static_cast<GpuPlanStep::Kind>(kind);
     step.gemm = gemm == 1;
+    step.update_region = region == 1;
     step.hlo = q.computation->GetInstructionWithName(std::string(f[2]));
     if (step.hlo == nullptr) {
       return BadPlan(absl::StrCat("no instruction ", std::string(f[2]), " in ", q.computation->name()));
@@ -108,6 +114,19 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
 
 bool RowMajor(const Shape& shape) {
   return shape.IsArray() && shape.has_layout() && ShapeUtil::HasDescendingLayout(shape);
+}
+
+bool UpdatesRegionOnly(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kDynamicUpdateSlice || !hlo.shape().IsArray() || !hlo.shape().has_layout()) return false;
+  const Shape& operand = hlo.operand(0)->shape();
+  if (hlo.operand_count() != 2 + hlo.shape().rank() || !operand.IsArray() || !operand.has_layout() ||
+      !ShapeUtil::Equal(operand, hlo.shape()) || !hlo.operand(1)->shape().IsArray()) {
+    return false;
+  }
+  for (int64_t i = 2; i < hlo.operand_count(); ++i) {
+    if (!ShapeUtil::IsScalar(hlo.operand(i)->shape())) return false;
+  }
+  return true;
 }
 
 std::string PhaseEntry(const std::string& kernel, size_t phase) { return absl::StrCat(kernel, "_p", phase); }
@@ -341,6 +360,10 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
           if (!operand->shape().IsArray()) return BadPlan(absl::StrCat("kernel step ", i, " reads a tuple"));
         }
         if (s.gemm && !IsCublasGemm(*s.hlo)) return BadPlan(absl::StrCat("step ", i, " is not a cuBLAS gemm"));
+        if (s.update_region && (!UpdatesRegionOnly(*s.hlo) || s.rows != 0 || s.gemm || !s.phases.empty() ||
+                                s.scratch_bytes != 0)) {
+          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is no update of a region in place"));
+        }
         break;
       }
       case GpuPlanStep::Kind::kAlias:
@@ -391,6 +414,9 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
       if (items < 0 || s.kind != GpuPlanStep::Kind::kKernel) {
         return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") has a later launch over ", items, " items"));
       }
+    }
+    if (s.update_region && s.kind != GpuPlanStep::Kind::kKernel) {
+      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") updates a region but is no kernel"));
     }
     if (host_data && (!s.kernel.empty() || s.elements != 0 || s.rows != 0 || s.gemm)) {
       return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") moves host data but names a kernel"));

@@ -59,8 +59,8 @@ struct GpuTarget {
 // kinds and kernels with several outputs, version 4 the rng-state and feed kinds, version 5
 // the steps' scratch bytes, a field more per line; an older plan reads as a newer one without
 // the kinds it did not have and without scratch; version 6 the steps' later launches,
-// version 7 their block caps).
-inline constexpr int kGpuPlanFormatVersion = 7;
+// version 7 their block caps, version 8 the update-region flag).
+inline constexpr int kGpuPlanFormatVersion = 8;
 inline constexpr int kGpuPlanFormatOldestRead = 2;
 
 struct GpuPlanStep {
@@ -117,6 +117,12 @@ struct GpuPlanStep {
   // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
   // cuBLAS loads on the GPU machine, through `kernel` otherwise.
   bool gemm = false;
+  // A dynamic-update-slice (UpdatesRegionOnly) whose kernel writes only the update region,
+  // its threads striding over the update's elements, into an output that already holds
+  // operand 0's value: operand 0's own buffer when nothing else holds it and no later step
+  // reads it (the update then costs its own size, not the whole array's: a KV cache or a
+  // scan's outputs written row by row), else a device-to-device copy of it.
+  bool update_region = false;
   // The sequences (indices into GpuPlan::sequences) a while, conditional or call runs, of the
   // computations StepCallees names; each comes after the step's own sequence, so calls cannot
   // cycle.
@@ -171,6 +177,11 @@ uint64_t RngKernelKey(uint64_t seed, const std::string& name, uint64_t draw);
 // The arrays a kernel of result `shape` writes, in its parameters' order: the array, or the
 // elements of a tuple of arrays of one shape; none for any other shape.
 std::vector<const Shape*> KernelOutputs(const Shape& shape);
+
+// True for a dynamic-update-slice with scalar start indices whose operand 0 has the result's
+// shape and layout, so that a copy of operand 0's bytes is the result outside the update
+// region (GpuPlanStep::update_region).
+bool UpdatesRegionOnly(const HloInstruction& hlo);
 
 // True for an array whose layout is row-major (minor_to_major descending).
 bool RowMajor(const Shape& shape);

@@ -1,6 +1,7 @@
 // The plan's serialized form (gpu_plan.h) as far as the runtime alone reads it: steps' scratch
-// bytes (format version 5) and later launches (version 6) survive a round trip, older plans
-// still load without them, and damaged fields or values are refused.
+// bytes (format version 5), later launches (version 6), block caps (7) and update regions (8)
+// survive a round trip, older plans still load without them, and damaged fields or values are
+// refused.
 #include "backends/gpu/gpu_plan.h"
 
 #include <functional>
@@ -60,8 +61,10 @@ std::string Edited(const std::string& bytes, const std::string& version,
 }
 
 std::string WithoutLastField(const std::string& line) { return line.substr(0, line.rfind(' ')); }
-// A line as version 6 wrote it (no block cap), and as version 5 (no later launches either).
-std::string AsWrittenBySix(const std::string& line) { return WithoutLastField(line); }
+// A line as version 7 wrote it (no update-region flag), as version 6 (no block cap either),
+// and as version 5 (no later launches either).
+std::string AsWrittenBySeven(const std::string& line) { return WithoutLastField(line); }
+std::string AsWrittenBySix(const std::string& line) { return WithoutLastField(AsWrittenBySeven(line)); }
 std::string AsWrittenByFive(const std::string& line) { return WithoutLastField(AsWrittenBySix(line)); }
 
 TEST(GpuPlanTest, ScratchBytesSurviveTheRoundTrip) {
@@ -190,8 +193,8 @@ TEST(GpuPlanTest, BlockCapsSurviveTheRoundTripAndOlderPlansHaveNone) {
   // A version-7 line must have the cap; a version-6 one cannot ask for one; none is negative.
   for (const auto& [version, edit] : std::vector<std::pair<std::string, std::function<std::string(const std::string&)>>>{
            {"7", AsWrittenBySix},
-           {"6", [](const std::string& l) { return l; }},
-           {"7", [](const std::string& l) { return WithoutLastField(l) + " -2"; }}}) {
+           {"6", AsWrittenBySeven},
+           {"7", [](const std::string& l) { return WithoutLastField(AsWrittenBySeven(l)) + " -2"; }}}) {
     absl::StatusOr<GpuPlan> read = DeserializeGpuPlan(Edited(*bytes, version, edit));
     EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << version << ": " << read.status();
   }
@@ -200,6 +203,108 @@ TEST(GpuPlanTest, BlockCapsSurviveTheRoundTripAndOlderPlansHaveNone) {
   absl::Status s = ValidateGpuPlan(parameter);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_THAT(std::string(s.message()), HasSubstr("caps its launch at 2 blocks"));
+}
+
+// A plan of one dynamic-update-slice kernel step whose kernel writes the update region only.
+GpuPlan RegionPlan() {
+  GpuPlan plan;
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(R"(HloModule m
+ENTRY main {
+  a = f32[8,4]{1,0} parameter(0)
+  u = f32[2,4]{1,0} parameter(1)
+  i = s32[] parameter(2)
+  z = s32[] constant(0)
+  ROOT d = f32[8,4]{1,0} dynamic-update-slice(a, u, i, z)
+}
+)");
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return plan;
+  plan.module = *std::move(module);
+  plan.ptx = "// kernels";
+  GpuSequence& entry = plan.sequences.emplace_back();
+  entry.computation = plan.module->entry_computation();
+  for (const HloInstruction* hlo : entry.computation->MakeInstructionPostOrder()) {
+    GpuPlanStep& step = entry.steps.emplace_back();
+    step.hlo = hlo;
+    for (const HloInstruction* operand : hlo->operands()) {
+      for (size_t k = 0; k < entry.steps.size(); ++k) {
+        if (entry.steps[k].hlo == operand) step.operands.push_back(static_cast<int>(k));
+      }
+    }
+    if (hlo->opcode() == HloOpcode::kParameter) {
+      step.kind = GpuPlanStep::Kind::kParameter;
+      step.index = hlo->parameter_number();
+    } else if (hlo->opcode() == HloOpcode::kConstant) {
+      step.kind = GpuPlanStep::Kind::kConstant;
+    } else {
+      step.kind = GpuPlanStep::Kind::kKernel;
+      step.kernel = "k0_d";
+      step.elements = 32;
+      step.update_region = true;
+      entry.root = static_cast<int>(entry.steps.size()) - 1;
+    }
+  }
+  return plan;
+}
+
+TEST(GpuPlanTest, UpdateRegionsSurviveTheRoundTripAndOlderPlansHaveNone) {
+  GpuPlan plan = RegionPlan();
+  ASSERT_TRUE(ValidateGpuPlan(plan).ok()) << ValidateGpuPlan(plan);
+  EXPECT_TRUE(UpdatesRegionOnly(*plan.module->entry_computation()->root_instruction()));
+  absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->entry().steps[plan.entry().root].update_region);
+  EXPECT_FALSE(back->entry().steps[0].update_region);
+  EXPECT_EQ(*SerializeGpuPlan(*back), *bytes);
+  // A version-7 plan's dynamic-update-slice kernels write the whole output.
+  absl::StatusOr<GpuPlan> seven = DeserializeGpuPlan(Edited(*bytes, "7", AsWrittenBySeven));
+  ASSERT_TRUE(seven.ok()) << seven.status();
+  EXPECT_FALSE(seven->entry().steps[seven->entry().root].update_region);
+  // A version-8 line must have the flag; a version-7 one cannot set it; it is 0 or 1.
+  for (const auto& [version, edit] : std::vector<std::pair<std::string, std::function<std::string(const std::string&)>>>{
+           {"8", AsWrittenBySeven},
+           {"7", [](const std::string& l) { return l; }},
+           {"8", [](const std::string& l) { return AsWrittenBySeven(l) + " 2"; }}}) {
+    absl::StatusOr<GpuPlan> read = DeserializeGpuPlan(Edited(*bytes, version, edit));
+    EXPECT_TRUE(absl::IsInvalidArgument(read.status())) << version << ": " << read.status();
+    EXPECT_THAT(std::string(read.status().message()), HasSubstr("malformed step"));
+  }
+}
+
+TEST(GpuPlanTest, ValidationRefusesUpdateRegionsOfOtherSteps) {
+  GpuPlan negate = KernelPlan(0);
+  negate.entry().steps[1].update_region = true;
+  absl::Status s = ValidateGpuPlan(negate);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is no update of a region in place"));
+  GpuPlan parameter = RegionPlan();
+  parameter.entry().steps[0].update_region = true;
+  s = ValidateGpuPlan(parameter);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("updates a region but is no kernel"));
+  GpuPlan with_scratch = RegionPlan();
+  with_scratch.entry().steps[with_scratch.entry().root].scratch_bytes = 64;
+  s = ValidateGpuPlan(with_scratch);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is no update of a region in place"));
+}
+
+TEST(GpuPlanTest, OnlyLaidOutUpdatesOfScalarStartsUpdateARegion) {
+  for (const char* text : {
+           // operand 0 in another layout than the result
+           "ENTRY e {\n a = f32[8,4]{0,1} parameter(0)\n u = f32[2,4]{1,0} parameter(1)\n i = s32[] parameter(2)\n"
+           " ROOT d = f32[8,4]{1,0} dynamic-update-slice(a, u, i, i)\n}\n",
+           // one start-index vector (the old form)
+           "ENTRY e {\n a = f32[8,4]{1,0} parameter(0)\n u = f32[2,4]{1,0} parameter(1)\n i = s32[2]{0} parameter(2)\n"
+           " ROOT d = f32[8,4]{1,0} dynamic-update-slice(a, u, i)\n}\n",
+       }) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseAndReturnUnverifiedModule(std::string("HloModule m\n") + text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_FALSE(UpdatesRegionOnly(*(*module)->entry_computation()->root_instruction())) << text;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "backends/gpu/ptx_emitter.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "backends/gpu/libdevice.h"
 #include "backends/gpu/ptx_kernel_util.h"
 #include "backends/gpu/ptx_sort.h"
+#include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -153,6 +155,38 @@ absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo, in
                          });
 }
 
+// A dynamic-update-slice's update region (GpuPlanStep::update_region): a thread per update
+// element writes it where the start indices, clamped into the operand as XLA clamps them,
+// put it. The rest of the output already holds operand 0's value, which is not read.
+absl::Status EmitUpdateRegionBody(KernelContext& k, const HloInstruction* hlo) {
+  llvm::IRBuilder<>& b = *k.b;
+  const Shape& out = hlo->shape();
+  const Shape& update = hlo->operand(1)->shape();
+  std::vector<llvm::Value*> start;
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    ASSIGN_OR_RETURN(cpu::Generator index, k.operand(2 + d));
+    ASSIGN_OR_RETURN(llvm::Value* v, index(cpu::IrIndex{}));
+    const PrimitiveType type = hlo->operand(2 + d)->shape().element_type();
+    v = primitive_util::IsUnsignedIntegralType(type) ? b.CreateZExtOrTrunc(v, b.getInt64Ty())
+                                                     : b.CreateSExtOrTrunc(v, b.getInt64Ty());
+    const int64_t most = std::max<int64_t>(0, out.dimensions(static_cast<int>(d)) - update.dimensions(static_cast<int>(d)));
+    v = b.CreateSelect(b.CreateICmpSLT(v, b.getInt64(0)), b.getInt64(0), v);
+    start.push_back(b.CreateSelect(b.CreateICmpSGT(v, b.getInt64(most)), b.getInt64(most), v));
+  }
+  ASSIGN_OR_RETURN(cpu::Generator read, k.operand(1));
+  return EmitChunkedLoop(&b, GlobalThread(&b), ShapeUtil::ElementsIn(update), GridThreads(&b), 1, "u",
+                         [&](llvm::Value* i) -> absl::Status {
+                           const cpu::IrIndex at = IndexOf(&b, update, i);
+                           ASSIGN_OR_RETURN(llvm::Value* value, read(at));
+                           cpu::IrIndex target;
+                           for (size_t d = 0; d < start.size(); ++d) {
+                             target.multi.push_back(b.CreateAdd(at.multi[d], start[d], "", true, true));
+                           }
+                           k.elemental->StoreElement(value, k.kernel->getArg(0), out, target);
+                           return absl::OkStatus();
+                         });
+}
+
 }  // namespace
 
 namespace {
@@ -243,6 +277,11 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
       if (p > 0) kernel->phases.push_back(launches[p].items);
     }
     return absl::OkStatus();
+  }
+  if (UpdatesRegionOnly(*hlo)) {
+    kernel->update_region = true;
+    return EmitKernelFunction(module, hlo, kernel->name,
+                              [&](KernelContext& k) { return EmitUpdateRegionBody(k, hlo); }, scratch);
   }
   const std::vector<const HloInstruction*> reductions = RowReductions(*hlo);
   kernel->rows = reductions.empty() ? 0 : hlo->shape().dimensions(0);

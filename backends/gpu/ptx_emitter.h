@@ -22,7 +22,9 @@
 //  - scatter: a first launch copies the operands into the outputs, a thread per element; a
 //    second combines the updates into them, as ScatterStrategy below says;
 //  - select-and-scatter: a thread per output element when few windows overlap each element,
-//    else a fill launch, then an update launch (ScatterStrategy).
+//    else a fill launch, then an update launch (ScatterStrategy);
+//  - dynamic-update-slice (UpdatesRegionOnly): a thread per update element, writing only the
+//    update region of an output that already holds operand 0 (GpuPlanStep::update_region).
 // A kernel whose result is a tuple (sort, scatter, reduce or reduce-window of several
 // operands, or a fusion with such a reduce at its root) takes a pointer per output array
 // first.
@@ -50,6 +52,8 @@ struct PtxKernel {
   // GpuPlanStep::scratch_bytes: a long sort's permutations (ptx_sort.h), a kLastUpdateWins
   // scatter's update positions.
   int64_t scratch_bytes = 0;
+  // GpuPlanStep::update_region: the launch covers the update's elements, not the output's.
+  bool update_region = false;
 };
 
 struct PtxModule {

@@ -78,6 +78,7 @@ int DeviceOfLocked(CUdeviceptr p) {
 std::string last_image;
 std::atomic<int> launches{0};
 std::atomic<int> device_to_host_copies{0};
+std::atomic<int64_t> device_to_device_bytes{0};
 // A CUmodule points to its image (PTX text); a CUfunction to one of these, whose first
 // member is the kernel's name (launch handlers read it as a C string).
 struct FakeFunction {
@@ -287,6 +288,7 @@ CUresult FakeMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream str
   int device;
   if (const CUresult r = WorkDevice(stream, &device); r != CUDA_SUCCESS) return r;
   if (!OnDevice(dst, n, device) || !OnDevice(src, n, device)) return CUDA_ERROR_INVALID_VALUE;
+  device_to_device_bytes += static_cast<int64_t>(n);
   return Submit(stream, [=] {
     std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
     return CUDA_SUCCESS;
@@ -535,6 +537,9 @@ extern "C" __attribute__((visibility("default"))) const char* xla_fake_cuda_last
 }
 extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_device_to_host_copies() {
   return device_to_host_copies.load();
+}
+extern "C" __attribute__((visibility("default"))) int64_t xla_fake_cuda_device_to_device_bytes() {
+  return device_to_device_bytes.load();
 }
 // `handler` (null: none) runs each launched kernel in place of the device: the parameters
 // are pointers to the kernel's CUdeviceptr arguments, which are host addresses here.

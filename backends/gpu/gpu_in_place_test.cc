@@ -1,0 +1,293 @@
+// dynamic-update-slice on gpu writes only its update region (GpuPlanStep::update_region): into
+// operand 0's own buffer when nothing else holds it and nothing reads it later, else into a
+// device-to-device copy of it. Run on the kernel emulator: results agree with the interpreter,
+// the fake driver's count of device-to-device bytes shows which updates copied, and values
+// read later, the caller's arguments and constants keep their bytes.
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/gpu/testing/emulated_gpu.h"
+#include "backends/gpu/testing/gpu_test_modules.h"
+#include "backends/testing/hlo_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/status_macros.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+using ::xla::testing::LiteralNear;
+using ::xla::testing::RunHloOn;
+using ::xla::testing::SharedInterpreter;
+namespace modules = ::xla::gpu::testing;
+
+// Bytes the fake driver has copied device to device since the process started.
+int64_t DeviceToDeviceBytes() {
+  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(lib, nullptr);
+  if (lib == nullptr) return -1;
+  auto hook = reinterpret_cast<int64_t (*)()>(dlsym(lib, "xla_fake_cuda_device_to_device_bytes"));
+  EXPECT_NE(hook, nullptr);
+  return hook == nullptr ? -1 : hook();
+}
+
+struct Outcome {
+  Literal result;
+  int64_t copied = 0;  // device-to-device bytes while it ran
+};
+
+// Runs `hlo` on the emulated gpu with `args`, checks the result against the interpreter's and
+// that every argument's device buffer still holds the argument afterwards.
+absl::StatusOr<Outcome> RunChecked(const std::string& hlo, const std::vector<Literal>& args) {
+  backend::Backend* gpu = EmulatedGpu();
+  if (gpu == nullptr) return absl::UnavailableError("no emulated gpu");
+  ASSIGN_OR_RETURN(Literal expected, RunHloOn(*SharedInterpreter(), hlo, args));
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseAndReturnUnverifiedModule(hlo));
+  ASSIGN_OR_RETURN(std::unique_ptr<backend::Executable> executable,
+                   gpu->Compile(std::move(module), backend::CompileOptions()));
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (const Literal& arg : args) {
+    ASSIGN_OR_RETURN(buffers.emplace_back(), gpu->TransferToDevice(arg, 0));
+  }
+  const int64_t before = DeviceToDeviceBytes();
+  ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> out, executable->Execute(buffers, backend::ExecuteOptions()));
+  Outcome outcome;
+  ASSIGN_OR_RETURN(outcome.result, gpu->TransferFromDevice(*out));
+  outcome.copied = DeviceToDeviceBytes() - before;
+  if (!LiteralNear(expected, outcome.result.Clone(), 0, 0)) {
+    return absl::InternalError(absl::StrCat("gpu disagrees with the interpreter: ", outcome.result.ToString()));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    ASSIGN_OR_RETURN(Literal after, gpu->TransferFromDevice(*buffers[i]));
+    if (!(after == args[i])) return absl::InternalError(absl::StrCat("argument ", i, " was overwritten"));
+  }
+  return outcome;
+}
+
+// A decoding loop's KV cache: iteration i writes row i of a [64, 1024] cache, 64 iterations
+// (a counted loop), with weights passed through the state unchanged (read after the update in
+// post order: the plan reads every element of the state first, StepOrder). The cache starts as
+// the caller's argument, which must not change: the first update copies it, the 63 after it
+// write the loop's own buffer in place.
+constexpr char kCacheLoop[] = R"(HloModule kv_cache
+
+body {
+  s = (s32[], f32[64,1024], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  cache = f32[64,1024] get-tuple-element(s), index=1
+  x = f32[] convert(i)
+  row = f32[1,1024] broadcast(x), dimensions={}
+  io = f32[1,1024] iota(), iota_dimension=1
+  v = f32[1,1024] add(row, io)
+  zero = s32[] constant(0)
+  updated = f32[64,1024] dynamic-update-slice(cache, v, i, zero)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  w = f32[8] get-tuple-element(s), index=2
+  ROOT t = (s32[], f32[64,1024], f32[8]) tuple(next, updated, w)
+}
+
+cond {
+  s = (s32[], f32[64,1024], f32[8]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  k = s32[] constant(64)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+
+ENTRY e {
+  c = f32[64,1024] parameter(0)
+  w = f32[8] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[64,1024], f32[8]) tuple(z, c, w)
+  l = (s32[], f32[64,1024], f32[8]) while(init), condition=cond, body=body
+  ROOT r = f32[64,1024] get-tuple-element(l), index=1
+}
+)";
+
+TEST(GpuInPlaceTest, ACacheLoopCopiesTheCallersCacheOnceThenUpdatesInPlace) {
+  std::vector<Literal> args;
+  args.push_back(modules::RandomLiteral(F32, {64, 1024}, 3));
+  args.push_back(modules::RandomLiteral(F32, {8}, 4));
+  absl::StatusOr<Outcome> run = RunChecked(kCacheLoop, args);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->copied, 64 * 1024 * 4) << "one copy of the cache, not one per iteration";
+}
+
+// A scan's outputs: a loop whose trip count is data (the bound is in the state) writes row i
+// of ys, which starts as a kernel's zeros, each iteration. Nothing but the loop holds ys:
+// no update copies it.
+constexpr char kScanLoop[] = R"(HloModule scan
+
+body {
+  s = (s32[], s32[], f32[16], f32[48,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  carry = f32[16] get-tuple-element(s), index=2
+  ys = f32[48,16] get-tuple-element(s), index=3
+  half = f32[16] constant({0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5})
+  scaled = f32[16] multiply(carry, half)
+  x = f32[] convert(i)
+  xs = f32[16] broadcast(x), dimensions={}
+  c2 = f32[16] add(scaled, xs)
+  y = f32[1,16] reshape(c2)
+  zero = s32[] constant(0)
+  ys2 = f32[48,16] dynamic-update-slice(ys, y, i, zero)
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  ROOT t = (s32[], s32[], f32[16], f32[48,16]) tuple(next, n, c2, ys2)
+}
+
+cond {
+  s = (s32[], s32[], f32[16], f32[48,16]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] get-tuple-element(s), index=1
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+ENTRY e {
+  c = f32[16] parameter(0)
+  n = s32[] parameter(1)
+  z = s32[] constant(0)
+  f0 = f32[] constant(0)
+  ys = f32[48,16] broadcast(f0), dimensions={}
+  init = (s32[], s32[], f32[16], f32[48,16]) tuple(z, n, c, ys)
+  w = (s32[], s32[], f32[16], f32[48,16]) while(init), condition=cond, body=body
+  ROOT r = f32[48,16] get-tuple-element(w), index=3
+}
+)";
+
+TEST(GpuInPlaceTest, AScanWritesItsOutputsInPlaceInADataDependentLoop) {
+  std::vector<Literal> args;
+  args.push_back(modules::RandomLiteral(F32, {16}, 5));
+  args.push_back(Literal::CreateR0<int32_t>(40));
+  absl::StatusOr<Outcome> run = RunChecked(kScanLoop, args);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->copied, 0);
+}
+
+// Outside loops: an update whose operand is read again later (the tuple's first element) must
+// copy it, and both values come out right; one whose operand nothing else reads (a chain of
+// two updates of a fresh array) copies nothing. Start indices out of range are clamped.
+TEST(GpuInPlaceTest, AnOperandReadLaterIsCopiedAndAChainOfUpdatesIsNot) {
+  constexpr char kReadLater[] = R"(HloModule read_later
+ENTRY e {
+  p = f32[32,8] parameter(0)
+  u = f32[4,8] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[32,8] add(p, p)
+  zero = s32[] constant(0)
+  d = f32[32,8] dynamic-update-slice(a, u, i, zero)
+  ROOT t = (f32[32,8], f32[32,8]) tuple(a, d)
+}
+)";
+  constexpr char kChain[] = R"(HloModule chain
+ENTRY e {
+  p = f32[32,8] parameter(0)
+  u = f32[4,8] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[32,8] add(p, p)
+  zero = s32[] constant(0)
+  d = f32[32,8] dynamic-update-slice(a, u, i, zero)
+  m = s32[] constant(-7)
+  ROOT e = f32[32,8] dynamic-update-slice(d, u, m, i)
+}
+)";
+  for (int32_t start : {3, -5, 30, 1000}) {
+    std::vector<Literal> args;
+    args.push_back(modules::RandomLiteral(F32, {32, 8}, 11));
+    args.push_back(modules::RandomLiteral(F32, {4, 8}, 12));
+    args.push_back(Literal::CreateR0<int32_t>(start));
+    absl::StatusOr<Outcome> read_later = RunChecked(kReadLater, args);
+    ASSERT_TRUE(read_later.ok()) << start << ": " << read_later.status();
+    EXPECT_EQ(read_later->copied, 32 * 8 * 4) << start;
+    absl::StatusOr<Outcome> chain = RunChecked(kChain, args);
+    ASSERT_TRUE(chain.ok()) << start << ": " << chain.status();
+    EXPECT_EQ(chain->copied, 0) << start;
+  }
+}
+
+// The caller's argument updated directly, a constant updated (twice: the second execution must
+// see the constant unchanged), and a conditional's branch updating the value it is passed
+// (moved to it: no copy).
+TEST(GpuInPlaceTest, ArgumentsAndConstantsAreCopiedAndBranchesUpdateWhatTheyAreGiven) {
+  constexpr char kArgument[] = R"(HloModule argument
+ENTRY e {
+  p = u8[64] parameter(0)
+  u = u8[8] parameter(1)
+  i = u32[] parameter(2)
+  ROOT d = u8[64] dynamic-update-slice(p, u, i)
+}
+)";
+  std::vector<Literal> args;
+  args.push_back(modules::RandomLiteral(U8, {64}, 21, 200));
+  args.push_back(modules::RandomLiteral(U8, {8}, 22, 200));
+  args.push_back(Literal::CreateR0<uint32_t>(4000000000u));
+  absl::StatusOr<Outcome> argument = RunChecked(kArgument, args);
+  ASSERT_TRUE(argument.ok()) << argument.status();
+  EXPECT_EQ(argument->copied, 64);
+
+  constexpr char kConstant[] = R"(HloModule constant
+ENTRY e {
+  c = s32[6] constant({1, 2, 3, 4, 5, 6})
+  u = s32[2] parameter(0)
+  i = s32[] parameter(1)
+  ROOT d = s32[6] dynamic-update-slice(c, u, i)
+}
+)";
+  backend::Backend* gpu = EmulatedGpu();
+  ASSERT_NE(gpu, nullptr);
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(kConstant);
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<std::unique_ptr<backend::Executable>> executable =
+      gpu->Compile(*std::move(module), backend::CompileOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  for (int32_t start : {0, 4}) {
+    std::vector<std::shared_ptr<backend::Buffer>> buffers = {*gpu->TransferToDevice(Literal::CreateR1<int32_t>({-1, -2}), 0),
+                                                             *gpu->TransferToDevice(Literal::CreateR0<int32_t>(start), 0)};
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*executable)->Execute(buffers, backend::ExecuteOptions());
+    ASSERT_TRUE(out.ok()) << out.status();
+    absl::StatusOr<Literal> got = gpu->TransferFromDevice(**out);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, start == 0 ? Literal::CreateR1<int32_t>({-1, -2, 3, 4, 5, 6})
+                               : Literal::CreateR1<int32_t>({1, 2, 3, 4, -1, -2}));
+  }
+
+  constexpr char kBranch[] = R"(HloModule branch
+yes {
+  a = f32[16,4] parameter(0)
+  one = f32[] constant(1)
+  u = f32[2,4] broadcast(one), dimensions={}
+  k = s32[] constant(5)
+  zero = s32[] constant(0)
+  ROOT d = f32[16,4] dynamic-update-slice(a, u, k, zero)
+}
+no {
+  ROOT a = f32[16,4] parameter(0)
+}
+ENTRY e {
+  p = f32[16,4] parameter(0)
+  b = pred[] parameter(1)
+  a = f32[16,4] negate(p)
+  ROOT c = f32[16,4] conditional(b, a, a), true_computation=yes, false_computation=no
+}
+)";
+  for (bool take : {true, false}) {
+    std::vector<Literal> branch_args;
+    branch_args.push_back(modules::RandomLiteral(F32, {16, 4}, 31));
+    branch_args.push_back(Literal::CreateR0<bool>(take));
+    absl::StatusOr<Outcome> branch = RunChecked(kBranch, branch_args);
+    ASSERT_TRUE(branch.ok()) << take << ": " << branch.status();
+    EXPECT_EQ(branch->copied, 0) << take;
+  }
+}
+
+}  // namespace
+}  // namespace gpu
+}  // namespace xla
