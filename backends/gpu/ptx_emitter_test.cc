@@ -414,6 +414,33 @@ TEST(PtxEmitterTest, IntegerBf16PredicateAndDataMovementKernels) {
   ExpectAssembles(*m);
 }
 
+// A dynamic-update-slice of scalar starts is a kernel over its update's elements
+// (GpuPlanStep::update_region) that assembles; operand 0 in another layout than the result is
+// first relaid out by a kernel of its own (layout assignment), then updated the same way.
+TEST(PtxEmitterTest, DynamicUpdateSlicesWriteTheirUpdateRegion) {
+  for (const char* layout : {"{1,0}", "{0,1}"}) {
+    const std::string text = absl::StrCat(R"(HloModule dus
+ENTRY e {
+  a = f32[64,32])", layout, R"( parameter(0)
+  u = f32[3,32]{1,0} parameter(1)
+  i = s64[] parameter(2)
+  j = s64[] parameter(3)
+  ROOT d = f32[64,32]{1,0} dynamic-update-slice(a, u, i, j)
+}
+)");
+    absl::StatusOr<GpuPlan> plan = CompilePlan(text);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const std::vector<const GpuPlanStep*> steps = KernelSteps(*plan, HloOpcode::kDynamicUpdateSlice);
+    ASSERT_EQ(steps.size(), 1u) << layout;
+    EXPECT_TRUE(steps[0]->update_region) << layout;
+    EXPECT_EQ(steps[0]->elements, 64 * 32);
+    size_t kernels = 0;
+    for (const GpuPlanStep& step : plan->entry().steps) kernels += step.kind == GpuPlanStep::Kind::kKernel;
+    EXPECT_EQ(kernels, std::string(layout) == "{1,0}" ? 1u : 2u) << layout;
+    EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+  }
+}
+
 TEST(PtxEmitterTest, ContractionsWindowsAndIndexing) {
   Lowered l = Lower(modules::kContractionsModule);
   ASSERT_FALSE(l.kernels.empty());

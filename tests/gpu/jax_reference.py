@@ -3,7 +3,8 @@
 The same computations as the curated benchmark modules (backends/gpu/testing/gpu_test_modules.h),
 written with jax.numpy and compiled by JAX's own XLA: GELU (tanh form) over f32[16384,16384],
 row softmax over f32[16384,16384], an 8192^3 bf16 matmul, the MLP forward at batch 4096 (f32,
-default precision), a stable argsort of 16M f32 keys and a 1000-step fori_loop over f32[4096].
+default precision), a stable argsort of 16M f32 keys, a 1000-step fori_loop over f32[4096] and
+256 row updates of a f32[4096,4096] KV cache in a fori_loop.
 Prints one markdown row per benchmark (median of 10 after a warm-up); prints a single line saying
 why and exits 0 where JAX or its GPU is missing.
 """
@@ -76,6 +77,16 @@ def main():
     x = jax.random.uniform(key, (4096,), jnp.float32, -2, 2)
     s = median_seconds(jax.jit(lambda v: jax.lax.fori_loop(0, 1000, lambda i, y: y * 0.999 + 0.001, v)), x)
     rows.append(f"| jax counted_loop_1000 | {s * 1e3:.3f} ms, {s * 1e6 / 1000:.2f} us per iteration | "
+                f"JAX {jax.__version__} |")
+    cache = jax.random.uniform(key, (4096, 4096), jnp.float32, -2, 2)
+
+    def kv_cache(c):
+        def step(i, c):
+            return c.at[i].set(i.astype(jnp.float32) + jnp.arange(4096, dtype=jnp.float32))
+        return jax.lax.fori_loop(0, 256, step, c)
+
+    s = median_seconds(jax.jit(kv_cache), cache)
+    rows.append(f"| jax kv_cache_update_256 | {s * 1e3:.3f} ms, {s * 1e6 / 256:.2f} us per update | "
                 f"JAX {jax.__version__} |")
     for row in rows:
         print(row)

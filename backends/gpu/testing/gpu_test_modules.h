@@ -663,6 +663,24 @@ inline std::string CountedLoopModule(int64_t iterations, int64_t n) {
          " while(init), condition=cond, body=body\n  ROOT r = " + x + " get-tuple-element(w), index=1\n}\n";
 }
 
+// A decoding loop's KV-cache update: `iterations` steps each writing row i of a
+// f32[rows, width] cache held in the loop state (i + iota over the row), as fori_loop with
+// cache.at[i].set(...) lowers. The gpu runtime writes the row in place (after one copy of the
+// caller's cache), so a step costs its row, not the cache (GpuPlanStep::update_region).
+inline std::string KvCacheModule(int64_t iterations, int64_t rows, int64_t width) {
+  const std::string w = std::to_string(width), c = "f32[" + std::to_string(rows) + "," + w + "]",
+                    state = "(s32[], " + c + ")", row = "f32[1," + w + "]";
+  return "HloModule kv_cache\ncond {\n  p = " + state + " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+         "  n = s32[] constant(" + std::to_string(iterations) + ")\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+         "body {\n  p = " + state + " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  cache = " + c +
+         " get-tuple-element(p), index=1\n  x = f32[] convert(i)\n  bx = " + row + " broadcast(x), dimensions={}\n"
+         "  io = " + row + " iota(), iota_dimension=1\n  v = " + row + " add(bx, io)\n  zero = s32[] constant(0)\n"
+         "  updated = " + c + " dynamic-update-slice(cache, v, i, zero)\n  one = s32[] constant(1)\n"
+         "  next = s32[] add(i, one)\n  ROOT t = " + state + " tuple(next, updated)\n}\nENTRY main {\n  cache = " + c +
+         " parameter(0)\n  zero = s32[] constant(0)\n  init = " + state + " tuple(zero, cache)\n  w = " + state +
+         " while(init), condition=cond, body=body\n  ROOT r = " + c + " get-tuple-element(w), index=1\n}\n";
+}
+
 inline constexpr char kDefaultPrecisionDotModule[] = R"(HloModule dot_default
 ENTRY main {
   a = f32[256,512] parameter(0)
@@ -704,6 +722,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"sort_long_rows_stable", kLongSortModule, "0 0"},
       {"argsort_1M", ArgsortModule(int64_t{1} << 20), "0 0"},
       {"counted_loop_100", CountedLoopModule(100, 4096), "1e-5 1e-7"},
+      {"kv_cache_update_64", KvCacheModule(64, 256, 1024), "0 0"},
       {"scatter_duplicates_unique_out_of_bounds", kScatterModule, "1e-6 1e-6"},
       {"scatter_atomic_contention", kScatterContentionModule, "0 0"},
       {"select_and_scatter_variadic_scatter", kSelectAndScatterModule, "0 0"},
@@ -722,6 +741,8 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"matmul_bf16_8192", kMatmulBf16Module, "bench flops 1099511627776"},
       {"argsort_16M", ArgsortModule(int64_t{1} << 24), "bench"},
       {"counted_loop_1000", CountedLoopModule(1000, 4096), "bench"},
+      // 256 rows of a 64 MiB cache: in place, about 256 small kernels; copying, 32 GiB moved.
+      {"kv_cache_update_256", KvCacheModule(256, 4096, 4096), "bench"},
   };
 }
 
