@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/cublas_library.h"
 #include "backends/gpu/gpu_lanes.h"
@@ -83,17 +84,25 @@ class GpuExecutable : public backend::Executable {
       return absl::InvalidArgumentError(absl::StrCat("gpu: ", plan_.module->name(), " takes ", entry.num_parameters(),
                                                      " arguments, got ", arguments.size()));
     }
+    Run run{options, options.rng_seed != 0 ? options.rng_seed : kDefaultRngSeed};
+    // The caller's span holds every argument while this runs, so an argument is never
+    // Unshared, except the buffers of a donated one (backend.h): the caller's one reference
+    // to each then does not count (Run::given), any other still does.
+    for (int64_t d : options.donated_arguments) {
+      if (d < 0 || d >= static_cast<int64_t>(arguments.size())) {
+        return absl::InvalidArgumentError(absl::StrCat("gpu: donated argument ", d, " does not exist"));
+      }
+      if (arguments[d] != nullptr) Give(arguments[d], &run.given);
+    }
     LaneLease lease(device_);
     RETURN_IF_ERROR(UseContext(*device_));
-    Lane& lane = lease.lane();
+    run.lane = &lease.lane();
     std::vector<std::shared_ptr<backend::Buffer>> args;
     for (size_t i = 0; i < arguments.size(); ++i) {
       ASSIGN_OR_RETURN(args.emplace_back(),
-                       PrepareArgument(lane, arguments[i], entry.parameter_instruction(i)->shape(), i));
+                       PrepareArgument(*run.lane, arguments[i], entry.parameter_instruction(i)->shape(), i));
     }
-    Run run{options, lane, options.rng_seed != 0 ? options.rng_seed : kDefaultRngSeed};
-    // A copy of `args`: the caller's buffers stay held here, so none is written in place.
-    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, RunSequence(0, args, run));
+    ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> result, RunSequence(0, std::move(args), run));
     RETURN_IF_ERROR(lease.Finish());
     return result;
   }
@@ -103,20 +112,31 @@ class GpuExecutable : public backend::Executable {
   // each rng op's key; see RngKernelKey).
   struct Run {
     const backend::ExecuteOptions& options;
-    Lane& lane;  // the execution's stream: every step's work is queued on it in order
     uint64_t rng_seed;
     uint64_t rng_draws = 0;
+    Lane* lane = nullptr;  // the execution's stream: every step's work is queued on it in order
+    // The buffers of donated arguments: one reference to each, the caller's (its span's or a
+    // parent tuple's), may be disregarded (Unshared).
+    absl::flat_hash_set<const backend::Buffer*> given;
   };
+
+  // Adds `buffer` and its tuple elements, depth first, to `given`. Each holds at least one
+  // reference from the caller's side (the span's, or its parent tuple's); Unshared allows
+  // exactly one, so a buffer held anywhere else as well is never taken.
+  static void Give(const std::shared_ptr<backend::Buffer>& buffer, absl::flat_hash_set<const backend::Buffer*>* given) {
+    given->insert(buffer.get());
+    for (const std::shared_ptr<backend::Buffer>& element : buffer->tuple_elements()) Give(element, given);
+  }
 
   // Runs sequence `q` on `args` (its parameters' values); the result may still be being
   // computed on the stream. Every value lives until the stream is done with it: freed blocks
   // may be reused by later kernels of this stream only, which run after the readers. A caller
   // passes a value it no longer needs by move (Pass), so that the callee may write it in
-  // place (RegionOutput); Execute keeps the caller's arguments, which are never written.
+  // place (RegionOutput); the caller's arguments are never written unless donated.
   absl::StatusOr<std::shared_ptr<backend::Buffer>> RunSequence(int q, std::vector<std::shared_ptr<backend::Buffer>> args,
                                                                Run& run) {
     const CudaDriver* d = device_->driver;
-    Lane& lane = run.lane;
+    Lane& lane = *run.lane;
     const GpuSequence& sequence = plan_.sequences[q];
     std::vector<std::shared_ptr<backend::Buffer>> values(sequence.steps.size());
     auto cancelled = [&]() -> absl::Status {
@@ -257,7 +277,7 @@ class GpuExecutable : public backend::Executable {
           // One array per output (sort and scatter of several operands write a tuple).
           std::vector<CUdeviceptr> pointers;
           if (step.update_region) {
-            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, RegionOutput(lane, values, sequence, q, s));
+            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, RegionOutput(run, values, sequence, q, s));
             pointers.push_back(out->address());
             values[s] = std::move(out);
           } else if (step.hlo->shape().IsTuple()) {
@@ -352,14 +372,15 @@ class GpuExecutable : public backend::Executable {
     return std::move(values[o]);
   }
 
-  // True when `value` is the only reference to its array and to every buffer it views: no
-  // other value of this execution, no caller (Execute keeps the arguments it was given), no
+  // True when `value` is the only reference to its array and to every buffer it views (apart
+  // from a donating caller's, Run::given): no other value of this execution, no caller, no
   // constant and no other execution can read its bytes.
-  static bool Unshared(const std::shared_ptr<backend::Buffer>& value) {
+  static bool Unshared(const std::shared_ptr<backend::Buffer>& value, const Run& run) {
     const auto* array = dynamic_cast<const GpuBuffer*>(value.get());
-    if (array == nullptr || value.use_count() != 1 || !value->shape().IsArray()) return false;
+    auto sole = [&run](const backend::Buffer* buffer, long count) { return count == 1 + run.given.count(buffer); };
+    if (array == nullptr || !value->shape().IsArray() || !sole(array, value.use_count())) return false;
     for (; array->viewed() != nullptr; array = array->viewed().get()) {
-      if (array->viewed().use_count() != 1) return false;
+      if (!sole(array->viewed().get(), array->viewed().use_count())) return false;
     }
     return true;
   }
@@ -368,7 +389,7 @@ class GpuExecutable : public backend::Executable {
   // value before the kernel writes the region: operand 0's own buffer, taken from `values`,
   // when no later step reads that value and nothing else holds it (Pass's conditions and
   // Unshared); else a new buffer with a device-to-device copy of it, queued on the stream.
-  absl::StatusOr<std::shared_ptr<GpuBuffer>> RegionOutput(Lane& lane, std::vector<std::shared_ptr<backend::Buffer>>& values,
+  absl::StatusOr<std::shared_ptr<GpuBuffer>> RegionOutput(const Run& run, std::vector<std::shared_ptr<backend::Buffer>>& values,
                                                           const GpuSequence& sequence, int q, int s) {
     const GpuPlanStep& step = sequence.steps[s];
     const Shape& shape = step.hlo->shape();
@@ -381,15 +402,15 @@ class GpuExecutable : public backend::Executable {
     const std::vector<int>& operands = step.operands;
     const int o = operands[0];
     if (o != sequence.root && last_use_[q][o] == s && std::count(operands.begin(), operands.end(), o) == 1 &&
-        Unshared(operand)) {
+        Unshared(operand, run)) {
       auto taken = std::static_pointer_cast<GpuBuffer>(std::move(operand));
       if (ShapeUtil::Equal(taken->shape(), shape)) return taken;
       return std::make_shared<GpuBuffer>(device_, shape, std::move(taken));  // its bytes, the step's layout
     }
-    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, step.hlo->shape()));
+    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(*run.lane, shape));
     if (out->size_bytes() > 0) {
       CUDA_RETURN_IF_ERROR(device_->driver, cuMemcpyDtoDAsync(out->address(), from->address(),
-                                                              static_cast<size_t>(out->size_bytes()), lane.stream));
+                                                              static_cast<size_t>(out->size_bytes()), run.lane->stream));
     }
     return out;
   }

@@ -2,9 +2,11 @@
 // operand 0's own buffer when nothing else holds it and nothing reads it later, else into a
 // device-to-device copy of it. Run on the kernel emulator: results agree with the interpreter,
 // the fake driver's count of device-to-device bytes shows which updates copied, and values
-// read later, the caller's arguments and constants keep their bytes.
+// read later, the caller's arguments (unless donated and held by nothing else) and constants
+// keep their bytes.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,8 +46,11 @@ struct Outcome {
 };
 
 // Runs `hlo` on the emulated gpu with `args`, checks the result against the interpreter's and
-// that every argument's device buffer still holds the argument afterwards.
-absl::StatusOr<Outcome> RunChecked(const std::string& hlo, const std::vector<Literal>& args) {
+// that every argument's device buffer still holds the argument afterwards, except the donated
+// ones (`donated`, ExecuteOptions::donated_arguments), which the caller gives up; `keep`: the
+// caller holds a second reference to each donated buffer, so that it must survive too.
+absl::StatusOr<Outcome> RunChecked(const std::string& hlo, const std::vector<Literal>& args,
+                                   const std::vector<int64_t>& donated = {}, bool keep = false) {
   backend::Backend* gpu = EmulatedGpu();
   if (gpu == nullptr) return absl::UnavailableError("no emulated gpu");
   ASSIGN_OR_RETURN(Literal expected, RunHloOn(*SharedInterpreter(), hlo, args));
@@ -56,8 +61,12 @@ absl::StatusOr<Outcome> RunChecked(const std::string& hlo, const std::vector<Lit
   for (const Literal& arg : args) {
     ASSIGN_OR_RETURN(buffers.emplace_back(), gpu->TransferToDevice(arg, 0));
   }
+  backend::ExecuteOptions options;
+  options.donated_arguments = donated;
+  std::vector<std::shared_ptr<backend::Buffer>> kept(buffers.size());
+  for (int64_t d : donated) kept[d] = keep ? buffers[d] : nullptr;
   const int64_t before = DeviceToDeviceBytes();
-  ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> out, executable->Execute(buffers, backend::ExecuteOptions()));
+  ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> out, executable->Execute(buffers, options));
   Outcome outcome;
   ASSIGN_OR_RETURN(outcome.result, gpu->TransferFromDevice(*out));
   outcome.copied = DeviceToDeviceBytes() - before;
@@ -65,6 +74,7 @@ absl::StatusOr<Outcome> RunChecked(const std::string& hlo, const std::vector<Lit
     return absl::InternalError(absl::StrCat("gpu disagrees with the interpreter: ", outcome.result.ToString()));
   }
   for (size_t i = 0; i < args.size(); ++i) {
+    if (std::count(donated.begin(), donated.end(), static_cast<int64_t>(i)) > 0 && !keep) continue;
     ASSIGN_OR_RETURN(Literal after, gpu->TransferFromDevice(*buffers[i]));
     if (!(after == args[i])) return absl::InternalError(absl::StrCat("argument ", i, " was overwritten"));
   }
@@ -118,6 +128,14 @@ TEST(GpuInPlaceTest, ACacheLoopCopiesTheCallersCacheOnceThenUpdatesInPlace) {
   absl::StatusOr<Outcome> run = RunChecked(kCacheLoop, args);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->copied, 64 * 1024 * 4) << "one copy of the cache, not one per iteration";
+  // Donated (jax.jit's donate_argnums), the caller's cache itself is updated: no copy at all;
+  // donated but still held elsewhere, it is copied once and survives.
+  run = RunChecked(kCacheLoop, args, {0});
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->copied, 0);
+  run = RunChecked(kCacheLoop, args, {0}, /*keep=*/true);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->copied, 64 * 1024 * 4);
 }
 
 // A scan's outputs: a loop whose trip count is data (the bound is in the state) writes row i
@@ -216,7 +234,7 @@ ENTRY e {
 // The caller's argument updated directly, a constant updated (twice: the second execution must
 // see the constant unchanged), and a conditional's branch updating the value it is passed
 // (moved to it: no copy).
-TEST(GpuInPlaceTest, ArgumentsAndConstantsAreCopiedAndBranchesUpdateWhatTheyAreGiven) {
+TEST(GpuInPlaceTest, ArgumentsAreCopiedUnlessDonatedConstantsAlwaysAndBranchesUpdateWhatTheyAreGiven) {
   constexpr char kArgument[] = R"(HloModule argument
 ENTRY e {
   p = u8[64] parameter(0)
@@ -232,6 +250,70 @@ ENTRY e {
   absl::StatusOr<Outcome> argument = RunChecked(kArgument, args);
   ASSERT_TRUE(argument.ok()) << argument.status();
   EXPECT_EQ(argument->copied, 64);
+  // Donating the update or the index leaves the array argument to be copied; donating it
+  // updates it in place.
+  for (const auto& [donated, copied] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+           {{1, 2}, 64}, {{0}, 0}, {{2, 0}, 0}}) {
+    argument = RunChecked(kArgument, args, donated);
+    ASSERT_TRUE(argument.ok()) << argument.status();
+    EXPECT_EQ(argument->copied, copied) << donated.size();
+  }
+  backend::Backend* gpu = EmulatedGpu();
+  ASSERT_NE(gpu, nullptr);
+  {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(kArgument);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<std::unique_ptr<backend::Executable>> executable =
+        gpu->Compile(*std::move(module), backend::CompileOptions());
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    std::vector<std::shared_ptr<backend::Buffer>> buffers;
+    for (const Literal& arg : args) buffers.push_back(*gpu->TransferToDevice(arg, 0));
+    backend::ExecuteOptions options;
+    options.donated_arguments = {3};
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*executable)->Execute(buffers, options);
+    EXPECT_TRUE(absl::IsInvalidArgument(out.status())) << out.status();
+    EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr("donated argument 3 does not exist"));
+  }
+
+  // A donated tuple: its element is updated in place unless the caller also holds that
+  // element by itself, which must then survive.
+  constexpr char kTupleArgument[] = R"(HloModule tuple_argument
+ENTRY e {
+  p = (f32[16], s32[]) parameter(0)
+  a = f32[16] get-tuple-element(p), index=0
+  i = s32[] get-tuple-element(p), index=1
+  u = f32[2] constant({7, 8})
+  ROOT d = f32[16] dynamic-update-slice(a, u, i)
+}
+)";
+  {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(kTupleArgument);
+    ASSERT_TRUE(module.ok()) << module.status();
+    absl::StatusOr<std::unique_ptr<backend::Executable>> executable =
+        gpu->Compile(*std::move(module), backend::CompileOptions());
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    Literal array = modules::RandomLiteral(F32, {16}, 41);
+    std::vector<Literal> elements;
+    elements.push_back(array.Clone());
+    elements.push_back(Literal::CreateR0<int32_t>(3));
+    const Literal tuple = Literal::MakeTuple(std::move(elements));
+    for (bool keep : {false, true}) {
+      std::vector<std::shared_ptr<backend::Buffer>> buffers = {*gpu->TransferToDevice(tuple, 0)};
+      std::shared_ptr<backend::Buffer> element = keep ? buffers[0]->tuple_elements()[0] : nullptr;
+      backend::ExecuteOptions options;
+      options.donated_arguments = {0};
+      const int64_t before = DeviceToDeviceBytes();
+      absl::StatusOr<std::shared_ptr<backend::Buffer>> out = (*executable)->Execute(buffers, options);
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ(DeviceToDeviceBytes() - before, keep ? 16 * 4 : 0) << keep;
+      absl::StatusOr<Literal> got = gpu->TransferFromDevice(**out);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(got->data<float>()[3], 7.0f);
+      EXPECT_EQ(got->data<float>()[4], 8.0f);
+      EXPECT_EQ(got->data<float>()[0], array.data<float>()[0]);
+      if (keep) EXPECT_EQ(*gpu->TransferFromDevice(*element), array) << "the element the caller kept was overwritten";
+    }
+  }
 
   constexpr char kConstant[] = R"(HloModule constant
 ENTRY e {
@@ -241,8 +323,6 @@ ENTRY e {
   ROOT d = s32[6] dynamic-update-slice(c, u, i)
 }
 )";
-  backend::Backend* gpu = EmulatedGpu();
-  ASSERT_NE(gpu, nullptr);
   absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(kConstant);
   ASSERT_TRUE(module.ok()) << module.status();
   absl::StatusOr<std::unique_ptr<backend::Executable>> executable =
