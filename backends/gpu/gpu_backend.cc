@@ -132,7 +132,7 @@ class GpuExecutable : public backend::Executable {
   // computed on the stream. Every value lives until the stream is done with it: freed blocks
   // may be reused by later kernels of this stream only, which run after the readers. A caller
   // passes a value it no longer needs by move (Pass), so that the callee may write it in
-  // place (RegionOutput); the caller's arguments are never written unless donated.
+  // place (TakeOperand); the caller's arguments are never written unless donated.
   absl::StatusOr<std::shared_ptr<backend::Buffer>> RunSequence(int q, std::vector<std::shared_ptr<backend::Buffer>> args,
                                                                Run& run) {
     const CudaDriver* d = device_->driver;
@@ -272,74 +272,10 @@ class GpuExecutable : public backend::Executable {
           values[s] = std::make_shared<GpuBuffer>(device_, nullptr, step.hlo->shape(), 0, 0);
           break;
         }
-        case GpuPlanStep::Kind::kKernel: {
+        case GpuPlanStep::Kind::kKernel:
           RETURN_IF_ERROR(cancelled());
-          // One array per output (sort and scatter of several operands write a tuple).
-          std::vector<CUdeviceptr> pointers;
-          if (step.update_region) {
-            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, RegionOutput(run, values, sequence, q, s));
-            pointers.push_back(out->address());
-            values[s] = std::move(out);
-          } else if (step.hlo->shape().IsTuple()) {
-            std::vector<std::shared_ptr<backend::Buffer>> elements;
-            for (const Shape& element : step.hlo->shape().tuple_shapes()) {
-              ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, element));
-              pointers.push_back(out->address());
-              elements.push_back(std::move(out));
-            }
-            values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(), std::move(elements));
-          } else if (step.hlo->opcode() == HloOpcode::kRng) {
-            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateRngOutput(lane, step.hlo->shape(), RngKey(step, run)));
-            pointers.push_back(out->address());
-            values[s] = std::move(out);
-          } else {
-            ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(lane, step.hlo->shape()));
-            pointers.push_back(out->address());
-            values[s] = std::move(out);
-          }
-          RETURN_IF_ERROR(CheckOperandValues(lane, step, values));
-          if (step.elements == 0) break;
-          for (size_t i = 0; i < step.operands.size(); ++i) {
-            // An update region's kernel does not read operand 0: the output holds its value.
-            if (i == 0 && step.update_region) {
-              pointers.push_back(pointers[0]);
-              continue;
-            }
-            const auto* in = dynamic_cast<const GpuBuffer*>(values[step.operands[i]].get());
-            if (in == nullptr) return absl::InternalError("gpu: kernel operand is not a gpu array");
-            pointers.push_back(in->address());
-          }
-          if (step.gemm && pointers.size() == 3) {
-            ASSIGN_OR_RETURN(bool ran, RunGemm(lane, *step.hlo, pointers[0], pointers[1], pointers[2]));
-            if (ran) break;
-          }
-          std::shared_ptr<GpuBuffer> scratch;  // lives until the execution's lease drains (retired to the lane)
-          if (step.scratch_bytes > 0) {
-            ASSIGN_OR_RETURN(scratch, AllocateArray(lane, ShapeUtil::MakeShape(U8, {step.scratch_bytes})));
-            pointers.push_back(scratch->address());
-          }
-          std::vector<void*> params;
-          for (CUdeviceptr& p : pointers) params.push_back(&p);
-          // Grid-stride kernels: enough blocks to fill the device several times over (a row
-          // kernel's blocks take a row at a time; eight of them fill a multiprocessor), fewer
-          // where the plan caps them (GpuPlanStep::max_blocks), never under one per multiprocessor.
-          const std::vector<CUfunction>& launches = functions_[q][s];
-          for (size_t p = 0; p < launches.size(); ++p) {
-            const bool rows = p == 0 && step.rows > 0;
-            const int64_t first = step.update_region ? ShapeUtil::ElementsIn(step.hlo->operand(1)->shape()) : step.elements;
-            const int64_t items = p == 0 ? (rows ? step.rows : first) : step.phases[p - 1];
-            if (items == 0) continue;
-            const int64_t wanted = rows ? items : (items + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
-            int64_t most = device_->multiprocessors * (rows ? 8 : 32);
-            if (p == 0 && step.max_blocks > 0) {
-              most = std::min(most, std::max<int64_t>(step.max_blocks, device_->multiprocessors));
-            }
-            const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
-            CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(launches[p], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0, lane.stream,
-                                                   params.data(), nullptr));
-          }
+          RETURN_IF_ERROR(RunKernel(run, values, sequence, q, s));
           break;
-        }
       }
       // A value no later step reads is dropped now (the root's excepted): its blocks go back
       // to the lane (gpu_lanes.h) for later kernels to reuse, rather than staying allocated
@@ -385,34 +321,115 @@ class GpuExecutable : public backend::Executable {
     return true;
   }
 
-  // The output of update-region step `s` (GpuPlanStep::update_region), holding operand 0's
-  // value before the kernel writes the region: operand 0's own buffer, taken from `values`,
-  // when no later step reads that value and nothing else holds it (Pass's conditions and
-  // Unshared); else a new buffer with a device-to-device copy of it, queued on the stream.
-  absl::StatusOr<std::shared_ptr<GpuBuffer>> RegionOutput(const Run& run, std::vector<std::shared_ptr<backend::Buffer>>& values,
-                                                          const GpuSequence& sequence, int q, int s) {
+  // Operand i's buffer as output i of in-place step `s` (GpuPlanStep::in_place), taken from
+  // `values`, when no later step reads that value, no other operand of the step is it and
+  // nothing else holds it (Unshared); else null.
+  std::shared_ptr<GpuBuffer> TakeOperand(const Run& run, std::vector<std::shared_ptr<backend::Buffer>>& values,
+                                         const GpuSequence& sequence, int q, int s, size_t i) const {
     const GpuPlanStep& step = sequence.steps[s];
-    const Shape& shape = step.hlo->shape();
-    std::shared_ptr<backend::Buffer>& operand = values[step.operands[0]];
-    const auto* from = dynamic_cast<const GpuBuffer*>(operand.get());
-    if (from == nullptr || !ShapeUtil::Compatible(operand->shape(), shape) ||
-        from->size_bytes() != ShapeUtil::ByteSizeOf(shape)) {
-      return absl::InternalError(absl::StrCat("gpu: ", step.hlo->name(), "'s operand 0 is no gpu array of its shape"));
+    const int o = step.operands[i];
+    std::shared_ptr<backend::Buffer>& operand = values[o];
+    const Shape& shape = *KernelOutputs(step.hlo->shape())[i];
+    const auto* array = dynamic_cast<const GpuBuffer*>(operand.get());
+    if (o == sequence.root || last_use_[q][o] != s || std::count(step.operands.begin(), step.operands.end(), o) != 1 ||
+        array == nullptr || !ShapeUtil::Compatible(operand->shape(), shape) ||
+        array->size_bytes() != ShapeUtil::ByteSizeOf(shape) || !Unshared(operand, run)) {
+      return nullptr;
     }
-    const std::vector<int>& operands = step.operands;
-    const int o = operands[0];
-    if (o != sequence.root && last_use_[q][o] == s && std::count(operands.begin(), operands.end(), o) == 1 &&
-        Unshared(operand, run)) {
-      auto taken = std::static_pointer_cast<GpuBuffer>(std::move(operand));
-      if (ShapeUtil::Equal(taken->shape(), shape)) return taken;
-      return std::make_shared<GpuBuffer>(device_, shape, std::move(taken));  // its bytes, the step's layout
+    auto taken = std::static_pointer_cast<GpuBuffer>(std::move(operand));
+    if (ShapeUtil::Equal(taken->shape(), shape)) return taken;
+    return std::make_shared<GpuBuffer>(device_, shape, std::move(taken));  // its bytes, the step's layout
+  }
+
+  // Kernel step `s` of sequence `q`: its outputs allocated (or, for an in-place step, taken
+  // from its operands: TakeOperand), its launches queued on the stream (through cuBLAS for a
+  // gemm when it loads).
+  absl::Status RunKernel(Run& run, std::vector<std::shared_ptr<backend::Buffer>>& values, const GpuSequence& sequence,
+                         int q, int s) {
+    const CudaDriver* d = device_->driver;
+    Lane& lane = *run.lane;
+    const GpuPlanStep& step = sequence.steps[s];
+    const bool dus = step.hlo->opcode() == HloOpcode::kDynamicUpdateSlice;
+    // One array per output (sort and scatter of several operands write a tuple).
+    const std::vector<const Shape*> shapes = KernelOutputs(step.hlo->shape());
+    std::vector<std::shared_ptr<GpuBuffer>> outs(shapes.size());
+    std::vector<bool> took(shapes.size(), false);  // output i is operand i's buffer
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      if (step.in_place) outs[i] = TakeOperand(run, values, sequence, q, s, i);
+      if (outs[i] != nullptr) {
+        took[i] = true;
+        continue;
+      }
+      if (step.hlo->opcode() == HloOpcode::kRng) {
+        ASSIGN_OR_RETURN(outs[i], AllocateRngOutput(lane, *shapes[i], RngKey(step, run)));
+        continue;
+      }
+      ASSIGN_OR_RETURN(outs[i], AllocateArray(lane, *shapes[i]));
+      // An in-place dynamic-update-slice writes only its update region: the rest is operand 0's.
+      if (step.in_place && dus && outs[i]->size_bytes() > 0) {
+        const auto* from = dynamic_cast<const GpuBuffer*>(values[step.operands[0]].get());
+        if (from == nullptr || from->size_bytes() != outs[i]->size_bytes()) {
+          return absl::InternalError(absl::StrCat("gpu: ", step.hlo->name(), "'s operand 0 is no gpu array of its shape"));
+        }
+        CUDA_RETURN_IF_ERROR(d, cuMemcpyDtoDAsync(outs[i]->address(), from->address(),
+                                                  static_cast<size_t>(outs[i]->size_bytes()), lane.stream));
+      }
     }
-    ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> out, AllocateArray(*run.lane, shape));
-    if (out->size_bytes() > 0) {
-      CUDA_RETURN_IF_ERROR(device_->driver, cuMemcpyDtoDAsync(out->address(), from->address(),
-                                                              static_cast<size_t>(out->size_bytes()), run.lane->stream));
+    std::vector<CUdeviceptr> pointers;
+    for (const std::shared_ptr<GpuBuffer>& out : outs) pointers.push_back(out->address());
+    if (step.hlo->shape().IsTuple()) {
+      values[s] = std::make_shared<GpuBuffer>(device_, step.hlo->shape(),
+                                              std::vector<std::shared_ptr<backend::Buffer>>(outs.begin(), outs.end()));
+    } else {
+      values[s] = outs[0];
     }
-    return out;
+    RETURN_IF_ERROR(CheckOperandValues(lane, step, values));
+    if (step.elements == 0) return absl::OkStatus();
+    for (size_t i = 0; i < step.operands.size(); ++i) {
+      // An operand whose buffer became output i is passed as that output (a dynamic-update-
+      // slice's kernel does not read it; a scatter's fill sees the two are one).
+      if (i < took.size() && took[i]) {
+        pointers.push_back(outs[i]->address());
+        continue;
+      }
+      const auto* in = dynamic_cast<const GpuBuffer*>(values[step.operands[i]].get());
+      if (in == nullptr) return absl::InternalError("gpu: kernel operand is not a gpu array");
+      pointers.push_back(in->address());
+    }
+    if (step.gemm && pointers.size() == 3) {
+      ASSIGN_OR_RETURN(bool ran, RunGemm(lane, *step.hlo, pointers[0], pointers[1], pointers[2]));
+      if (ran) return absl::OkStatus();
+    }
+    std::shared_ptr<GpuBuffer> scratch;  // lives until the execution's lease drains (retired to the lane)
+    if (step.scratch_bytes > 0) {
+      ASSIGN_OR_RETURN(scratch, AllocateArray(lane, ShapeUtil::MakeShape(U8, {step.scratch_bytes})));
+      pointers.push_back(scratch->address());
+    }
+    std::vector<void*> params;
+    for (CUdeviceptr& p : pointers) params.push_back(&p);
+    // Grid-stride kernels: enough blocks to fill the device several times over (a row
+    // kernel's blocks take a row at a time; eight of them fill a multiprocessor), fewer
+    // where the plan caps them (GpuPlanStep::max_blocks), never under one per multiprocessor.
+    // An in-place dynamic-update-slice's launch covers its update; a scatter's fill (launch 0)
+    // has nothing to do when every output is its operand and no scratch needs clearing.
+    const std::vector<CUfunction>& launches = functions_[q][s];
+    const bool filled = step.in_place && !dus && step.scratch_bytes == 0 &&
+                        std::find(took.begin(), took.end(), false) == took.end();
+    for (size_t p = filled ? 1 : 0; p < launches.size(); ++p) {
+      const bool rows = p == 0 && step.rows > 0;
+      const int64_t first = step.in_place && dus ? ShapeUtil::ElementsIn(step.hlo->operand(1)->shape()) : step.elements;
+      const int64_t items = p == 0 ? (rows ? step.rows : first) : step.phases[p - 1];
+      if (items == 0) continue;
+      const int64_t wanted = rows ? items : (items + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
+      int64_t most = device_->multiprocessors * (rows ? 8 : 32);
+      if (p == 0 && step.max_blocks > 0) {
+        most = std::min(most, std::max<int64_t>(step.max_blocks, device_->multiprocessors));
+      }
+      const unsigned blocks = static_cast<unsigned>(std::min<int64_t>(wanted, most));
+      CUDA_RETURN_IF_ERROR(d, cuLaunchKernel(launches[p], blocks, 1, 1, kGpuThreadsPerBlock, 1, 1, 0, lane.stream,
+                                             params.data(), nullptr));
+    }
+    return absl::OkStatus();
   }
 
   // The key of rng step `step` in this execution: the interpreter's, from the seed, the

@@ -32,7 +32,7 @@ namespace {
 // (and theirs, for nested tuples) come right after it: a while body's state tuple is then read
 // and dropped before any kernel runs, so each element's buffer is held by its get-tuple-element
 // alone and an update of it (a KV cache's dynamic-update-slice) may write it in place
-// (GpuPlanStep::update_region).
+// (GpuPlanStep::in_place).
 std::vector<const HloInstruction*> StepOrder(const HloComputation& computation) {
   const std::vector<HloInstruction*> post_order = computation.MakeInstructionPostOrder();
   absl::flat_hash_map<const HloInstruction*, size_t> position;
@@ -312,7 +312,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
       step.max_blocks = ptx.kernels[k].max_blocks;
       step.gemm = IsCublasGemm(*kernels[k]);
       step.scratch_bytes = ptx.kernels[k].scratch_bytes;
-      step.update_region = ptx.kernels[k].update_region;
+      step.in_place = ptx.kernels[k].in_place;
     }
     plan.ptx = std::move(ptx.ptx);
   }

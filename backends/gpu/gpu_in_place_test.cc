@@ -1,4 +1,4 @@
-// dynamic-update-slice on gpu writes only its update region (GpuPlanStep::update_region): into
+// dynamic-update-slice on gpu writes only its update region (GpuPlanStep::in_place): into
 // operand 0's own buffer when nothing else holds it and nothing reads it later, else into a
 // device-to-device copy of it. Run on the kernel emulator: results agree with the interpreter,
 // the fake driver's count of device-to-device bytes shows which updates copied, and values
@@ -38,6 +38,17 @@ int64_t DeviceToDeviceBytes() {
   auto hook = reinterpret_cast<int64_t (*)()>(dlsym(lib, "xla_fake_cuda_device_to_device_bytes"));
   EXPECT_NE(hook, nullptr);
   return hook == nullptr ? -1 : hook();
+}
+
+// Launches so far of kernels whose names end with `suffix` (a scatter's fill is its kernel's
+// own entry, `k<n>_<name>`; its later launches end in `_p<k>`).
+int LaunchesEnding(const std::string& suffix) {
+  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(lib, nullptr);
+  if (lib == nullptr) return -1;
+  auto hook = reinterpret_cast<int (*)(const char*)>(dlsym(lib, "xla_fake_cuda_launches_ending"));
+  EXPECT_NE(hook, nullptr);
+  return hook == nullptr ? -1 : hook(suffix.c_str());
 }
 
 struct Outcome {
@@ -366,6 +377,126 @@ ENTRY e {
     ASSERT_TRUE(branch.ok()) << take << ": " << branch.status();
     EXPECT_EQ(branch->copied, 0) << take;
   }
+}
+
+// A histogram in a loop's state, x.at[(i * 37) % 100].add(1) each of 50 iterations: the
+// scatter adds into the loop's own buffer, its fill launch skipped, except the first time,
+// when the histogram is still the caller's argument (none when the caller donates it).
+constexpr char kHistogramLoop[] = R"(HloModule histogram
+
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+
+body {
+  s = (s32[], s32[100]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  hist = s32[100] get-tuple-element(s), index=1
+  m = s32[] constant(37)
+  n = s32[] constant(100)
+  im = s32[] multiply(i, m)
+  r = s32[] remainder(im, n)
+  idx = s32[1,1] reshape(r)
+  one = s32[] constant(1)
+  upd = s32[1] broadcast(one), dimensions={}
+  hist2 = s32[100] scatter(hist, idx, upd), update_window_dims={}, inserted_window_dims={0},
+      scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add
+  next = s32[] add(i, one)
+  ROOT t = (s32[], s32[100]) tuple(next, hist2)
+}
+
+cond {
+  s = (s32[], s32[100]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  k = s32[] constant(50)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+
+ENTRY e {
+  h = s32[100] parameter(0)
+  z = s32[] constant(0)
+  init = (s32[], s32[100]) tuple(z, h)
+  l = (s32[], s32[100]) while(init), condition=cond, body=body
+  ROOT r = s32[100] get-tuple-element(l), index=1
+}
+)";
+
+TEST(GpuInPlaceTest, AScatterInALoopAddsIntoItsStateWithoutRefilling) {
+  std::vector<Literal> args;
+  args.push_back(modules::RandomLiteral(S32, {100}, 51, 1000));
+  for (const bool donate : {false, true}) {
+    const int fills = LaunchesEnding("_hist2");
+    absl::StatusOr<Outcome> run = RunChecked(kHistogramLoop, args, donate ? std::vector<int64_t>{0} : std::vector<int64_t>{});
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(LaunchesEnding("_hist2") - fills, donate ? 0 : 1) << "fills, donated: " << donate;
+    EXPECT_EQ(LaunchesEnding("_hist2_p1") > 0, true);
+    EXPECT_EQ(run->copied, 0);
+  }
+}
+
+// Scatters that must still fill: one that overwrites (x.at[i].set(v)), whose fill clears
+// the update positions in scratch even when the output is its operand, and a variadic one
+// of which one operand is read again later (filled into a new buffer) and the other is not
+// (updated in place, skipped by the fill).
+TEST(GpuInPlaceTest, SetScattersAndPartlyTakenVariadicScattersKeepTheirOperandsValues) {
+  constexpr char kSet[] = R"(HloModule set
+assign {
+  a = f32[] parameter(0)
+  ROOT b = f32[] parameter(1)
+}
+ENTRY e {
+  p = f32[64] parameter(0)
+  idx = s32[5,1] parameter(1)
+  upd = f32[5] parameter(2)
+  x = f32[64] negate(p)
+  ROOT s = f32[64] scatter(x, idx, upd), update_window_dims={}, inserted_window_dims={0},
+      scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
+}
+)";
+  std::vector<Literal> args;
+  args.push_back(modules::RandomLiteral(F32, {64}, 61));
+  args.push_back(Literal::CreateR2<int32_t>({{3}, {60}, {3}, {-1}, {63}}));
+  args.push_back(modules::RandomLiteral(F32, {5}, 62));
+  const int fills = LaunchesEnding("_s");
+  absl::StatusOr<Outcome> set = RunChecked(kSet, args);
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(LaunchesEnding("_s") - fills, 1) << "the fill clears the update positions";
+
+  constexpr char kVariadic[] = R"(HloModule variadic
+both {
+  a = f32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = s32[] parameter(3)
+  s = f32[] add(a, c)
+  t = s32[] add(b, d)
+  ROOT r = (f32[], s32[]) tuple(s, t)
+}
+ENTRY e {
+  p = f32[32] parameter(0)
+  q = s32[32] parameter(1)
+  idx = s32[4,1] parameter(2)
+  u = f32[4] parameter(3)
+  v = s32[4] parameter(4)
+  x = f32[32] negate(p)
+  y = s32[32] negate(q)
+  s = (f32[32], s32[32]) scatter(x, y, idx, u, v), update_window_dims={}, inserted_window_dims={0},
+      scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=both
+  s0 = f32[32] get-tuple-element(s), index=0
+  s1 = s32[32] get-tuple-element(s), index=1
+  ROOT t = (f32[32], s32[32], f32[32]) tuple(s0, s1, x)
+}
+)";
+  std::vector<Literal> variadic;
+  variadic.push_back(modules::RandomLiteral(F32, {32}, 71));
+  variadic.push_back(modules::RandomLiteral(S32, {32}, 72, 1000));
+  variadic.push_back(Literal::CreateR2<int32_t>({{1}, {31}, {1}, {40}}));
+  variadic.push_back(modules::RandomLiteral(F32, {4}, 73));
+  variadic.push_back(modules::RandomLiteral(S32, {4}, 74, 1000));
+  absl::StatusOr<Outcome> partly = RunChecked(kVariadic, variadic);
+  ASSERT_TRUE(partly.ok()) << partly.status();
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ std::string SequencesText(const GpuPlan& plan) {
 }
 
 // One line per step: sequence kind instruction index elements rows gemm kernel operands
-// callees scratch_bytes phases max_blocks update_region ("-" when none; plans before version 5
+// callees scratch_bytes phases max_blocks in_place ("-" when none; plans before version 5
 // end at callees, those of version 5 at scratch_bytes, of version 6 at phases, of version 7
 // at max_blocks).
 std::string StepsText(const GpuPlan& plan) {
@@ -33,7 +33,7 @@ std::string StepsText(const GpuPlan& plan) {
                       s.operands.empty() ? "-" : absl::StrJoin(s.operands, ","), " ",
                       s.callees.empty() ? "-" : absl::StrJoin(s.callees, ","), " ", s.scratch_bytes, " ",
                       s.phases.empty() ? "-" : absl::StrJoin(s.phases, ","), " ", s.max_blocks, " ",
-                      s.update_region ? 1 : 0, "\n");
+                      s.in_place ? 1 : 0, "\n");
     }
   }
   return text;
@@ -95,7 +95,7 @@ absl::Status ParseSteps(absl::string_view text, int version, GpuPlan* plan) {
     GpuSequence& q = plan->sequences[sequence];
     step.kind = static_cast<GpuPlanStep::Kind>(kind);
     step.gemm = gemm == 1;
-    step.update_region = region == 1;
+    step.in_place = region == 1;
     step.hlo = q.computation->GetInstructionWithName(std::string(f[2]));
     if (step.hlo == nullptr) {
       return BadPlan(absl::StrCat("no instruction ", std::string(f[2]), " in ", q.computation->name()));
@@ -116,15 +116,22 @@ bool RowMajor(const Shape& shape) {
   return shape.IsArray() && shape.has_layout() && ShapeUtil::HasDescendingLayout(shape);
 }
 
-bool UpdatesRegionOnly(const HloInstruction& hlo) {
-  if (hlo.opcode() != HloOpcode::kDynamicUpdateSlice || !hlo.shape().IsArray() || !hlo.shape().has_layout()) return false;
-  const Shape& operand = hlo.operand(0)->shape();
-  if (hlo.operand_count() != 2 + hlo.shape().rank() || !operand.IsArray() || !operand.has_layout() ||
-      !ShapeUtil::Equal(operand, hlo.shape()) || !hlo.operand(1)->shape().IsArray()) {
+bool UpdatesInPlace(const HloInstruction& hlo) {
+  const std::vector<const Shape*> outputs = KernelOutputs(hlo.shape());
+  const int64_t n = static_cast<int64_t>(outputs.size());
+  if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) {
+    if (n != 1 || hlo.operand_count() != 2 + hlo.shape().rank() || !hlo.operand(1)->shape().IsArray()) return false;
+    for (int64_t i = 2; i < hlo.operand_count(); ++i) {
+      if (!ShapeUtil::IsScalar(hlo.operand(i)->shape())) return false;
+    }
+  } else if (hlo.opcode() != HloOpcode::kScatter || n == 0 || hlo.operand_count() != 2 * n + 1) {
     return false;
   }
-  for (int64_t i = 2; i < hlo.operand_count(); ++i) {
-    if (!ShapeUtil::IsScalar(hlo.operand(i)->shape())) return false;
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& operand = hlo.operand(i)->shape();
+    if (!operand.IsArray() || !operand.has_layout() || !outputs[i]->has_layout() || !ShapeUtil::Equal(operand, *outputs[i])) {
+      return false;
+    }
   }
   return true;
 }
@@ -360,9 +367,10 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
           if (!operand->shape().IsArray()) return BadPlan(absl::StrCat("kernel step ", i, " reads a tuple"));
         }
         if (s.gemm && !IsCublasGemm(*s.hlo)) return BadPlan(absl::StrCat("step ", i, " is not a cuBLAS gemm"));
-        if (s.update_region && (!UpdatesRegionOnly(*s.hlo) || s.rows != 0 || s.gemm || !s.phases.empty() ||
-                                s.scratch_bytes != 0)) {
-          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is no update of a region in place"));
+        if (s.in_place && (!UpdatesInPlace(*s.hlo) || s.rows != 0 || s.gemm ||
+                           (s.hlo->opcode() == HloOpcode::kDynamicUpdateSlice &&
+                            (!s.phases.empty() || s.scratch_bytes != 0)))) {
+          return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is no update in place"));
         }
         break;
       }
@@ -415,8 +423,8 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
         return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") has a later launch over ", items, " items"));
       }
     }
-    if (s.update_region && s.kind != GpuPlanStep::Kind::kKernel) {
-      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") updates a region but is no kernel"));
+    if (s.in_place && s.kind != GpuPlanStep::Kind::kKernel) {
+      return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") updates in place but is no kernel"));
     }
     if (host_data && (!s.kernel.empty() || s.elements != 0 || s.rows != 0 || s.gemm)) {
       return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") moves host data but names a kernel"));

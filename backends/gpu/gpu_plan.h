@@ -117,12 +117,15 @@ struct GpuPlanStep {
   // A dot cuBLAS can compute (IsCublasGemm): run through cublasGemmStridedBatchedEx when
   // cuBLAS loads on the GPU machine, through `kernel` otherwise.
   bool gemm = false;
-  // A dynamic-update-slice (UpdatesRegionOnly) whose kernel writes only the update region,
-  // its threads striding over the update's elements, into an output that already holds
-  // operand 0's value: operand 0's own buffer when nothing else holds it and no later step
-  // reads it (the update then costs its own size, not the whole array's: a KV cache or a
-  // scan's outputs written row by row), else a device-to-device copy of it.
-  bool update_region = false;
+  // A kernel whose output i may be its operand i's own buffer (UpdatesInPlace): the runtime
+  // gives it that buffer when nothing else holds it and no later step reads it, so that an
+  // update costs its own size, not the whole array's (a KV cache or a scan's outputs written
+  // row by row, x.at[i].add(v) in a loop). A dynamic-update-slice's kernel writes only the
+  // update region, its threads striding over the update's elements; an output that is not
+  // operand 0's buffer gets a device-to-device copy of it first. A scatter's launch 0 (its
+  // fill) copies operand i into output i only where they are apart; when every output is its
+  // operand and the step has no scratch to clear, launch 0 is not run at all.
+  bool in_place = false;
   // The sequences (indices into GpuPlan::sequences) a while, conditional or call runs, of the
   // computations StepCallees names; each comes after the step's own sequence, so calls cannot
   // cycle.
@@ -178,10 +181,10 @@ uint64_t RngKernelKey(uint64_t seed, const std::string& name, uint64_t draw);
 // elements of a tuple of arrays of one shape; none for any other shape.
 std::vector<const Shape*> KernelOutputs(const Shape& shape);
 
-// True for a dynamic-update-slice with scalar start indices whose operand 0 has the result's
-// shape and layout, so that a copy of operand 0's bytes is the result outside the update
-// region (GpuPlanStep::update_region).
-bool UpdatesRegionOnly(const HloInstruction& hlo);
+// True for a dynamic-update-slice with scalar start indices, or a scatter, whose operand i
+// has output i's shape and layout, so that operand i's bytes are output i outside the
+// elements the op writes (GpuPlanStep::in_place).
+bool UpdatesInPlace(const HloInstruction& hlo);
 
 // True for an array whose layout is row-major (minor_to_major descending).
 bool RowMajor(const Shape& shape);

@@ -240,7 +240,7 @@ ENTRY main {
       step.kind = GpuPlanStep::Kind::kKernel;
       step.kernel = "k0_d";
       step.elements = 32;
-      step.update_region = true;
+      step.in_place = true;
       entry.root = static_cast<int>(entry.steps.size()) - 1;
     }
   }
@@ -250,18 +250,18 @@ ENTRY main {
 TEST(GpuPlanTest, UpdateRegionsSurviveTheRoundTripAndOlderPlansHaveNone) {
   GpuPlan plan = RegionPlan();
   ASSERT_TRUE(ValidateGpuPlan(plan).ok()) << ValidateGpuPlan(plan);
-  EXPECT_TRUE(UpdatesRegionOnly(*plan.module->entry_computation()->root_instruction()));
+  EXPECT_TRUE(UpdatesInPlace(*plan.module->entry_computation()->root_instruction()));
   absl::StatusOr<std::string> bytes = SerializeGpuPlan(plan);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   absl::StatusOr<GpuPlan> back = DeserializeGpuPlan(*bytes);
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_TRUE(back->entry().steps[plan.entry().root].update_region);
-  EXPECT_FALSE(back->entry().steps[0].update_region);
+  EXPECT_TRUE(back->entry().steps[plan.entry().root].in_place);
+  EXPECT_FALSE(back->entry().steps[0].in_place);
   EXPECT_EQ(*SerializeGpuPlan(*back), *bytes);
   // A version-7 plan's dynamic-update-slice kernels write the whole output.
   absl::StatusOr<GpuPlan> seven = DeserializeGpuPlan(Edited(*bytes, "7", AsWrittenBySeven));
   ASSERT_TRUE(seven.ok()) << seven.status();
-  EXPECT_FALSE(seven->entry().steps[seven->entry().root].update_region);
+  EXPECT_FALSE(seven->entry().steps[seven->entry().root].in_place);
   // A version-8 line must have the flag; a version-7 one cannot set it; it is 0 or 1.
   for (const auto& [version, edit] : std::vector<std::pair<std::string, std::function<std::string(const std::string&)>>>{
            {"8", AsWrittenBySeven},
@@ -275,20 +275,33 @@ TEST(GpuPlanTest, UpdateRegionsSurviveTheRoundTripAndOlderPlansHaveNone) {
 
 TEST(GpuPlanTest, ValidationRefusesUpdateRegionsOfOtherSteps) {
   GpuPlan negate = KernelPlan(0);
-  negate.entry().steps[1].update_region = true;
+  negate.entry().steps[1].in_place = true;
   absl::Status s = ValidateGpuPlan(negate);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr("is no update of a region in place"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is no update in place"));
   GpuPlan parameter = RegionPlan();
-  parameter.entry().steps[0].update_region = true;
+  parameter.entry().steps[0].in_place = true;
   s = ValidateGpuPlan(parameter);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr("updates a region but is no kernel"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("updates in place but is no kernel"));
   GpuPlan with_scratch = RegionPlan();
   with_scratch.entry().steps[with_scratch.entry().root].scratch_bytes = 64;
   s = ValidateGpuPlan(with_scratch);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr("is no update of a region in place"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("is no update in place"));
+}
+
+TEST(GpuPlanTest, ScattersUpdateInPlaceWhenEachOperandIsLaidOutAsItsOutput) {
+  const std::string add = "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n";
+  for (const auto& [layout, in_place] : std::vector<std::pair<std::string, bool>>{{"{1,0}", true}, {"{0,1}", false}}) {
+    const std::string text = "HloModule m\n" + add + "ENTRY e {\n a = f32[8,4]" + layout +
+                             " parameter(0)\n i = s32[2,1]{1,0} parameter(1)\n u = f32[2,4]{1,0} parameter(2)\n"
+                             " ROOT s = f32[8,4]{1,0} scatter(a, i, u), update_window_dims={1}, inserted_window_dims={0},"
+                             " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n}\n";
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_EQ(UpdatesInPlace(*(*module)->entry_computation()->root_instruction()), in_place) << layout;
+  }
 }
 
 TEST(GpuPlanTest, OnlyLaidOutUpdatesOfScalarStartsUpdateARegion) {
@@ -303,7 +316,7 @@ TEST(GpuPlanTest, OnlyLaidOutUpdatesOfScalarStartsUpdateARegion) {
     absl::StatusOr<std::unique_ptr<HloModule>> module =
         ParseAndReturnUnverifiedModule(std::string("HloModule m\n") + text);
     ASSERT_TRUE(module.ok()) << module.status();
-    EXPECT_FALSE(UpdatesRegionOnly(*(*module)->entry_computation()->root_instruction())) << text;
+    EXPECT_FALSE(UpdatesInPlace(*(*module)->entry_computation()->root_instruction())) << text;
   }
 }
 

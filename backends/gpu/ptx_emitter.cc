@@ -155,7 +155,7 @@ absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo, in
                          });
 }
 
-// A dynamic-update-slice's update region (GpuPlanStep::update_region): a thread per update
+// A dynamic-update-slice's update region (GpuPlanStep::in_place): a thread per update
 // element writes it where the start indices, clamped into the operand as XLA clamps them,
 // put it. The rest of the output already holds operand 0's value, which is not read.
 absl::Status EmitUpdateRegionBody(KernelContext& k, const HloInstruction* hlo) {
@@ -257,6 +257,7 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
   // a kLastUpdateWins scatter's update positions, a long sort's permutations (ptx_sort.h).
   std::vector<KernelLaunch> launches;
   if (hlo->opcode() == HloOpcode::kScatter || hlo->opcode() == HloOpcode::kSelectAndScatter) {
+    kernel->in_place = UpdatesInPlace(*hlo);  // a scatter's fill skips outputs that are their operands
     ASSIGN_OR_RETURN(launches, ScatterLaunches(hlo, DeterministicOps(), &kernel->scratch_bytes));
     if (launches.empty()) return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), " has no launches"));
   } else {
@@ -278,8 +279,8 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
     }
     return absl::OkStatus();
   }
-  if (UpdatesRegionOnly(*hlo)) {
-    kernel->update_region = true;
+  if (hlo->opcode() == HloOpcode::kDynamicUpdateSlice && UpdatesInPlace(*hlo)) {
+    kernel->in_place = true;
     return EmitKernelFunction(module, hlo, kernel->name,
                               [&](KernelContext& k) { return EmitUpdateRegionBody(k, hlo); }, scratch);
   }

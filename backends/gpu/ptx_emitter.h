@@ -19,12 +19,13 @@
 //    positions (bitonic, stable by position) in shared memory for rows of up to 8192
 //    elements, in scratch memory (the kernel's last parameter, ptx_sort.h) for longer rows
 //    up to 2^28;
-//  - scatter: a first launch copies the operands into the outputs, a thread per element; a
-//    second combines the updates into them, as ScatterStrategy below says;
+//  - scatter: a first launch copies the operands into the outputs (those that are not the
+//    operands' own buffers, GpuPlanStep::in_place), a thread per element; a second combines
+//    the updates into them, as ScatterStrategy below says;
 //  - select-and-scatter: a thread per output element when few windows overlap each element,
 //    else a fill launch, then an update launch (ScatterStrategy);
-//  - dynamic-update-slice (UpdatesRegionOnly): a thread per update element, writing only the
-//    update region of an output that already holds operand 0 (GpuPlanStep::update_region).
+//  - dynamic-update-slice (UpdatesInPlace): a thread per update element, writing only the
+//    update region of an output that already holds operand 0 (GpuPlanStep::in_place).
 // A kernel whose result is a tuple (sort, scatter, reduce or reduce-window of several
 // operands, or a fusion with such a reduce at its root) takes a pointer per output array
 // first.
@@ -52,8 +53,9 @@ struct PtxKernel {
   // GpuPlanStep::scratch_bytes: a long sort's permutations (ptx_sort.h), a kLastUpdateWins
   // scatter's update positions.
   int64_t scratch_bytes = 0;
-  // GpuPlanStep::update_region: the launch covers the update's elements, not the output's.
-  bool update_region = false;
+  // GpuPlanStep::in_place: output i may be operand i's buffer (a dynamic-update-slice's
+  // launch then covers the update's elements, not the output's).
+  bool in_place = false;
 };
 
 struct PtxModule {

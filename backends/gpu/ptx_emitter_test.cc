@@ -415,7 +415,7 @@ TEST(PtxEmitterTest, IntegerBf16PredicateAndDataMovementKernels) {
 }
 
 // A dynamic-update-slice of scalar starts is a kernel over its update's elements
-// (GpuPlanStep::update_region) that assembles; operand 0 in another layout than the result is
+// (GpuPlanStep::in_place) that assembles; operand 0 in another layout than the result is
 // first relaid out by a kernel of its own (layout assignment), then updated the same way.
 TEST(PtxEmitterTest, DynamicUpdateSlicesWriteTheirUpdateRegion) {
   for (const char* layout : {"{1,0}", "{0,1}"}) {
@@ -432,7 +432,7 @@ ENTRY e {
     ASSERT_TRUE(plan.ok()) << plan.status();
     const std::vector<const GpuPlanStep*> steps = KernelSteps(*plan, HloOpcode::kDynamicUpdateSlice);
     ASSERT_EQ(steps.size(), 1u) << layout;
-    EXPECT_TRUE(steps[0]->update_region) << layout;
+    EXPECT_TRUE(steps[0]->in_place) << layout;
     EXPECT_EQ(steps[0]->elements, 64 * 32);
     size_t kernels = 0;
     for (const GpuPlanStep& step : plan->entry().steps) kernels += step.kind == GpuPlanStep::Kind::kKernel;

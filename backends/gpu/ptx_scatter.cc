@@ -208,7 +208,9 @@ absl::StatusOr<std::vector<cpu::Generator>> AllOperands(KernelContext& k, const 
 
 // Launch 0 of a scatter or of a select-and-scatter that needs two: the outputs hold the
 // operands (scatter) or the init value (select-and-scatter), a thread per element; with
-// `position_bits`, each element's update position in scratch memory is cleared too.
+// `position_bits`, each element's update position in scratch memory is cleared too. A scatter
+// updating in place (UpdatesInPlace) copies operand o only into an output that is not that
+// operand's buffer (GpuPlanStep::in_place).
 KernelBody FillBody(const HloInstruction* hlo, int position_bits = 0) {
   return [hlo, position_bits](KernelContext& k) -> absl::Status {
     llvm::IRBuilder<>& b = *k.b;
@@ -220,15 +222,29 @@ KernelBody FillBody(const HloInstruction* hlo, int position_bits = 0) {
     if (!scatter) {
       ASSIGN_OR_RETURN(init, operands[2](cpu::IrIndex{}));
     }
+    std::vector<llvm::Value*> apart(outputs.size(), nullptr);  // output o is not operand o's buffer
+    if (scatter && UpdatesInPlace(*hlo)) {
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        apart[o] = b.CreateICmpNE(outputs[o].base, k.kernel->getArg(static_cast<unsigned>(outputs.size() + o)));
+      }
+    }
     return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(ShapeUtil::ElementsIn(shape)), GridThreads(&b), "fill",
                            [&](llvm::Value* i) -> absl::Status {
                              const cpu::IrIndex index = IndexOf(&b, shape, i);
                              for (size_t o = 0; o < outputs.size(); ++o) {
-                               llvm::Value* v = init;
-                               if (scatter) {
-                                 ASSIGN_OR_RETURN(v, operands[o](index));
+                               auto store = [&]() -> absl::Status {
+                                 llvm::Value* v = init;
+                                 if (scatter) {
+                                   ASSIGN_OR_RETURN(v, operands[o](index));
+                                 }
+                                 k.elemental->StoreElement(v, outputs[o].base, outputs[o].shape, index);
+                                 return absl::OkStatus();
+                               };
+                               if (apart[o] == nullptr) {
+                                 RETURN_IF_ERROR(store());
+                               } else {
+                                 RETURN_IF_ERROR(EmitIf(&b, apart[o], "copy", store));
                                }
-                               k.elemental->StoreElement(v, outputs[o].base, outputs[o].shape, index);
                              }
                              if (position_bits > 0) {
                                llvm::Type* position = b.getIntNTy(position_bits);

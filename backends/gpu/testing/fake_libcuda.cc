@@ -79,6 +79,7 @@ std::string last_image;
 std::atomic<int> launches{0};
 std::atomic<int> device_to_host_copies{0};
 std::atomic<int64_t> device_to_device_bytes{0};
+std::vector<std::string> launched_names;  // guarded by mu: every launch's kernel, in order
 // A CUmodule points to its image (PTX text); a CUfunction to one of these, whose first
 // member is the kernel's name (launch handlers read it as a C string).
 struct FakeFunction {
@@ -413,6 +414,10 @@ CUresult FakeLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, u
                           unsigned, CUstream stream, void** params, void**) {
   ++launches;
   const auto* function = reinterpret_cast<const FakeFunction*>(f);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    launched_names.push_back(function->name);
+  }
   int device;
   if (const CUresult r = WorkDevice(stream, &device); r != CUDA_SUCCESS) return r;
   if (function->device != device) return CUDA_ERROR_INVALID_HANDLE;
@@ -540,6 +545,16 @@ extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_device_to_ho
 }
 extern "C" __attribute__((visibility("default"))) int64_t xla_fake_cuda_device_to_device_bytes() {
   return device_to_device_bytes.load();
+}
+// Launches so far of kernels whose names end with `suffix`.
+extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_launches_ending(const char* suffix) {
+  std::lock_guard<std::mutex> lock(mu);
+  const size_t n = std::strlen(suffix);
+  int count = 0;
+  for (const std::string& name : launched_names) {
+    count += name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+  }
+  return count;
 }
 // `handler` (null: none) runs each launched kernel in place of the device: the parameters
 // are pointers to the kernel's CUdeviceptr arguments, which are host addresses here.

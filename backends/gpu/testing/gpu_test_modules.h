@@ -666,7 +666,7 @@ inline std::string CountedLoopModule(int64_t iterations, int64_t n) {
 // A decoding loop's KV-cache update: `iterations` steps each writing row i of a
 // f32[rows, width] cache held in the loop state (i + iota over the row), as fori_loop with
 // cache.at[i].set(...) lowers. The gpu runtime writes the row in place (after one copy of the
-// caller's cache), so a step costs its row, not the cache (GpuPlanStep::update_region).
+// caller's cache), so a step costs its row, not the cache (GpuPlanStep::in_place).
 inline std::string KvCacheModule(int64_t iterations, int64_t rows, int64_t width) {
   const std::string w = std::to_string(width), c = "f32[" + std::to_string(rows) + "," + w + "]",
                     state = "(s32[], " + c + ")", row = "f32[1," + w + "]";
