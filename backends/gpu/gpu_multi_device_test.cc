@@ -3,7 +3,10 @@
 // apart as a host with several GPUs does (a context per device, each thread's current one;
 // streams, events, modules and memory belong to one), so work done on the wrong device's
 // context or with the other device's memory fails here. ExecuteParallel runs executables
-// compiled for each device at once, and each result agrees with the interpreter.
+// compiled for each device at once, and each result agrees with the interpreter; caches
+// donated through the service are updated in place on either device.
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -257,6 +260,72 @@ TEST_F(MultiGpuTest, ThreadsOnBothDevicesAtOnceKeepTheirData) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
+}
+
+// Bytes the fake driver has copied device to device since the process started.
+int64_t DeviceToDeviceBytes() {
+  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  auto hook = lib == nullptr ? nullptr : reinterpret_cast<int64_t (*)()>(dlsym(lib, "xla_fake_cuda_device_to_device_bytes"));
+  EXPECT_NE(hook, nullptr);
+  return hook == nullptr ? -1 : hook();
+}
+
+// Through the service: a decode loop's cache donated by handle (ExecuteRequest's
+// donated_arguments) is updated in place, on either device and from several threads at once;
+// not donated, it is copied once and the caller's handle keeps its value.
+TEST_F(MultiGpuTest, DonatedCachesAreUpdatedInPlaceThroughTheService) {
+  const std::string module = modules::KvCacheModule(16, 32, 64);
+  const int64_t cache_bytes = 32 * 64 * 4;
+  int64_t executable[2];
+  for (int device = 0; device < 2; ++device) {
+    absl::StatusOr<server::CompileResponse> compiled = Compile(module, "", device);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    executable[device] = compiled->execution_handle();
+  }
+  const Literal cache = modules::RandomLiteral(F32, {32, 64}, 81);
+  std::vector<Literal> args;
+  args.push_back(cache.Clone());
+  absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), module, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  absl::StatusOr<int64_t> kept = Upload(cache, "", 1);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  int64_t before = DeviceToDeviceBytes();
+  absl::StatusOr<server::ExecuteResponse> copied = Execute(executable[1], {*kept});
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_EQ(DeviceToDeviceBytes() - before, cache_bytes);
+  EXPECT_TRUE(LiteralNear(*expected, Download(copied->result_handle()), 0, 0));
+  EXPECT_TRUE(LiteralNear(cache, Download(*kept), 0, 0)) << "the caller's cache changed";
+
+  // Threads at once, each donating its own cache; the driver's copy count is shared, so it
+  // is taken over all of them: no donated cache is copied.
+  constexpr int kThreads = 4;
+  std::vector<int64_t> handles;
+  for (int t = 0; t < kThreads; ++t) {
+    absl::StatusOr<int64_t> handle = Upload(cache, "", t % 2);
+    ASSERT_TRUE(handle.ok()) << handle.status();
+    handles.push_back(*handle);
+  }
+  before = DeviceToDeviceBytes();
+  std::vector<int64_t> results(kThreads, -1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      absl::StatusOr<server::ExecuteResponse> r = Execute(executable[t % 2], {handles[t]}, {0});
+      if (r.ok()) {
+        results[t] = r->result_handle();
+      } else {
+        ADD_FAILURE() << "thread " << t << ": " << r.status();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(DeviceToDeviceBytes() - before, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_TRUE(LiteralNear(*expected, Download(results[t]), 0, 0)) << "thread " << t;
+    absl::StatusOr<Literal> gone = Download(handles[t]);
+    EXPECT_FALSE(gone.ok()) << "a donated handle still answers";
+  }
 }
 
 }  // namespace
