@@ -209,7 +209,8 @@ TEST(GpuInPlaceTest, AScanWritesItsOutputsInPlaceInADataDependentLoop) {
 
 // Outside loops: an update whose operand is read again later (the tuple's first element) must
 // copy it, and both values come out right; one whose operand nothing else reads (a chain of
-// two updates of a fresh array) copies nothing. Start indices out of range are clamped.
+// two updates of a fresh array, or an update of a view of one) copies nothing. Start indices
+// out of range are clamped.
 TEST(GpuInPlaceTest, AnOperandReadLaterIsCopiedAndAChainOfUpdatesIsNot) {
   constexpr char kReadLater[] = R"(HloModule read_later
 ENTRY e {
@@ -234,6 +235,25 @@ ENTRY e {
   ROOT e = f32[32,8] dynamic-update-slice(d, u, m, i)
 }
 )";
+  // The update's operand a view (a reshape of a sort's output, which no kernel computes):
+  // the view and the array it views are both held by nothing else, so no copy either.
+  constexpr char kView[] = R"(HloModule view
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  p = f32[32,8] parameter(0)
+  u = f32[4,8] parameter(1)
+  i = s32[] parameter(2)
+  flat = f32[256] reshape(p)
+  sorted = f32[256] sort(flat), dimensions={0}, to_apply=less
+  a = f32[32,8] reshape(sorted)
+  zero = s32[] constant(0)
+  ROOT d = f32[32,8] dynamic-update-slice(a, u, i, zero)
+}
+)";
   for (int32_t start : {3, -5, 30, 1000}) {
     std::vector<Literal> args;
     args.push_back(modules::RandomLiteral(F32, {32, 8}, 11));
@@ -245,6 +265,9 @@ ENTRY e {
     absl::StatusOr<Outcome> chain = RunChecked(kChain, args);
     ASSERT_TRUE(chain.ok()) << start << ": " << chain.status();
     EXPECT_EQ(chain->copied, 0) << start;
+    absl::StatusOr<Outcome> view = RunChecked(kView, args);
+    ASSERT_TRUE(view.ok()) << start << ": " << view.status();
+    EXPECT_EQ(view->copied, 0) << start;
   }
 }
 
