@@ -345,6 +345,55 @@ TEST(GpuControlFlowTest, WhileLoopsRunOnTheHostReadingOnePredicatePerIterationUn
   EXPECT_EQ(same->tuple_element(1).GetAsInt64(0), 0);
 }
 
+// A fori_loop whose bounds are traced (the caller's start and bound, the bound carried
+// through the state): the host reads the two once, not a predicate per iteration.
+TEST(GpuControlFlowTest, LoopsWithBoundsInTheirStateReadThemOnce) {
+  std::unique_ptr<backend::Backend> b = FakeBackend();
+  ASSERT_NE(b, nullptr);
+  constexpr char kTraced[] = R"(HloModule traced
+cond {
+  p = (s32[], s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  ROOT go = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  x = f32[64] get-tuple-element(p), index=2
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  half = f32[] constant(0.5)
+  h = f32[64] broadcast(half), dimensions={}
+  y = f32[64] multiply(x, h)
+  z = f32[64] add(y, h)
+  ROOT t = (s32[], s32[], f32[64]) tuple(next, n, z)
+}
+ENTRY main {
+  first = s32[] parameter(0)
+  n = s32[] parameter(1)
+  x = f32[64] parameter(2)
+  init = (s32[], s32[], f32[64]) tuple(first, n, x)
+  w = (s32[], s32[], f32[64]) while(init), condition=cond, body=body
+  ROOT r = f32[64] get-tuple-element(w), index=2
+})";
+  for (const auto& [first, bound] : std::vector<std::pair<int32_t, int32_t>>{{0, 12}, {5, 40}, {7, 7}, {9, -3}}) {
+    std::vector<Literal> args;
+    args.push_back(Literal::CreateR0<int32_t>(first));
+    args.push_back(Literal::CreateR0<int32_t>(bound));
+    args.push_back(modules::RandomLiteral(F32, {64}, 3));
+    absl::StatusOr<Literal> expected = Interpret(kTraced, args);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    StandIn standin;
+    const int copies = DeviceToHostCopies();
+    absl::StatusOr<Literal> actual = RunWithStandIn(*b, kTraced, args, &standin);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    EXPECT_TRUE(LiteralNear(*expected, actual, 1e-6, 1e-6)) << first << " to " << bound;
+    EXPECT_EQ(DeviceToHostCopies() - copies, 2 + 1) << "the start and the bound, then the result";
+  }
+}
+
 TEST(GpuControlFlowTest, ConditionalsRunTheBranchTheirIndexOrPredicatePicks) {
   SKIP_WITHOUT_LIBDEVICE();
   std::unique_ptr<backend::Backend> b = FakeBackend();

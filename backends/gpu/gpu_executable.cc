@@ -37,18 +37,18 @@ class GpuExecutable : public backend::Executable {
     RETURN_IF_ERROR(UseContext(*device_));
     functions_.resize(plan_.sequences.size());
     constants_.resize(plan_.sequences.size());
-    trip_counts_.resize(plan_.sequences.size());
+    counted_.resize(plan_.sequences.size());
     last_use_.resize(plan_.sequences.size());
     for (size_t q = 0; q < plan_.sequences.size(); ++q) {
       const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
       functions_[q].assign(steps.size(), {});
       constants_[q].resize(steps.size());
-      trip_counts_[q].assign(steps.size(), std::nullopt);
+      counted_[q].assign(steps.size(), std::nullopt);
       for (size_t s = 0; s < steps.size(); ++s) {
         if (steps[s].kind == GpuPlanStep::Kind::kConstant) {
           ASSIGN_OR_RETURN(constants_[q][s], Upload(lane, steps[s].hlo->literal()));
         }
-        if (steps[s].kind == GpuPlanStep::Kind::kWhile) trip_counts_[q][s] = KnownTripCount(*steps[s].hlo);
+        if (steps[s].kind == GpuPlanStep::Kind::kWhile) counted_[q][s] = FindCountedLoop(*steps[s].hlo);
       }
       last_use_[q].assign(steps.size(), -1);
       for (size_t s = 0; s < steps.size(); ++s) {
@@ -169,11 +169,12 @@ class GpuExecutable : public backend::Executable {
         // Control flow is decided on the host: the condition's pred or the branch index is
         // computed on the device and read back (a few bytes, one copy per iteration or
         // branch, which waits for the kernels before it). Everything else stays on the device.
-        // A loop whose HLO fixes its trip count (loop_trip_count.h) reads nothing back: its
-        // iterations are enqueued back to back.
+        // A counted loop (loop_trip_count.h) reads back at most its counter's first value and
+        // its bound, once: its iterations are enqueued back to back.
         case GpuPlanStep::Kind::kWhile: {
           std::shared_ptr<backend::Buffer> state = Pass(values, sequence, q, s, step.operands[0]);
-          if (const std::optional<int64_t> trips = trip_counts_[q][s]; trips.has_value()) {
+          ASSIGN_OR_RETURN(const std::optional<int64_t> trips, Trips(lane, counted_[q][s], *state));
+          if (trips.has_value()) {
             for (int64_t i = 0; i < *trips; ++i) {
               RETURN_IF_ERROR(cancelled());
               ASSIGN_OR_RETURN(state, RunSequence(step.callees[1], Only(std::move(state)), run));
@@ -476,6 +477,30 @@ class GpuExecutable : public backend::Executable {
     return value[0];
   }
 
+  // The iterations of counted loop `counted` (none: not one) starting from `state`: its first
+  // value and bound are constants, or elements of `state` read back here, once per loop
+  // rather than a predicate per iteration; nullopt when it is no counted loop or the values
+  // read would let the counter wrap (the condition is then read each iteration).
+  absl::StatusOr<std::optional<int64_t>> Trips(Lane& lane, const std::optional<CountedLoop>& counted,
+                                               const backend::Buffer& state) {
+    if (!counted.has_value()) return std::optional<int64_t>();
+    int64_t first = counted->first.value_or(0), limit = counted->limit.value_or(0);
+    std::vector<const backend::Buffer*> read;
+    const std::vector<std::shared_ptr<backend::Buffer>> elements = state.tuple_elements();
+    for (const int64_t k : {counted->first_element, counted->limit_element}) {
+      if (k < 0) continue;
+      if (k >= static_cast<int64_t>(elements.size())) return absl::InternalError("gpu: a loop's state lacks its counter");
+      read.push_back(elements[k].get());
+    }
+    if (!read.empty()) {
+      ASSIGN_OR_RETURN(std::vector<int64_t> values, ReadIntegers(lane, read));
+      size_t next = 0;
+      if (counted->first_element >= 0) first = values[next++];
+      if (counted->limit_element >= 0) limit = values[next++];
+    }
+    return TripCount(*counted, first, limit);
+  }
+
   // The values of one-element integer or pred arrays, each read back to the host (a copy of
   // a few bytes that waits for the kernels before it).
   absl::StatusOr<std::vector<int64_t>> ReadIntegers(Lane& lane, absl::Span<const backend::Buffer* const> buffers) {
@@ -625,7 +650,7 @@ class GpuExecutable : public backend::Executable {
   // Per sequence and step: a kernel step's entries, its launches in order (GpuPlanStep::phases).
   std::vector<std::vector<std::vector<CUfunction>>> functions_;
   std::vector<std::vector<std::shared_ptr<backend::Buffer>>> constants_;  // per sequence and step (constants)
-  std::vector<std::vector<std::optional<int64_t>>> trip_counts_;  // per sequence and step (counted whiles)
+  std::vector<std::vector<std::optional<CountedLoop>>> counted_;  // per sequence and step (counted whiles)
   std::vector<std::vector<int>> last_use_;  // per sequence and step: the last step reading its value (-1: none)
 };
 

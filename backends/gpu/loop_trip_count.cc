@@ -93,7 +93,7 @@ std::optional<int64_t> InitialValue(const HloInstruction* init, int64_t k) {
 
 }  // namespace
 
-std::optional<int64_t> KnownTripCount(const HloInstruction& loop) {
+std::optional<CountedLoop> FindCountedLoop(const HloInstruction& loop) {
   if (loop.opcode() != HloOpcode::kWhile || loop.operand_count() != 1) return std::nullopt;
   const HloComputation* condition = loop.while_condition();
   const HloComputation* body = loop.while_body();
@@ -101,7 +101,8 @@ std::optional<int64_t> KnownTripCount(const HloInstruction& loop) {
       !loop.shape().IsTuple()) {
     return std::nullopt;
   }
-  // The condition: one comparison of the counter with a constant, and nothing else.
+  // The condition: one comparison of the counter with a constant or a state element, and
+  // nothing else.
   const HloInstruction* compare = condition->root_instruction();
   if (compare->opcode() != HloOpcode::kCompare || compare->operand_count() != 2) return std::nullopt;
   for (const auto& hlo : condition->instructions()) {
@@ -113,45 +114,78 @@ std::optional<int64_t> KnownTripCount(const HloInstruction& loop) {
   }
   std::optional<ComparisonDirection> direction = StringToComparisonDirection(compare->attrs().comparison_direction());
   if (!direction.has_value()) return std::nullopt;
-  const HloInstruction* lhs = compare->operand(0);
-  const HloInstruction* rhs = compare->operand(1);
-  if (lhs->opcode() != HloOpcode::kGetTupleElement) {  // constant first: turn it around
-    std::swap(lhs, rhs);
-    switch (*direction) {
-      case ComparisonDirection::kGt: direction = ComparisonDirection::kLt; break;
-      case ComparisonDirection::kGe: direction = ComparisonDirection::kLe; break;
-      case ComparisonDirection::kLt: direction = ComparisonDirection::kGt; break;
-      case ComparisonDirection::kLe: direction = ComparisonDirection::kGe; break;
-      default: break;
-    }
-  }
-  if (lhs->opcode() != HloOpcode::kGetTupleElement || lhs->operand(0) != condition->parameter_instruction(0)) {
-    return std::nullopt;
-  }
-  const int64_t k = lhs->tuple_index();
-  const Shape& counter_shape = lhs->shape();
-  if (!counter_shape.IsArray() || counter_shape.rank() != 0 || !primitive_util::IsIntegralType(counter_shape.element_type())) {
-    return std::nullopt;
-  }
-  const PrimitiveType type = counter_shape.element_type();
-  const std::string& comparison_type = compare->attrs().comparison_type();
-  if (!comparison_type.empty()) {
-    std::optional<ComparisonType> t = StringToComparisonType(comparison_type);
-    if (!t.has_value() || *t != DefaultComparisonType(type)) return std::nullopt;
-  }
-  std::optional<int64_t> limit = ScalarConstant(rhs);
-  std::optional<int64_t> first = InitialValue(loop.operand(0), k);
-  // The body's result carries counter + step at k.
+  const HloComputation* cond = condition;
+  // Element k of the condition's state, or -1.
+  auto element = [cond](const HloInstruction* hlo) -> int64_t {
+    return hlo->opcode() == HloOpcode::kGetTupleElement && hlo->operand(0) == cond->parameter_instruction(0)
+               ? hlo->tuple_index()
+               : -1;
+  };
+  // The result tuple of the body, whose element k is the counter's next value.
   const HloInstruction* result = body->root_instruction();
-  if (result->opcode() != HloOpcode::kTuple || k >= result->operand_count()) return std::nullopt;
-  std::optional<int64_t> step = CounterStep(result->operand(k), *body, k);
-  if (!limit.has_value() || !first.has_value() || !step.has_value() || *step <= 0) return std::nullopt;
-  const Range range = IntegerRange(type);
+  if (result->opcode() != HloOpcode::kTuple) return std::nullopt;
+  // The counter is the side the body steps; the other is the bound.
+  for (int side = 0; side < 2; ++side) {
+    const HloInstruction* lhs = compare->operand(side);
+    const HloInstruction* rhs = compare->operand(1 - side);
+    const int64_t k = element(lhs);
+    if (k < 0 || k >= result->operand_count()) continue;
+    std::optional<int64_t> step = CounterStep(result->operand(k), *body, k);
+    if (!step.has_value() || *step <= 0) continue;
+    CountedLoop counted;
+    counted.counter = k;
+    counted.step = *step;
+    counted.direction = *direction;
+    if (side == 1) {  // bound first: turn it around
+      switch (*direction) {
+        case ComparisonDirection::kGt: counted.direction = ComparisonDirection::kLt; break;
+        case ComparisonDirection::kGe: counted.direction = ComparisonDirection::kLe; break;
+        case ComparisonDirection::kLt: counted.direction = ComparisonDirection::kGt; break;
+        case ComparisonDirection::kLe: counted.direction = ComparisonDirection::kGe; break;
+        default: break;
+      }
+    }
+    const Shape& counter_shape = lhs->shape();
+    if (!counter_shape.IsArray() || counter_shape.rank() != 0 ||
+        !primitive_util::IsIntegralType(counter_shape.element_type())) {
+      return std::nullopt;
+    }
+    counted.type = counter_shape.element_type();
+    const std::string& comparison_type = compare->attrs().comparison_type();
+    if (!comparison_type.empty()) {
+      std::optional<ComparisonType> t = StringToComparisonType(comparison_type);
+      if (!t.has_value() || *t != DefaultComparisonType(counted.type)) return std::nullopt;
+    }
+    counted.first = InitialValue(loop.operand(0), k);
+    if (!counted.first.has_value()) counted.first_element = k;
+    counted.limit = ScalarConstant(rhs);
+    if (!counted.limit.has_value()) {
+      // A state element the body passes through unchanged.
+      const int64_t j = element(rhs);
+      if (j < 0 || j == k || j >= result->operand_count() || rhs->shape() != counter_shape) return std::nullopt;
+      const HloInstruction* passed = result->operand(j);
+      if (passed->opcode() != HloOpcode::kGetTupleElement || passed->tuple_index() != j ||
+          passed->operand(0) != body->parameter_instruction(0)) {
+        return std::nullopt;
+      }
+      counted.limit_element = j;
+    }
+    if (counted.direction != ComparisonDirection::kLt && counted.direction != ComparisonDirection::kLe &&
+        (counted.direction != ComparisonDirection::kNe || counted.step != 1)) {
+      return std::nullopt;
+    }
+    return counted;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> TripCount(const CountedLoop& loop, int64_t first, int64_t limit) {
+  const Range range = IntegerRange(loop.type);
   // Wide enough that no difference or product below overflows.
-  const __int128 a = *first, c = *limit, s = *step;
+  const __int128 a = first, c = limit, s = loop.step;
   if (a < range.lo || a > range.hi || c < range.lo || c > range.hi || s > range.hi) return std::nullopt;
   __int128 trips = 0;
-  switch (*direction) {
+  switch (loop.direction) {
     case ComparisonDirection::kLt:
       trips = a >= c ? 0 : (c - a - 1) / s + 1;
       break;
@@ -169,6 +203,12 @@ std::optional<int64_t> KnownTripCount(const HloInstruction& loop) {
   if (a + trips * s > range.hi) return std::nullopt;
   if (trips > std::numeric_limits<int64_t>::max()) return std::nullopt;
   return static_cast<int64_t>(trips);
+}
+
+std::optional<int64_t> KnownTripCount(const HloInstruction& loop) {
+  const std::optional<CountedLoop> counted = FindCountedLoop(loop);
+  if (!counted.has_value() || !counted->first.has_value() || !counted->limit.has_value()) return std::nullopt;
+  return TripCount(*counted, *counted->first, *counted->limit);
 }
 
 }  // namespace gpu

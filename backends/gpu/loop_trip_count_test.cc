@@ -1,5 +1,5 @@
 // Counted while loops (loop_trip_count.h): which loops have a trip count fixed by their HLO,
-// and that it is the count the interpreter's loop runs (checked by running each module).
+// or by a first value and bound read from their initial state, and the counts.
 #include "backends/gpu/loop_trip_count.h"
 
 #include <memory>
@@ -186,6 +186,66 @@ ENTRY main {
   ROOT w = (s32[], f32[4]) while(init), condition=cond, body=body
 })";
   EXPECT_EQ(TripCount(text), 3);  // 1, 3, 5
+}
+
+// A fori_loop with traced bounds: the start is the caller's, the bound an element of the
+// state the body passes through. Counted, with both read from the initial state; a bound the
+// body changes, or of another type, is not.
+constexpr char kTracedBounds[] = R"(HloModule traced
+cond {
+  p = (s32[], s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  ROOT go = pred[] compare(n, i), direction=GT
+}
+body {
+  p = (s32[], s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] get-tuple-element(p), index=1
+  x = f32[4] get-tuple-element(p), index=2
+  two = s32[] constant(2)
+  next = s32[] add(i, two)
+  y = f32[4] add(x, x)
+  ROOT t = (s32[], s32[], f32[4]) tuple(next, BOUND, y)
+}
+ENTRY main {
+  first = s32[] parameter(0)
+  n = s32[] parameter(1)
+  x = f32[4] parameter(2)
+  init = (s32[], s32[], f32[4]) tuple(first, n, x)
+  ROOT w = (s32[], s32[], f32[4]) while(init), condition=cond, body=body
+})";
+
+std::optional<CountedLoop> Counted(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
+  EXPECT_TRUE(module.ok()) << module.status() << "\n" << text;
+  if (!module.ok()) return std::nullopt;
+  return FindCountedLoop(*(*module)->entry_computation()->root_instruction());
+}
+
+TEST(LoopTripCountTest, BoundsFromTheStateAreReadOnce) {
+  const std::optional<CountedLoop> counted = Counted(absl::StrReplaceAll(kTracedBounds, {{"BOUND", "n"}}));
+  ASSERT_TRUE(counted.has_value());
+  EXPECT_EQ(counted->counter, 0);
+  EXPECT_EQ(counted->first_element, 0);
+  EXPECT_EQ(counted->limit_element, 1);
+  EXPECT_FALSE(counted->first.has_value());
+  EXPECT_FALSE(counted->limit.has_value());
+  EXPECT_EQ(counted->step, 2);
+  EXPECT_EQ(counted->direction, ComparisonDirection::kLt);  // n > i, turned around
+  EXPECT_EQ(TripCount(*counted, 0, 10), 5);
+  EXPECT_EQ(TripCount(*counted, 3, 10), 4);  // 3, 5, 7, 9
+  EXPECT_EQ(TripCount(*counted, 10, -4), 0);
+  EXPECT_EQ(TripCount(*counted, 0, 2147483647), std::nullopt) << "its last step would pass 2^31 - 1";
+  EXPECT_EQ(TripCount(*counted, int64_t{1} << 40, 10), std::nullopt) << "not an s32";
+  // A bound the body changes is not a bound, nor is a bound another element takes.
+  EXPECT_FALSE(Counted(absl::StrReplaceAll(kTracedBounds, {{"BOUND", "next"}})).has_value());
+  EXPECT_FALSE(Counted(absl::StrReplaceAll(kTracedBounds, {{"BOUND", "i"}})).has_value());
+  // A u32 counter read as int64 past its range is refused.
+  CountedLoop unsigned_loop = *counted;
+  unsigned_loop.type = U32;
+  EXPECT_EQ(TripCount(unsigned_loop, 0, -1), std::nullopt);
+  EXPECT_EQ(TripCount(unsigned_loop, 0, 4294967294), 2147483647);
 }
 
 }  // namespace
