@@ -16,6 +16,7 @@
 #include "backends/cpu/passes/single_device_collectives.h"
 #include "backends/gpu/gpu_expanders.h"
 #include "backends/gpu/gpu_fft_expander.h"
+#include "backends/gpu/gpu_update_fusion.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -290,6 +291,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   RETURN_IF_ERROR(ExpandFftsForGpu(module.get()).status());
   RETURN_IF_ERROR(SplitBitGenerators(module.get()));
   RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
+  RETURN_IF_ERROR(FuseUpdatesIntoSlices(module.get()).status());
   GpuPlan plan;
   plan.sm = target.sm;
   PlanBuilder builder(&plan);

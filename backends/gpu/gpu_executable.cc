@@ -320,13 +320,15 @@ class GpuExecutable : public backend::Executable {
     return true;
   }
 
-  // Operand i's buffer as output i of in-place step `s` (GpuPlanStep::in_place), taken from
+  // Operand InPlaceOperand(i)'s buffer as output i of in-place step `s` (GpuPlanStep::in_place), taken from
   // `values`, when no later step reads that value, no other operand of the step is it and
   // nothing else holds it (Unshared); else null.
   std::shared_ptr<GpuBuffer> TakeOperand(const Run& run, std::vector<std::shared_ptr<backend::Buffer>>& values,
                                          const GpuSequence& sequence, int q, int s, size_t i) const {
     const GpuPlanStep& step = sequence.steps[s];
-    const int o = step.operands[i];
+    const int64_t from = InPlaceOperand(*step.hlo, static_cast<int64_t>(i));
+    if (from < 0 || from >= static_cast<int64_t>(step.operands.size())) return nullptr;
+    const int o = step.operands[from];
     std::shared_ptr<backend::Buffer>& operand = values[o];
     const Shape& shape = *KernelOutputs(step.hlo->shape())[i];
     const auto* array = dynamic_cast<const GpuBuffer*>(operand.get());
@@ -348,15 +350,18 @@ class GpuExecutable : public backend::Executable {
     const CudaDriver* d = device_->driver;
     Lane& lane = *run.lane;
     const GpuPlanStep& step = sequence.steps[s];
-    const bool dus = step.hlo->opcode() == HloOpcode::kDynamicUpdateSlice;
+    // A dynamic-update-slice, alone or at a fusion's root, whose kernel writes its update only.
+    const HloInstruction* dus = step.in_place ? UpdatedSlice(*step.hlo) : nullptr;
     // One array per output (sort and scatter of several operands write a tuple).
     const std::vector<const Shape*> shapes = KernelOutputs(step.hlo->shape());
     std::vector<std::shared_ptr<GpuBuffer>> outs(shapes.size());
-    std::vector<bool> took(shapes.size(), false);  // output i is operand i's buffer
+    std::vector<bool> took(shapes.size(), false);  // output i is its in-place operand's buffer
+    std::vector<int64_t> taken_from(step.operands.size(), -1);  // operand -> the output that took it
     for (size_t i = 0; i < shapes.size(); ++i) {
       if (step.in_place) outs[i] = TakeOperand(run, values, sequence, q, s, i);
       if (outs[i] != nullptr) {
         took[i] = true;
+        taken_from[InPlaceOperand(*step.hlo, static_cast<int64_t>(i))] = static_cast<int64_t>(i);
         continue;
       }
       if (step.hlo->opcode() == HloOpcode::kRng) {
@@ -364,9 +369,10 @@ class GpuExecutable : public backend::Executable {
         continue;
       }
       ASSIGN_OR_RETURN(outs[i], AllocateArray(lane, *shapes[i]));
-      // An in-place dynamic-update-slice writes only its update region: the rest is operand 0's.
-      if (step.in_place && dus && outs[i]->size_bytes() > 0) {
-        const auto* from = dynamic_cast<const GpuBuffer*>(values[step.operands[0]].get());
+      // An in-place dynamic-update-slice writes only its update region: the rest is its
+      // operand's.
+      if (dus != nullptr && outs[i]->size_bytes() > 0) {
+        const auto* from = dynamic_cast<const GpuBuffer*>(values[step.operands[InPlaceOperand(*step.hlo, 0)]].get());
         if (from == nullptr || from->size_bytes() != outs[i]->size_bytes()) {
           return absl::InternalError(absl::StrCat("gpu: ", step.hlo->name(), "'s operand 0 is no gpu array of its shape"));
         }
@@ -385,10 +391,10 @@ class GpuExecutable : public backend::Executable {
     RETURN_IF_ERROR(CheckOperandValues(lane, step, values));
     if (step.elements == 0) return absl::OkStatus();
     for (size_t i = 0; i < step.operands.size(); ++i) {
-      // An operand whose buffer became output i is passed as that output (a dynamic-update-
+      // An operand whose buffer became an output is passed as that output (a dynamic-update-
       // slice's kernel does not read it; a scatter's fill sees the two are one).
-      if (i < took.size() && took[i]) {
-        pointers.push_back(outs[i]->address());
+      if (taken_from[i] >= 0) {
+        pointers.push_back(outs[taken_from[i]]->address());
         continue;
       }
       const auto* in = dynamic_cast<const GpuBuffer*>(values[step.operands[i]].get());
@@ -412,11 +418,11 @@ class GpuExecutable : public backend::Executable {
     // An in-place dynamic-update-slice's launch covers its update; a scatter's fill (launch 0)
     // has nothing to do when every output is its operand and no scratch needs clearing.
     const std::vector<CUfunction>& launches = functions_[q][s];
-    const bool filled = step.in_place && !dus && step.scratch_bytes == 0 &&
+    const bool filled = step.in_place && dus == nullptr && step.scratch_bytes == 0 &&
                         std::find(took.begin(), took.end(), false) == took.end();
     for (size_t p = filled ? 1 : 0; p < launches.size(); ++p) {
       const bool rows = p == 0 && step.rows > 0;
-      const int64_t first = step.in_place && dus ? ShapeUtil::ElementsIn(step.hlo->operand(1)->shape()) : step.elements;
+      const int64_t first = dus != nullptr ? ShapeUtil::ElementsIn(dus->operand(1)->shape()) : step.elements;
       const int64_t items = p == 0 ? (rows ? step.rows : first) : step.phases[p - 1];
       if (items == 0) continue;
       const int64_t wanted = rows ? items : (items + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "backends/testing/hlo_test_util.h"
@@ -520,6 +521,65 @@ ENTRY e {
   variadic.push_back(modules::RandomLiteral(S32, {4}, 74, 1000));
   absl::StatusOr<Outcome> partly = RunChecked(kVariadic, variadic);
   ASSERT_TRUE(partly.ok()) << partly.status();
+}
+
+// The number of kernel steps of `hlo`'s entry sequence once compiled for the gpu.
+int EntryKernels(const std::string& hlo) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return -1;
+  absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), GpuTarget{});
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return -1;
+  int kernels = 0;
+  for (const GpuPlanStep& step : plan->entry().steps) kernels += step.kind == GpuPlanStep::Kind::kKernel;
+  return kernels;
+}
+
+// An update computed for the dynamic-update-slice alone joins it in one kernel
+// (gpu_update_fusion.h), which writes it in place; one that reads the array being updated, or
+// that something else reads too, keeps its own kernel. Each agrees with the interpreter.
+TEST(GpuInPlaceTest, UpdatesComputedForTheSliceAloneJoinItsKernel) {
+  const std::string head = R"(HloModule m
+ENTRY e {
+  p = f32[32,8] parameter(0)
+  x = f32[4,8] parameter(1)
+  i = s32[] parameter(2)
+  a = f32[32,8] negate(p)
+  zero = s32[] constant(0)
+  two = f32[] constant(2)
+  t = f32[4,8] broadcast(two), dimensions={}
+)";
+  struct Case {
+    std::string body;
+    int kernels;  // a's, and the update's and the slice's (one when fused)
+  };
+  const Case cases[] = {
+      {"  e = f32[4,8] exponential(x)\n  u = f32[4,8] multiply(e, t)\n"
+       "  ROOT d = f32[32,8] dynamic-update-slice(a, u, i, zero)\n",
+       2},
+      // The update reads the array it is written into.
+      {"  s = f32[4,8] slice(a), slice={[0:4], [0:8]}\n  u = f32[4,8] add(s, x)\n"
+       "  ROOT d = f32[32,8] dynamic-update-slice(a, u, i, zero)\n",
+       3},
+      // The update is read again.
+      {"  u = f32[4,8] multiply(x, t)\n  d = f32[32,8] dynamic-update-slice(a, u, i, zero)\n"
+       "  ROOT r = (f32[32,8], f32[4,8]) tuple(d, u)\n",
+       3},
+  };
+  for (const Case& c : cases) {
+    const std::string hlo = head + c.body + "}\n";
+    EXPECT_EQ(EntryKernels(hlo), c.kernels) << c.body;
+    for (int32_t start : {0, 29, -3}) {
+      std::vector<Literal> args;
+      args.push_back(modules::RandomLiteral(F32, {32, 8}, 91));
+      args.push_back(modules::RandomLiteral(F32, {4, 8}, 92));
+      args.push_back(Literal::CreateR0<int32_t>(start));
+      absl::StatusOr<Outcome> run = RunChecked(hlo, args);
+      ASSERT_TRUE(run.ok()) << c.body << start << ": " << run.status();
+      EXPECT_EQ(run->copied, 0) << c.body;
+    }
+  }
 }
 
 }  // namespace

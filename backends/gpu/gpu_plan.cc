@@ -1,5 +1,7 @@
 #include "backends/gpu/gpu_plan.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -116,19 +118,55 @@ bool RowMajor(const Shape& shape) {
   return shape.IsArray() && shape.has_layout() && ShapeUtil::HasDescendingLayout(shape);
 }
 
+namespace {
+
+// A dynamic-update-slice of scalar start indices.
+bool ScalarStarts(const HloInstruction& dus) {
+  if (dus.opcode() != HloOpcode::kDynamicUpdateSlice || !dus.shape().IsArray() ||
+      dus.operand_count() != 2 + dus.shape().rank() || !dus.operand(1)->shape().IsArray()) {
+    return false;
+  }
+  for (int64_t i = 2; i < dus.operand_count(); ++i) {
+    if (!ShapeUtil::IsScalar(dus.operand(i)->shape())) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const HloInstruction* UpdatedSlice(const HloInstruction& hlo) {
+  if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) return ScalarStarts(hlo) ? &hlo : nullptr;
+  if (hlo.opcode() != HloOpcode::kFusion || hlo.to_apply() == nullptr) return nullptr;
+  const HloInstruction* root = hlo.to_apply()->root_instruction();
+  if (!ScalarStarts(*root) || root->operand(0)->opcode() != HloOpcode::kParameter) return nullptr;
+  // Operand 0 is read by nothing but the update's write, and is not the update or a start.
+  const HloInstruction* target = root->operand(0);
+  if (target->users().size() != 1 || std::count(root->operands().begin(), root->operands().end(), target) != 1 ||
+      target->parameter_number() >= hlo.operand_count()) {
+    return nullptr;
+  }
+  return root;
+}
+
+int64_t InPlaceOperand(const HloInstruction& hlo, int64_t output) {
+  if (hlo.opcode() == HloOpcode::kFusion) {
+    const HloInstruction* dus = UpdatedSlice(hlo);
+    return dus == nullptr ? -1 : dus->operand(0)->parameter_number();
+  }
+  return output;
+}
+
 bool UpdatesInPlace(const HloInstruction& hlo) {
   const std::vector<const Shape*> outputs = KernelOutputs(hlo.shape());
   const int64_t n = static_cast<int64_t>(outputs.size());
-  if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice) {
-    if (n != 1 || hlo.operand_count() != 2 + hlo.shape().rank() || !hlo.operand(1)->shape().IsArray()) return false;
-    for (int64_t i = 2; i < hlo.operand_count(); ++i) {
-      if (!ShapeUtil::IsScalar(hlo.operand(i)->shape())) return false;
-    }
+  if (hlo.opcode() == HloOpcode::kDynamicUpdateSlice || hlo.opcode() == HloOpcode::kFusion) {
+    const HloInstruction* dus = UpdatedSlice(hlo);
+    if (n != 1 || dus == nullptr || !ShapeUtil::Equal(dus->shape(), hlo.shape())) return false;
   } else if (hlo.opcode() != HloOpcode::kScatter || n == 0 || hlo.operand_count() != 2 * n + 1) {
     return false;
   }
   for (int64_t i = 0; i < n; ++i) {
-    const Shape& operand = hlo.operand(i)->shape();
+    const Shape& operand = hlo.operand(InPlaceOperand(hlo, i))->shape();
     if (!operand.IsArray() || !operand.has_layout() || !outputs[i]->has_layout() || !ShapeUtil::Equal(operand, *outputs[i])) {
       return false;
     }
@@ -368,8 +406,7 @@ absl::Status ValidateSequence(const GpuPlan& plan, int q) {
         }
         if (s.gemm && !IsCublasGemm(*s.hlo)) return BadPlan(absl::StrCat("step ", i, " is not a cuBLAS gemm"));
         if (s.in_place && (!UpdatesInPlace(*s.hlo) || s.rows != 0 || s.gemm ||
-                           (s.hlo->opcode() == HloOpcode::kDynamicUpdateSlice &&
-                            (!s.phases.empty() || s.scratch_bytes != 0)))) {
+                           (UpdatedSlice(*s.hlo) != nullptr && (!s.phases.empty() || s.scratch_bytes != 0)))) {
           return BadPlan(absl::StrCat("step ", i, " (", s.hlo->name(), ") is no update in place"));
         }
         break;

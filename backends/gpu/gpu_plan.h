@@ -120,9 +120,10 @@ struct GpuPlanStep {
   // A kernel whose output i may be its operand i's own buffer (UpdatesInPlace): the runtime
   // gives it that buffer when nothing else holds it and no later step reads it, so that an
   // update costs its own size, not the whole array's (a KV cache or a scan's outputs written
-  // row by row, x.at[i].add(v) in a loop). A dynamic-update-slice's kernel writes only the
-  // update region, its threads striding over the update's elements; an output that is not
-  // operand 0's buffer gets a device-to-device copy of it first. A scatter's launch 0 (its
+  // row by row, x.at[i].add(v) in a loop). A dynamic-update-slice's kernel (or that of a
+  // fusion computing its update, UpdatedSlice) writes only the update region, its threads
+  // striding over the update's elements; an output that is not the operand's buffer gets a
+  // device-to-device copy of it first. A scatter's launch 0 (its
   // fill) copies operand i into output i only where they are apart; when every output is its
   // operand and the step has no scratch to clear, launch 0 is not run at all.
   bool in_place = false;
@@ -181,10 +182,17 @@ uint64_t RngKernelKey(uint64_t seed, const std::string& name, uint64_t draw);
 // elements of a tuple of arrays of one shape; none for any other shape.
 std::vector<const Shape*> KernelOutputs(const Shape& shape);
 
-// True for a dynamic-update-slice with scalar start indices, or a scatter, whose operand i
-// has output i's shape and layout, so that operand i's bytes are output i outside the
-// elements the op writes (GpuPlanStep::in_place).
+// True for a dynamic-update-slice with scalar start indices (alone, or at the root of a
+// fusion that computes its update and reads its operand 0 nowhere else), or a scatter, whose
+// operand InPlaceOperand(i) has output i's shape and layout, so that that operand's bytes
+// are output i outside the elements the op writes (GpuPlanStep::in_place).
 bool UpdatesInPlace(const HloInstruction& hlo);
+// The operand whose buffer output `output` of such an op may take: the same index for a
+// dynamic-update-slice or scatter, the fused operand 0's for a fusion (-1: none).
+int64_t InPlaceOperand(const HloInstruction& hlo, int64_t output);
+// The dynamic-update-slice of scalar start indices `hlo` is, or that is the root of fusion
+// `hlo` writing into a fusion parameter nothing else reads; null otherwise.
+const HloInstruction* UpdatedSlice(const HloInstruction& hlo);
 
 // True for an array whose layout is row-major (minor_to_major descending).
 bool RowMajor(const Shape& shape);

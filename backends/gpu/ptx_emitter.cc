@@ -157,23 +157,31 @@ absl::Status EmitElementwiseBody(KernelContext& k, const HloInstruction* hlo, in
 
 // A dynamic-update-slice's update region (GpuPlanStep::in_place): a thread per update
 // element writes it where the start indices, clamped into the operand as XLA clamps them,
-// put it. The rest of the output already holds operand 0's value, which is not read.
+// put it. The rest of the output already holds operand 0's value, which is not read. In a
+// fusion (UpdatedSlice), the update is computed from the fusion's operands as it is written.
 absl::Status EmitUpdateRegionBody(KernelContext& k, const HloInstruction* hlo) {
   llvm::IRBuilder<>& b = *k.b;
+  const HloInstruction* dus = UpdatedSlice(*hlo);
+  if (dus == nullptr) return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), " updates no slice"));
+  cpu::OperandGenerator operand = k.operand;  // dus's operands
+  if (dus != hlo) {
+    ASSIGN_OR_RETURN(cpu::ElementalEmitter::FusionGenerators fused, k.elemental->MakeFusionGenerators(hlo, k.operand));
+    operand = [fused, dus](int64_t i) -> absl::StatusOr<cpu::Generator> { return fused->at(dus->operand(i)); };
+  }
   const Shape& out = hlo->shape();
-  const Shape& update = hlo->operand(1)->shape();
+  const Shape& update = dus->operand(1)->shape();
   std::vector<llvm::Value*> start;
   for (int64_t d = 0; d < out.rank(); ++d) {
-    ASSIGN_OR_RETURN(cpu::Generator index, k.operand(2 + d));
+    ASSIGN_OR_RETURN(cpu::Generator index, operand(2 + d));
     ASSIGN_OR_RETURN(llvm::Value* v, index(cpu::IrIndex{}));
-    const PrimitiveType type = hlo->operand(2 + d)->shape().element_type();
+    const PrimitiveType type = dus->operand(2 + d)->shape().element_type();
     v = primitive_util::IsUnsignedIntegralType(type) ? b.CreateZExtOrTrunc(v, b.getInt64Ty())
                                                      : b.CreateSExtOrTrunc(v, b.getInt64Ty());
     const int64_t most = std::max<int64_t>(0, out.dimensions(static_cast<int>(d)) - update.dimensions(static_cast<int>(d)));
     v = b.CreateSelect(b.CreateICmpSLT(v, b.getInt64(0)), b.getInt64(0), v);
     start.push_back(b.CreateSelect(b.CreateICmpSGT(v, b.getInt64(most)), b.getInt64(most), v));
   }
-  ASSIGN_OR_RETURN(cpu::Generator read, k.operand(1));
+  ASSIGN_OR_RETURN(cpu::Generator read, operand(1));
   return EmitChunkedLoop(&b, GlobalThread(&b), ShapeUtil::ElementsIn(update), GridThreads(&b), 1, "u",
                          [&](llvm::Value* i) -> absl::Status {
                            const cpu::IrIndex at = IndexOf(&b, update, i);
@@ -279,7 +287,7 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
     }
     return absl::OkStatus();
   }
-  if (hlo->opcode() == HloOpcode::kDynamicUpdateSlice && UpdatesInPlace(*hlo)) {
+  if (hlo->opcode() != HloOpcode::kScatter && UpdatesInPlace(*hlo)) {
     kernel->in_place = true;
     return EmitKernelFunction(module, hlo, kernel->name,
                               [&](KernelContext& k) { return EmitUpdateRegionBody(k, hlo); }, scratch);

@@ -24,8 +24,9 @@
 //    the updates into them, as ScatterStrategy below says;
 //  - select-and-scatter: a thread per output element when few windows overlap each element,
 //    else a fill launch, then an update launch (ScatterStrategy);
-//  - dynamic-update-slice (UpdatesInPlace): a thread per update element, writing only the
-//    update region of an output that already holds operand 0 (GpuPlanStep::in_place).
+//  - dynamic-update-slice (UpdatesInPlace), alone or at the root of a fusion computing its
+//    update (gpu_update_fusion.h): a thread per update element, writing only the update
+//    region of an output that already holds the operand (GpuPlanStep::in_place).
 // A kernel whose result is a tuple (sort, scatter, reduce or reduce-window of several
 // operands, or a fusion with such a reduce at its root) takes a pointer per output array
 // first.
