@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "backends/executable_format.h"
 #include "gmock/gmock.h"
@@ -301,6 +302,27 @@ TEST(GpuPlanTest, ScattersUpdateInPlaceWhenEachOperandIsLaidOutAsItsOutput) {
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(text);
     ASSERT_TRUE(module.ok()) << module.status();
     EXPECT_EQ(UpdatesInPlace(*(*module)->entry_computation()->root_instruction()), in_place) << layout;
+  }
+}
+
+// A fusion updates in place through its root dynamic-update-slice's operand 0, a parameter
+// that nothing else in it reads; which operand that is, InPlaceOperand says.
+TEST(GpuPlanTest, FusionsWithAnUpdateAtTheirRootUpdateTheirTargetParameter) {
+  const std::string fused = "HloModule m\nfused {\n x = f32[2,4]{1,0} parameter(0)\n a = f32[8,4]{1,0} parameter(1)\n"
+                            " i = s32[] parameter(2)\n u = f32[2,4]{1,0} USE\n"
+                            " ROOT d = f32[8,4]{1,0} dynamic-update-slice(a, u, i, i)\n}\n"
+                            "ENTRY e {\n x = f32[2,4]{1,0} parameter(0)\n a = f32[8,4]{1,0} parameter(1)\n"
+                            " i = s32[] parameter(2)\n"
+                            " ROOT f = f32[8,4]{1,0} fusion(x, a, i), kind=kLoop, calls=fused\n}\n";
+  for (const auto& [use, in_place] : std::vector<std::pair<std::string, bool>>{
+           {"exponential(x)", true}, {"slice(a), slice={[0:2], [0:4]}", false}}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module =
+        ParseAndReturnUnverifiedModule(absl::StrReplaceAll(fused, {{"USE", use}}));
+    ASSERT_TRUE(module.ok()) << module.status();
+    const HloInstruction& fusion = *(*module)->entry_computation()->root_instruction();
+    EXPECT_EQ(UpdatesInPlace(fusion), in_place) << use;
+    EXPECT_EQ(UpdatedSlice(fusion) != nullptr, in_place) << use;
+    if (in_place) EXPECT_EQ(InPlaceOperand(fusion, 0), 1);
   }
 }
 
