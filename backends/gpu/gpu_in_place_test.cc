@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <memory>
 #include <string>
 #include <vector>
@@ -579,6 +580,78 @@ ENTRY e {
       ASSERT_TRUE(run.ok()) << c.body << start << ": " << run.status();
       EXPECT_EQ(run->copied, 0) << c.body;
     }
+  }
+}
+
+// A random loop over a state of three f32[8,16] arrays that each iteration rebuilds from one
+// another by passing one through (maybe into two places at once, or into another's place),
+// updating a row of one with a row of another (dynamic-update-slice), adding a row into one
+// (scatter), or elementwise math; the state starts from the arguments (one of them in two
+// places). Whatever buffers end up shared, taken or donated, the result must be the
+// interpreter's and the arguments not donated must keep their values.
+std::string RandomStateLoop(std::mt19937* rng, bool traced_bound) {
+  const std::string a = "f32[8,16]", state = "(s32[], s32[], f32[8,16], f32[8,16], f32[8,16])";
+  auto pick = [rng](int n) { return static_cast<int>((*rng)() % n); };
+  std::string body = "body {\n  s = " + state + " parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
+                     "  n = s32[] get-tuple-element(s), index=1\n"
+                     "  x0 = " + a + " get-tuple-element(s), index=2\n  x1 = " + a + " get-tuple-element(s), index=3\n"
+                     "  x2 = " + a + " get-tuple-element(s), index=4\n  one = s32[] constant(1)\n"
+                     "  eight = s32[] constant(8)\n  r = s32[] remainder(i, eight)\n  zero = s32[] constant(0)\n"
+                     "  half = f32[] constant(0.5)\n  h = " + a + " broadcast(half), dimensions={}\n"
+                     "  ri = s32[1,1] reshape(r)\n";
+  std::string next[3];
+  for (int k = 0; k < 3; ++k) {
+    const std::string src = "x" + std::to_string(pick(3)), other = "x" + std::to_string(pick(3));
+    const std::string y = "y" + std::to_string(k);
+    switch (pick(4)) {
+      case 0:
+        next[k] = src;
+        continue;
+      case 1:
+        body += "  row" + std::to_string(k) + " = f32[1,16] slice(" + other + "), slice={[2:3], [0:16]}\n  " + y + " = " +
+                a + " dynamic-update-slice(" + src + ", row" + std::to_string(k) + ", r, zero)\n";
+        break;
+      case 2:
+        body += "  row" + std::to_string(k) + " = f32[1,16] slice(" + other + "), slice={[5:6], [0:16]}\n  " + y + " = " +
+                a + " scatter(" + src + ", ri, row" + std::to_string(k) + "), update_window_dims={1}, " +
+                "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n";
+        break;
+      default:
+        body += "  m" + std::to_string(k) + " = " + a + " multiply(" + src + ", h)\n  " + y + " = " + a + " add(m" +
+                std::to_string(k) + ", " + other + ")\n";
+    }
+    next[k] = y;
+  }
+  body += "  ni = s32[] add(i, one)\n  ROOT t = " + state + " tuple(ni, n, " + next[0] + ", " + next[1] + ", " + next[2] +
+          ")\n}\n";
+  const std::string bound = traced_bound ? "n" : "six";
+  const std::string cond = "cond {\n  s = " + state + " parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"
+                           "  n = s32[] get-tuple-element(s), index=1\n  six = s32[] constant(6)\n"
+                           "  ROOT lt = pred[] compare(i, " + bound + "), direction=LT\n}\n";
+  const std::string add = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
+  const std::string second = pick(2) == 0 ? "p0" : "p1";  // the first argument may start two elements
+  const std::string entry = "ENTRY e {\n  p0 = " + a + " parameter(0)\n  p1 = " + a + " parameter(1)\n"
+                            "  n = s32[] parameter(2)\n  z = s32[] constant(0)\n  init = " + state +
+                            " tuple(z, n, p0, " + second + ", p1)\n  w = " + state +
+                            " while(init), condition=cond, body=body\n  o0 = " + a + " get-tuple-element(w), index=2\n"
+                            "  o1 = " + a + " get-tuple-element(w), index=3\n  o2 = " + a +
+                            " get-tuple-element(w), index=4\n  ROOT r = (" + a + ", " + a + ", " + a + ", " + a +
+                            ") tuple(o0, o1, o2, p1)\n}\n";
+  return "HloModule random_state\n" + add + body + cond + entry;
+}
+
+TEST(GpuInPlaceTest, RandomStateLoopsAgreeWithTheInterpreterAndKeepTheArguments) {
+  std::mt19937 rng(2026);
+  for (int trial = 0; trial < 24; ++trial) {
+    const bool traced = trial % 2 == 1;
+    const std::string hlo = RandomStateLoop(&rng, traced);
+    std::vector<Literal> args;
+    args.push_back(modules::RandomLiteral(F32, {8, 16}, 100 + trial));
+    args.push_back(modules::RandomLiteral(F32, {8, 16}, 200 + trial));
+    args.push_back(Literal::CreateR0<int32_t>(5));
+    const std::vector<int64_t> donated = trial % 3 == 0 ? std::vector<int64_t>{0} : std::vector<int64_t>{};
+    absl::StatusOr<Outcome> run = RunChecked(hlo, args, donated);
+    ASSERT_TRUE(run.ok()) << "trial " << trial << ": " << run.status() << "\n" << hlo;
   }
 }
 
