@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "backends/cpu/passes/reduction_splitter.h"
+#include "backends/gpu/gpu_blocked_solvers.h"
 #include "backends/gpu/gpu_conv_gemm.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -128,12 +129,14 @@ absl::StatusOr<bool> ExpandForGpu(HloModule* module) {
       changed = true;
     }
   }
+  // After widening: large solvers as loops of small ones and dots, in double.
+  ASSIGN_OR_RETURN(bool blocked, BlockSolversForGpu(module));
   ASSIGN_OR_RETURN(bool convolutions, RewriteConvolutionsAsGemm(module));
   // Reductions with few outputs: a block per chunk of a reduction to a scalar, and enough
   // partial outputs for the rest (a thread each), instead of a few threads reading it all.
   ASSIGN_OR_RETURN(bool to_scalar, cpu::ReductionSplitter(kGpuScalarReductionChunks).Run(module));
   ASSIGN_OR_RETURN(bool few_outputs, cpu::FewOutputReductionSplitter(kGpuMinReductionOutputs, kGpuScalarReductionChunks).Run(module));
-  return changed || convolutions || to_scalar || few_outputs;
+  return changed || blocked || convolutions || to_scalar || few_outputs;
 }
 
 }  // namespace gpu

@@ -8,7 +8,8 @@
 //    index first and NaNs sort as XLA's topk sorts them), then the first k of each;
 //  - cholesky and triangular-solve of types narrower than f64/c128 -> the same op on
 //    operands converted to f64/c128 and its result converted back (the kernels compute in
-//    double, as the interpreter does, and round once);
+//    double, as the interpreter does, and round once); then those of large matrices -> loops
+//    of small ones and dots (gpu_blocked_solvers.h);
 //  - convolutions that pay for it -> patches gathered by slices, then one dot cuBLAS can run
 //    (gpu_conv_gemm.h); the others stay convolution kernels;
 //  - large reductions with few outputs -> partial reductions and a combining one

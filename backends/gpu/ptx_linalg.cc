@@ -14,8 +14,11 @@
 //    Twiddles in both forms are the interpreter's (exact at quarter turns, cos/sin of
 //    2*pi*m/n otherwise), computed on the host into a table per length up to
 //    kLongestTwiddleTable; longer direct transforms compute them with the device's cos, sin.
-//  - cholesky: a thread per matrix runs the column-by-column factorization in the result's
-//    memory; a pivot that is not positive makes the whole factor NaN. Only f64 and c128: the
+//  - cholesky: the column-by-column factorization in the result's memory, a block per matrix
+//    (each thread computing the pivot, then its rows of the column, a barrier per column) or,
+//    for batches of many small matrices, a thread per matrix (CholeskyBlockPerMatrix); a
+//    pivot that is not positive makes the whole factor NaN. Large matrices reach it only in
+//    blocks (gpu_blocked_solvers.h). Only f64 and c128: the
 //    gpu compiler computes narrower types through them (gpu_expanders.h), as the interpreter
 //    computes in double.
 //  - triangular-solve: a thread per (matrix, right-hand side) substitutes in the result's
@@ -425,6 +428,12 @@ std::vector<int64_t> BatchDims(const Shape& s) {
   return std::vector<int64_t>(s.dimensions().begin(), s.dimensions().end() - 2);
 }
 
+// Whether a cholesky of `matrices` matrices of order n gives each matrix a block (its threads
+// taking the rows below each pivot, a barrier per column: about n^2 dependent steps per
+// thread) rather than a thread (n^3 / 3). The device holds about 270k threads but only about
+// 1k blocks at once, so a thread per matrix wins only for batches over ~350 n matrices.
+bool CholeskyBlockPerMatrix(int64_t matrices, int64_t n) { return n >= 16 && matrices <= 350 * n; }
+
 absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
   LinalgEmitter e(k);
   llvm::IRBuilder<>& b = e.b();
@@ -435,13 +444,18 @@ absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
   const bool lower = hlo->attrs().cholesky_options().lower();
   const bool complex = primitive_util::IsComplexType(out.element_type());
   const std::vector<int64_t> batch_dims = BatchDims(out);
+  const int64_t matrices = ShapeUtil::Product(batch_dims);
+  const bool per_block = CholeskyBlockPerMatrix(matrices, n);
   llvm::AllocaInst* ok = nullptr;
   {
     llvm::IRBuilder<> entry(&k.kernel->getEntryBlock(), k.kernel->getEntryBlock().begin());
     ok = entry.CreateAlloca(b.getInt1Ty());
   }
   LinalgEmitter::Slot acc = e.NewSlot();
-  return e.ForEachThread(ShapeUtil::Product(batch_dims), [&](llvm::Value* batch) -> absl::Status {
+  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
+  llvm::Value* tid = per_block ? ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x) : nullptr;
+  llvm::Value* threads = e.I64(kGpuThreadsPerBlock);
+  auto body = [&](llvm::Value* batch) -> absl::Status {
     const std::vector<llvm::Value*> base = RowMajorIndex(&b, batch_dims, batch);
     auto at = [&](llvm::Value* r, llvm::Value* c) {
       std::vector<llvm::Value*> m = base;
@@ -465,6 +479,8 @@ absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
     };
     b.CreateStore(b.getTrue(), ok);
     RETURN_IF_ERROR(e.For(n, "col", [&](llvm::Value* j) -> absl::Status {
+      // Every thread of a block computes the pivot from row j of L (finished before the
+      // last barrier), in the same order, so they agree on it and on `ok`.
       ASSIGN_OR_RETURN(Cx ajj, a(j, j));
       b.CreateStore(ajj.re, acc.re);
       RETURN_IF_ERROR(e.For(e.I64(0), j, "dot", [&](llvm::Value* q) -> absl::Status {
@@ -477,9 +493,14 @@ absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
       // !(d > 0): NaN or not positive; the loop goes on (on NaNs) and the factor is NaN after.
       b.CreateStore(b.CreateAnd(b.CreateLoad(b.getInt1Ty(), ok), b.CreateFCmpOGT(d, e.Real(0))), ok);
       llvm::Value* pivot = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, d);
-      // The diagonal is real (stored as is for upper too: no -0 imaginary part).
-      e.Store({pivot, e.Real(0)}, out, at(j, j));
-      return e.For(b.CreateAdd(j, e.I64(1)), e.I64(n), "row", [&](llvm::Value* i) -> absl::Status {
+      // The diagonal is real (stored as is for upper too: no -0 imaginary part); nothing
+      // reads it before the fill.
+      auto store_pivot = [&]() -> absl::Status {
+        e.Store({pivot, e.Real(0)}, out, at(j, j));
+        return absl::OkStatus();
+      };
+      RETURN_IF_ERROR(per_block ? EmitIf(&b, b.CreateICmpEQ(tid, e.I64(0)), "pivot", store_pivot) : store_pivot());
+      auto row = [&](llvm::Value* i) -> absl::Status {
         ASSIGN_OR_RETURN(Cx aij, a(i, j));
         e.Write(acc, aij);
         RETURN_IF_ERROR(e.For(e.I64(0), j, "dot", [&](llvm::Value* q) -> absl::Status {
@@ -488,22 +509,37 @@ absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
         }));
         set(i, j, e.DivReal(e.Read(acc), pivot));
         return absl::OkStatus();
-      });
+      };
+      llvm::Value* next = b.CreateAdd(j, e.I64(1));
+      if (!per_block) return e.For(next, e.I64(n), "row", row);
+      RETURN_IF_ERROR(EmitStridedLoop(&b, b.CreateAdd(next, tid), e.I64(n), threads, "row", row));
+      b.CreateCall(barrier);  // column j is written before any thread reads it
+      return absl::OkStatus();
     }));
     // Zeros in the other triangle, or NaN everywhere when a pivot was not positive.
     llvm::Value* failed = b.CreateNot(b.CreateLoad(b.getInt1Ty(), ok));
     const double nan = std::nan("");
-    return e.For(n, "fill_r", [&](llvm::Value* r) -> absl::Status {
-      return e.For(n, "fill_c", [&](llvm::Value* c) -> absl::Status {
-        llvm::Value* other = lower ? b.CreateICmpUGT(c, r) : b.CreateICmpULT(c, r);
-        Cx kept = e.LoadOut(out, at(r, c));
-        llvm::Value* re = b.CreateSelect(failed, e.Real(nan), b.CreateSelect(other, e.Real(0), kept.re));
-        llvm::Value* im = b.CreateSelect(failed, e.Real(complex ? nan : 0), b.CreateSelect(other, e.Real(0), kept.im));
-        e.Store({re, im}, out, at(r, c));
-        return absl::OkStatus();
+    auto fill = [&](llvm::Value* r, llvm::Value* c) {
+      llvm::Value* other = lower ? b.CreateICmpUGT(c, r) : b.CreateICmpULT(c, r);
+      Cx kept = e.LoadOut(out, at(r, c));
+      llvm::Value* re = b.CreateSelect(failed, e.Real(nan), b.CreateSelect(other, e.Real(0), kept.re));
+      llvm::Value* im = b.CreateSelect(failed, e.Real(complex ? nan : 0), b.CreateSelect(other, e.Real(0), kept.im));
+      e.Store({re, im}, out, at(r, c));
+      return absl::OkStatus();
+    };
+    if (per_block) {
+      return EmitStridedLoop(&b, tid, e.I64(n * n), threads, "fill", [&](llvm::Value* x) -> absl::Status {
+        return fill(b.CreateUDiv(x, e.I64(n)), b.CreateURem(x, e.I64(n)));
       });
+    }
+    return e.For(n, "fill_r", [&](llvm::Value* r) -> absl::Status {
+      return e.For(n, "fill_c", [&](llvm::Value* c) -> absl::Status { return fill(r, c); });
     });
-  });
+  };
+  if (!per_block) return e.ForEachThread(matrices, body);
+  // A block per matrix (blocks striding over them); the threads take the rows.
+  return EmitStridedLoop(&b, ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), e.I64(matrices),
+                         ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), "matrix", body);
 }
 
 absl::Status EmitTriangularSolve(KernelContext& k, const HloInstruction* hlo) {

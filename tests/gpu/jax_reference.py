@@ -17,11 +17,13 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 
 def median_seconds(fn, *args, runs=10):
-    fn(*args).block_until_ready()
+    import jax
+
+    jax.block_until_ready(fn(*args))
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        fn(*args).block_until_ready()
+        jax.block_until_ready(fn(*args))
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -88,6 +90,17 @@ def main():
     s = median_seconds(jax.jit(kv_cache), cache)
     rows.append(f"| jax kv_cache_update_256 | {s * 1e3:.3f} ms, {s * 1e6 / 256:.2f} us per update | "
                 f"JAX {jax.__version__} |")
+    x = jax.random.uniform(key, (4096, 4096), jnp.float32, -1, 1)
+    b = jax.random.uniform(jax.random.fold_in(key, 1), (4096, 16), jnp.float32, -1, 1)
+
+    def cholesky_solve(x, b):
+        a = jnp.matmul(x, x.T, precision=jax.lax.Precision.HIGHEST) + 4096 * jnp.eye(4096, dtype=jnp.float32)
+        l = jnp.linalg.cholesky(a)
+        y = jax.scipy.linalg.solve_triangular(l, b, lower=True)
+        return l, jax.scipy.linalg.solve_triangular(l, y, lower=True, trans=1)
+
+    s = median_seconds(jax.jit(cholesky_solve), x, b)
+    rows.append(f"| jax cholesky_solve_4096 | {s * 1e3:.3f} ms (f32, cuSOLVER) | JAX {jax.__version__} |")
     for row in rows:
         print(row)
     return 0

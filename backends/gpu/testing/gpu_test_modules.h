@@ -681,6 +681,23 @@ inline std::string KvCacheModule(int64_t iterations, int64_t rows, int64_t width
          " while(init), condition=cond, body=body\n  ROOT r = " + c + " get-tuple-element(w), index=1\n}\n";
 }
 
+// a = x x^T + n I (positive definite), its lower factor, then a solve with a and the factor
+// (forward, then the transposed factor): past 64 rows the gpu runs both as loops of 32-row
+// blocks whose bulk is dots (gpu_blocked_solvers.h), in f64.
+inline std::string CholeskySolveModule(int64_t n, int64_t k) {
+  const std::string m = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]",
+                    r = "f32[" + std::to_string(n) + "," + std::to_string(k) + "]";
+  return "HloModule cholesky_solve\nENTRY main {\n  x = " + m + " parameter(0)\n  b = " + r + " parameter(1)\n  xx = " + m +
+         " dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={1}, operand_precision={highest,highest}\n"
+         "  i = s32" + m.substr(3) + " iota(), iota_dimension=0\n  j = s32" + m.substr(3) + " iota(), iota_dimension=1\n"
+         "  eq = pred" + m.substr(3) + " compare(i, j), direction=EQ\n  n = f32[] constant(" + std::to_string(n) + ")\n"
+         "  nb = " + m + " broadcast(n), dimensions={}\n  z = f32[] constant(0)\n  zb = " + m + " broadcast(z), dimensions={}\n"
+         "  d = " + m + " select(eq, nb, zb)\n  a = " + m + " add(xx, d)\n  l = " + m + " cholesky(a), lower=true\n"
+         "  y = " + r + " triangular-solve(l, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE\n"
+         "  s = " + r + " triangular-solve(l, y), left_side=true, lower=true, transpose_a=TRANSPOSE\n"
+         "  ROOT t = (" + m + ", " + r + ") tuple(l, s)\n}\n";
+}
+
 inline constexpr char kDefaultPrecisionDotModule[] = R"(HloModule dot_default
 ENTRY main {
   a = f32[256,512] parameter(0)
@@ -732,6 +749,8 @@ inline std::vector<CuratedCase> CuratedCases() {
       // order (a direct DFT where the interpreter may use radix-2).
       {"fft_every_type_1_to_3_axes", kFftModule, "1e-5 1e-4"},
       {"cholesky_and_triangular_solves", kSolversModule, "1e-5 1e-6"},
+      // x x^T rounds in another order than the interpreter's (f32 sums of 200 products).
+      {"cholesky_solve_blocked_200", CholeskySolveModule(200, 8), "1e-4 1e-5"},
       // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
       {"dot_default_precision_tf32", kDefaultPrecisionDotModule, "1e-2 0.5"},
       {"gelu_256M", GeluModule("16384,16384"), "bench"},
@@ -743,6 +762,8 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"counted_loop_1000", CountedLoopModule(1000, 4096), "bench"},
       // 256 rows of a 64 MiB cache: in place, about 256 small kernels; copying, 32 GiB moved.
       {"kv_cache_update_256", KvCacheModule(256, 4096, 4096), "bench"},
+      // 128 blocks of 32 rows; a thread per matrix took ~2e10 dependent steps on one thread.
+      {"cholesky_solve_4096", CholeskySolveModule(4096, 16), "bench"},
   };
 }
 
