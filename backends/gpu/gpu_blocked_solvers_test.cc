@@ -6,6 +6,8 @@
 // interpreter at the default block size.
 #include "backends/gpu/gpu_blocked_solvers.h"
 
+#include <dlfcn.h>
+
 #include <complex>
 #include <cstdint>
 #include <limits>
@@ -33,6 +35,14 @@ namespace {
 using ::xla::testing::ExecuteOnDevice0;
 using ::xla::testing::LiteralNear;
 using ::xla::testing::SharedInterpreter;
+
+int DeviceToHostCopies() {
+  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(lib, nullptr);
+  auto count = lib == nullptr ? nullptr : reinterpret_cast<int (*)()>(dlsym(lib, "xla_fake_cuda_device_to_host_copies"));
+  EXPECT_NE(count, nullptr);
+  return count == nullptr ? -1 : count();
+}
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using C = std::complex<double>;
@@ -286,7 +296,18 @@ ENTRY main {
   CountOpcode((*exe)->module(), HloOpcode::kCholesky, &order);
   CountOpcode((*exe)->module(), HloOpcode::kTriangularSolve, &order);
   EXPECT_EQ(order, kGpuSolverBlock);
-  absl::StatusOr<Literal> actual = ExecuteOnDevice0(*gpu, **exe, args);
+  std::vector<std::shared_ptr<backend::Buffer>> buffers;
+  for (const Literal& arg : args) {
+    absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer = gpu->TransferToDevice(arg, 0);
+    ASSERT_TRUE(buffer.ok()) << buffer.status();
+    buffers.push_back(*std::move(buffer));
+  }
+  const int copies = DeviceToHostCopies();
+  absl::StatusOr<std::shared_ptr<backend::Buffer>> result = (*exe)->Execute(buffers, backend::ExecuteOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  // The loops are counted: nothing is read back to decide an iteration.
+  EXPECT_EQ(DeviceToHostCopies(), copies);
+  absl::StatusOr<Literal> actual = gpu->TransferFromDevice(**result);
   ASSERT_TRUE(actual.ok()) << actual.status();
   absl::StatusOr<Literal> expected = testing::RunHloOn(*SharedInterpreter(), hlo, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
