@@ -1,6 +1,7 @@
 // ragged-dot in every mode (integers: bit-exact), and
 // cholesky, triangular-solve and fft on cpu (runtime routines) against the interpreter,
-// bit-exact: both compute in double / complex<double> in the same order and round once.
+// bit-exact: both compute in double / complex<double> in the same order and round once
+// (matrices of more than 128 rows run blocked, to a tolerance).
 // Batches, both triangles, every transpose option, both sides, non-default layouts,
 // matrices that are not positive definite, and FFT lengths that are and are not powers of two.
 #include <complex>
@@ -133,6 +134,28 @@ TEST(CpuLinalg, TriangularSolveEveryOption) {
         }
       }
     }
+  }
+}
+
+// Past 128 rows solvers run blocked (passes/blocked_solvers.h: a loop of 64-row blocks whose
+// bulk is dots): no longer bit-exact, within a few ulps of the interpreter's double result.
+TEST(CpuLinalg, LargeSolversRunBlocked) {
+  for (const char* type : {"f32", "c128"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    const std::string a = absl::StrCat(type, "[2,150,150]"), b = absl::StrCat(type, "[2,150,7]");
+    const std::string hlo = absl::StrCat(
+        "HloModule m\nENTRY e {\n  a = ", a, " parameter(0)\n  b = ", b, " parameter(1)\n  l = ", a,
+        " cholesky(a), lower=false\n  x = ", b, " triangular-solve(l, b), left_side=true, lower=false, transpose_a=ADJOINT\n"
+        "  y = ", b, " triangular-solve(l, x), left_side=true, lower=false, transpose_a=NO_TRANSPOSE\n  ROOT t = (", a,
+        ", ", b, ") tuple(l, y)\n}\n");
+    const bool single = t == F32;
+    EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 150, 21), Random(t, {2, 150, 7}, 22)},
+                                   single ? 1e-6 : 1e-12, single ? 1e-7 : 1e-14))
+        << hlo;
+    // A matrix that is not positive definite: its factor all NaN, as the interpreter's.
+    EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 150, 23, /*not_definite=*/1), Random(t, {2, 150, 7}, 24)},
+                                   single ? 1e-6 : 1e-12, single ? 1e-7 : 1e-14))
+        << hlo;
   }
 }
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/passes/blocked_solvers.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "backends/cpu/passes/reduction_splitter.h"
-#include "backends/gpu/gpu_blocked_solvers.h"
 #include "backends/gpu/gpu_conv_gemm.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
@@ -130,7 +130,7 @@ absl::StatusOr<bool> ExpandForGpu(HloModule* module) {
     }
   }
   // After widening: large solvers as loops of small ones and dots, in double.
-  ASSIGN_OR_RETURN(bool blocked, BlockSolversForGpu(module));
+  ASSIGN_OR_RETURN(bool blocked, cpu::BlockSolvers(module, kGpuSolverBlock));
   ASSIGN_OR_RETURN(bool convolutions, RewriteConvolutionsAsGemm(module));
   // Reductions with few outputs: a block per chunk of a reduction to a scalar, and enough
   // partial outputs for the rest (a thread each), instead of a few threads reading it all.

@@ -9,7 +9,8 @@
 //  - cholesky and triangular-solve of types narrower than f64/c128 -> the same op on
 //    operands converted to f64/c128 and its result converted back (the kernels compute in
 //    double, as the interpreter does, and round once); then those of large matrices -> loops
-//    of small ones and dots (gpu_blocked_solvers.h);
+//    of small ones and dots (backends/cpu/passes/blocked_solvers.h) over blocks of
+//    kGpuSolverBlock rows;
 //  - convolutions that pay for it -> patches gathered by slices, then one dot cuBLAS can run
 //    (gpu_conv_gemm.h); the others stay convolution kernels;
 //  - large reductions with few outputs -> partial reductions and a combining one
@@ -27,6 +28,9 @@ namespace xla {
 namespace gpu {
 
 inline constexpr int64_t kGpuScalarReductionChunks = 1024;
+// The diagonal blocks of large solvers: a dot per block reads the whole factor (34 us for
+// 4096 x 4096 f64 on an H200), the small kernels take about block^2 steps per thread.
+inline constexpr int64_t kGpuSolverBlock = 32;
 inline constexpr int64_t kGpuMinReductionOutputs = 32768;
 
 // Returns whether anything changed.

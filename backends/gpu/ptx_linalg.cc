@@ -18,7 +18,7 @@
 //    (each thread computing the pivot, then its rows of the column, a barrier per column) or,
 //    for batches of many small matrices, a thread per matrix (CholeskyBlockPerMatrix); a
 //    pivot that is not positive makes the whole factor NaN. Large matrices reach it only in
-//    blocks (gpu_blocked_solvers.h). Only f64 and c128: the
+//    blocks (backends/cpu/passes/blocked_solvers.h). Only f64 and c128: the
 //    gpu compiler computes narrower types through them (gpu_expanders.h), as the interpreter
 //    computes in double.
 //  - triangular-solve: a thread per (matrix, right-hand side) substitutes in the result's

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/algebraic_simplifier.h"
 #include "backends/cpu/passes/batch_norm_expander.h"
+#include "backends/cpu/passes/blocked_solvers.h"
 #include "backends/cpu/passes/call_inliner.h"
 #include "backends/cpu/passes/constant_folding.h"
 #include "backends/cpu/passes/cse.h"
@@ -26,7 +27,9 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
   const bool verify = options.verify_after_each_pass;
 
   HloPassPipeline pipeline("cpu", verify);
-  // Expansions first, so that their output is simplified and fused like everything else.
+  // Expansions first, so that their output is simplified and fused like everything else
+  // (large solvers become calls of loops, so before the inliner).
+  pipeline.AddPass<BlockedSolvers>();
   pipeline.AddPass<CallInliner>();
   pipeline.AddPass<BatchNormExpander>();
   pipeline.AddPass<DotDecomposer>();

@@ -683,7 +683,7 @@ inline std::string KvCacheModule(int64_t iterations, int64_t rows, int64_t width
 
 // a = x x^T + n I (positive definite), its lower factor, then a solve with a and the factor
 // (forward, then the transposed factor): past 64 rows the gpu runs both as loops of 32-row
-// blocks whose bulk is dots (gpu_blocked_solvers.h), in f64.
+// blocks whose bulk is dots (backends/cpu/passes/blocked_solvers.h), in f64.
 inline std::string CholeskySolveModule(int64_t n, int64_t k) {
   const std::string m = "f32[" + std::to_string(n) + "," + std::to_string(n) + "]",
                     r = "f32[" + std::to_string(n) + "," + std::to_string(k) + "]";

@@ -1,4 +1,4 @@
-#include "backends/gpu/gpu_blocked_solvers.h"
+#include "backends/cpu/passes/blocked_solvers.h"
 
 #include <memory>
 #include <string>
@@ -15,10 +15,16 @@
 #include "hlo/status_macros.h"
 
 namespace xla {
-namespace gpu {
+namespace cpu {
 namespace {
 
 int64_t RoundUp(int64_t n, int64_t b) { return (n + b - 1) / b * b; }
+
+// The type the blocked form computes in: f64, or c128 for complex types (as the small
+// solvers compute).
+PrimitiveType Wide(PrimitiveType type) { return primitive_util::IsComplexType(type) ? C128 : F64; }
+
+std::string ShapeText(const Shape& shape) { return shape.ToString(shape.has_layout()); }
 
 // One computation's instructions as HLO text, each named uniquely in the module (`prefix`
 // and a counter shared by the module's computations). Arrays carry the batch dimensions
@@ -73,6 +79,17 @@ class Writer {
     dims.push_back(rows);
     dims.push_back(cols);
     return absl::StrCat("dynamic_slice_sizes={", absl::StrJoin(dims, ","), "}");
+  }
+
+  // Entry parameter `number` of `shape` (its own type and layout), as [.., rows, cols] of
+  // the computing type.
+  std::string Parameter(const Shape& shape, int64_t number, int64_t rows, int64_t cols) {
+    const std::string p = Add(ShapeText(shape), absl::StrCat("parameter(", number, ")"));
+    return shape.element_type() == type_ ? p : Add(Array(rows, cols), absl::StrCat("convert(", p, ")"));
+  }
+  // `x` as the entry's root of `shape` (its own type and layout).
+  void Result(const Shape& shape, const std::string& x) {
+    Root(Add(ShapeText(shape), absl::StrCat(shape.element_type() == type_ ? "copy(" : "convert(", x, ")")));
   }
 
   // A scalar of the element type (real for complex types: (value, 0)).
@@ -194,12 +211,10 @@ void Repack(Writer& w, const std::string& state, const std::string& i, const std
   w.Root(w.Add(state, absl::StrCat("tuple(", absl::StrJoin(all, ", "), ")")));
 }
 
-std::string ShapeText(const Shape& shape) { return shape.ToString(shape.has_layout()); }
-
 // Cholesky, lower, of the [.., n, n] operand (see the header).
 absl::StatusOr<std::string> CholeskyText(const HloInstruction& hlo, int64_t block, const std::vector<int64_t>& batch,
                                          int64_t n) {
-  const PrimitiveType type = hlo.shape().element_type();
+  const PrimitiveType type = Wide(hlo.shape().element_type());
   const bool lower = hlo.attrs().cholesky_options().lower();
   const int64_t big = RoundUp(n, block), trips = big / block;
   int counter = 0;
@@ -245,7 +260,7 @@ absl::StatusOr<std::string> CholeskyText(const HloInstruction& hlo, int64_t bloc
   any.Root(any.Add("pred[]", absl::StrCat("or(", any.Add("pred[]", "parameter(0)"), ", ",
                                            any.Add("pred[]", "parameter(1)"), ")")));
   Writer e(type, batch, prefix, &counter);
-  std::string a = e.Add(ShapeText(hlo.operand(0)->shape()), "parameter(0)");
+  std::string a = e.Parameter(hlo.operand(0)->shape(), 0, n, n);
   // The upper factor of a is the conjugate transpose of the lower factor of a^H.
   if (!lower) a = e.Conj(e.Transpose(a, n, n), n, n);
   a = e.PadWithIdentity(a, n, big);
@@ -267,7 +282,7 @@ absl::StatusOr<std::string> CholeskyText(const HloInstruction& hlo, int64_t bloc
   std::string result = e.Add(e.Array(n, n), absl::StrCat("select(", failed, ", ", e.Broadcast(e.Constant("nan"), e.Array(n, n)),
                                                          ", ", l, ")"));
   if (!lower) result = e.Conj(e.Transpose(result, n, n), n, n);
-  e.Root(e.Add(ShapeText(hlo.shape()), absl::StrCat("copy(", result, ")")));
+  e.Result(hlo.shape(), result);
   return absl::StrCat("HloModule blocked_cholesky\n\n", prefix, "any {\n", any.text(), "}\n\n",
                       Condition(prefix + "cond", state, trips, prefix + "c"), prefix, "body {\n", body.text(),
                       "}\n\nENTRY ", prefix, "main {\n", e.text(), "}\n");
@@ -276,7 +291,7 @@ absl::StatusOr<std::string> CholeskyText(const HloInstruction& hlo, int64_t bloc
 // Triangular-solve brought to left side, lower, no transpose (see the header).
 absl::StatusOr<std::string> TriangularSolveText(const HloInstruction& hlo, int64_t block,
                                                 const std::vector<int64_t>& batch, int64_t m) {
-  const PrimitiveType type = hlo.shape().element_type();
+  const PrimitiveType type = Wide(hlo.shape().element_type());
   const TriangularSolveOptions& o = hlo.attrs().triangular_solve_options();
   const bool transposed = o.transpose_a() == TriangularSolveOptions::TRANSPOSE ||
                           o.transpose_a() == TriangularSolveOptions::ADJOINT;
@@ -315,8 +330,8 @@ absl::StatusOr<std::string> TriangularSolveText(const HloInstruction& hlo, int64
     Repack(body, state, i, {t, rhs, updated});
   }
   Writer e(type, batch, prefix, &counter);
-  std::string t = e.Add(ShapeText(hlo.operand(0)->shape()), "parameter(0)");
-  std::string rhs = e.Add(ShapeText(b_shape), "parameter(1)");
+  std::string t = e.Parameter(hlo.operand(0)->shape(), 0, m, m);
+  std::string rhs = e.Parameter(b_shape, 1, rows, cols);
   // t = op(a): lower when the named triangle is and op keeps it there.
   bool lower = o.lower() != transposed;
   if (transposed) t = e.Transpose(t, m, m);
@@ -348,7 +363,7 @@ absl::StatusOr<std::string> TriangularSolveText(const HloInstruction& hlo, int64
   if (big != m) x = e.Slice(x, m, k_cols);
   if (!lower) x = e.Reverse(x, m, k_cols, false);
   if (!o.left_side()) x = e.Transpose(x, m, k_cols);
-  e.Root(e.Add(ShapeText(hlo.shape()), absl::StrCat("copy(", x, ")")));
+  e.Result(hlo.shape(), x);
   return absl::StrCat("HloModule blocked_triangular_solve\n\n", Condition(prefix + "cond", state, trips, prefix + "c"),
                       prefix, "body {\n", body.text(), "}\n\nENTRY ", prefix, "main {\n", e.text(), "}\n");
 }
@@ -413,7 +428,7 @@ absl::StatusOr<std::string> BlockedSolverText(const HloInstruction& hlo, int64_t
   return TriangularSolveText(hlo, block, batch, m);
 }
 
-absl::StatusOr<bool> BlockSolversForGpu(HloModule* module, int64_t block) {
+absl::StatusOr<bool> BlockSolvers(HloModule* module, int64_t block) {
   if (block < 1) return absl::InvalidArgumentError(absl::StrCat("solver block ", block));
   std::vector<std::pair<HloComputation*, HloInstruction*>> large;
   for (HloComputation* computation : module->MakeComputationPostOrder()) {
@@ -426,7 +441,7 @@ absl::StatusOr<bool> BlockSolversForGpu(HloModule* module, int64_t block) {
     ASSIGN_OR_RETURN(std::string text, BlockedSolverText(*hlo, block));
     ASSIGN_OR_RETURN(HloComputation * blocked, Splice(module, text));
     std::vector<HloInstruction*> operands(hlo->operands().begin(), hlo->operands().end());
-    HloInstruction* call = cpu::AddWithShape(computation, HloOpcode::kCall, hlo->shape(), operands);
+    HloInstruction* call = AddWithShape(computation, HloOpcode::kCall, hlo->shape(), operands);
     call->AppendComputation(blocked);
     RETURN_IF_ERROR(hlo->ReplaceAllUsesWith(call));
     if (computation->root_instruction() == hlo) computation->set_root_instruction(call);
@@ -435,5 +450,5 @@ absl::StatusOr<bool> BlockSolversForGpu(HloModule* module, int64_t block) {
   return !large.empty();
 }
 
-}  // namespace gpu
+}  // namespace cpu
 }  // namespace xla
