@@ -20,27 +20,9 @@ namespace {
 
 using testing::SameOnBothBackends;
 
-// `batch` n x n Hermitian positive definite matrices (row-major), M M^H + n I, except that
-// batch member `not_definite` (when in range) has a negative diagonal entry.
+// `batch` matrices (hlo_test_util.h).
 Literal PositiveDefinite(PrimitiveType t, int64_t batch, int64_t n, uint64_t seed, int64_t not_definite = -1) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  const bool complex = primitive_util::IsComplexType(t);
-  auto literal = Literal::Create(ShapeUtil::MakeShape(t, {batch, n, n}));
-  EXPECT_TRUE(literal.ok());
-  for (int64_t b = 0; b < batch; ++b) {
-    std::vector<std::complex<double>> m(n * n);
-    for (auto& v : m) v = {u(rng), complex ? u(rng) : 0.0};
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        std::complex<double> s = i == j ? static_cast<double>(n) : 0.0;
-        for (int64_t k = 0; k < n; ++k) s += m[i * n + k] * std::conj(m[j * n + k]);
-        if (b == not_definite && i == j && i == n / 2) s = -1;
-        literal->SetFromComplex(b * n * n + i * n + j, s);
-      }
-    }
-  }
-  return *std::move(literal);
+  return xla::testing::PositiveDefinite(t, {batch}, n, seed, not_definite);
 }
 
 Literal Random(PrimitiveType t, std::vector<int64_t> dims, uint64_t seed) {
@@ -148,6 +130,18 @@ TEST(CpuLinalg, LargeSolversRunBlocked) {
         " cholesky(a), lower=false\n  x = ", b, " triangular-solve(l, b), left_side=true, lower=false, transpose_a=ADJOINT\n"
         "  y = ", b, " triangular-solve(l, x), left_side=true, lower=false, transpose_a=NO_TRANSPOSE\n  ROOT t = (", a,
         ", ", b, ") tuple(l, y)\n}\n");
+    // The compiled module loops (over 3 blocks for the factor and each solve).
+    testing::RegisterBackendsOnce();
+    absl::StatusOr<std::unique_ptr<backend::Backend>> cpu = backend::CreateBackend("cpu");
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<std::unique_ptr<backend::Executable>> exe =
+        (*cpu)->Compile(*ParseAndReturnUnverifiedModule(hlo), backend::CompileOptions());
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    int loops = 0;
+    for (const auto& computation : (*exe)->module().computations()) {
+      for (const auto& instruction : computation->instructions()) loops += instruction->opcode() == HloOpcode::kWhile;
+    }
+    EXPECT_EQ(loops, 3);
     const bool single = t == F32;
     EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 150, 21), Random(t, {2, 150, 7}, 22)},
                                    single ? 1e-6 : 1e-12, single ? 1e-7 : 1e-14))

@@ -2,9 +2,9 @@
 // compilation to loaded PTX, and executions that need no kernel. Kernels run on a real GPU
 // (gpu_device_test.cc, tests/gpu/device_check.sh), and here only in a child process with the
 // kernel emulator installed (the rng kernels against the interpreter).
+#include "backends/gpu/testing/fake_cuda_hooks.h"
 #include "backends/gpu/gpu_compiler.h"
 
-#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,15 +27,12 @@ using ::testing::HasSubstr;
 using testing::L;
 using testing::LiteralEqual;
 
-template <typename F>
-F Hook(const char* name) {
-  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  EXPECT_NE(lib, nullptr);
-  return lib == nullptr ? nullptr : reinterpret_cast<F>(dlsym(lib, name));
+int LiveAllocations() { return FakeCudaCount("xla_fake_cuda_live_allocations"); }
+int Launches() { return FakeCudaCount("xla_fake_cuda_launches"); }
+std::string LastImage() {
+  auto hook = FakeCudaHook<const char* (*)()>("xla_fake_cuda_last_image");
+  return hook == nullptr ? "" : hook();
 }
-int LiveAllocations() { return Hook<int (*)()>("xla_fake_cuda_live_allocations")(); }
-int Launches() { return Hook<int (*)()>("xla_fake_cuda_launches")(); }
-std::string LastImage() { return Hook<const char* (*)()>("xla_fake_cuda_last_image")(); }
 
 // A backend on the fake driver's two devices; `with_compiler` false is a binary without LLVM.
 std::unique_ptr<backend::Backend> FakeBackend(bool with_compiler = true) {

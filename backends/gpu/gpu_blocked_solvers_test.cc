@@ -3,8 +3,6 @@
 // own test checks every variant on the interpreter): their small factors (a block per
 // matrix), solves, f64 and c128 dots and in-place column updates agree with the interpreter,
 // no solver larger than a block is left, and the loops read nothing back.
-#include <dlfcn.h>
-
 #include <memory>
 #include <string>
 #include <utility>
@@ -12,6 +10,7 @@
 
 #include "backends/gpu/gpu_expanders.h"
 #include "backends/gpu/testing/emulated_gpu.h"
+#include "backends/gpu/testing/fake_cuda_hooks.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "backends/gpu/testing/kernel_emulator.h"
 #include "backends/testing/hlo_test_util.h"
@@ -24,14 +23,6 @@ namespace {
 
 using ::xla::testing::LiteralNear;
 using ::xla::testing::SharedInterpreter;
-
-int DeviceToHostCopies() {
-  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  EXPECT_NE(lib, nullptr);
-  auto count = lib == nullptr ? nullptr : reinterpret_cast<int (*)()>(dlsym(lib, "xla_fake_cuda_device_to_host_copies"));
-  EXPECT_NE(count, nullptr);
-  return count == nullptr ? -1 : count();
-}
 
 // The largest last dimension of the compiled module's cholesky and triangular-solve results
 // (a factor's order; a solve's right-hand sides or order).
@@ -110,11 +101,11 @@ TEST(GpuBlockedSolversTest, AgreeWithTheInterpreterAndReadNothingBack) {
     ASSERT_TRUE(buffer.ok()) << buffer.status();
     buffers.push_back(*std::move(buffer));
   }
-  const int copies = DeviceToHostCopies();
+  const int copies = FakeCudaCount("xla_fake_cuda_device_to_host_copies");
   absl::StatusOr<std::shared_ptr<backend::Buffer>> result = (*exe)->Execute(buffers, backend::ExecuteOptions());
   ASSERT_TRUE(result.ok()) << result.status();
   // The loops are counted: nothing is read back to decide an iteration.
-  EXPECT_EQ(DeviceToHostCopies(), copies);
+  EXPECT_EQ(FakeCudaCount("xla_fake_cuda_device_to_host_copies"), copies);
   absl::StatusOr<Literal> actual = gpu->TransferFromDevice(**result);
   ASSERT_TRUE(actual.ok()) << actual.status();
   absl::StatusOr<Literal> expected = ::xla::testing::RunHloOn(*SharedInterpreter(), kSolvers, args);

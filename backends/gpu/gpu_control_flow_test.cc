@@ -6,7 +6,6 @@
 // selection, buffers passed between sequences), not the kernels' code, which only a GPU runs
 // (gpu_device_test.cc, tests/gpu/device_check.sh). The shared curated modules run the same
 // way, for the runtime's straight-line bookkeeping.
-#include <dlfcn.h>
 
 #include <cstring>
 #include <fstream>
@@ -18,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "backends/executable_format.h"
+#include "backends/gpu/testing/fake_cuda_hooks.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/loop_trip_count.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
@@ -38,16 +38,11 @@ using ::xla::testing::L;
 using ::xla::testing::LiteralNear;
 namespace modules = ::xla::gpu::testing;
 
-template <typename F>
-F Hook(const char* name) {
-  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  EXPECT_NE(lib, nullptr);
-  return lib == nullptr ? nullptr : reinterpret_cast<F>(dlsym(lib, name));
-}
-int DeviceToHostCopies() { return Hook<int (*)()>("xla_fake_cuda_device_to_host_copies")(); }
+int DeviceToHostCopies() { return FakeCudaCount("xla_fake_cuda_device_to_host_copies"); }
 using LaunchHandler = int (*)(const char*, void**, void*);
 void SetLaunchHandler(LaunchHandler handler, void* context) {
-  Hook<void (*)(LaunchHandler, void*)>("xla_fake_cuda_set_launch_handler")(handler, context);
+  auto set = FakeCudaHook<void (*)(LaunchHandler, void*)>("xla_fake_cuda_set_launch_handler");
+  if (set != nullptr) set(handler, context);
 }
 
 std::unique_ptr<backend::Backend> FakeBackend() {

@@ -4,7 +4,6 @@
 // the fake driver's count of device-to-device bytes shows which updates copied, and values
 // read later, the caller's arguments (unless donated and held by nothing else) and constants
 // keep their bytes.
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gpu/testing/fake_cuda_hooks.h"
 #include "backends/gpu/gpu_compiler.h"
 #include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
@@ -33,23 +33,12 @@ using ::xla::testing::SharedInterpreter;
 namespace modules = ::xla::gpu::testing;
 
 // Bytes the fake driver has copied device to device since the process started.
-int64_t DeviceToDeviceBytes() {
-  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  EXPECT_NE(lib, nullptr);
-  if (lib == nullptr) return -1;
-  auto hook = reinterpret_cast<int64_t (*)()>(dlsym(lib, "xla_fake_cuda_device_to_device_bytes"));
-  EXPECT_NE(hook, nullptr);
-  return hook == nullptr ? -1 : hook();
-}
+int64_t DeviceToDeviceBytes() { return FakeCudaCount<int64_t>("xla_fake_cuda_device_to_device_bytes"); }
 
 // Launches so far of kernels whose names end with `suffix` (a scatter's fill is its kernel's
 // own entry, `k<n>_<name>`; its later launches end in `_p<k>`).
 int LaunchesEnding(const std::string& suffix) {
-  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  EXPECT_NE(lib, nullptr);
-  if (lib == nullptr) return -1;
-  auto hook = reinterpret_cast<int (*)(const char*)>(dlsym(lib, "xla_fake_cuda_launches_ending"));
-  EXPECT_NE(hook, nullptr);
+  auto hook = FakeCudaHook<int (*)(const char*)>("xla_fake_cuda_launches_ending");
   return hook == nullptr ? -1 : hook(suffix.c_str());
 }
 

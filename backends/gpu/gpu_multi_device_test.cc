@@ -5,7 +5,6 @@
 // context or with the other device's memory fails here. ExecuteParallel runs executables
 // compiled for each device at once, and each result agrees with the interpreter; caches
 // donated through the service are updated in place on either device.
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/gpu/testing/fake_cuda_hooks.h"
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "backends/gpu/testing/kernel_emulator.h"
@@ -263,12 +263,7 @@ TEST_F(MultiGpuTest, ThreadsOnBothDevicesAtOnceKeepTheirData) {
 }
 
 // Bytes the fake driver has copied device to device since the process started.
-int64_t DeviceToDeviceBytes() {
-  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  auto hook = lib == nullptr ? nullptr : reinterpret_cast<int64_t (*)()>(dlsym(lib, "xla_fake_cuda_device_to_device_bytes"));
-  EXPECT_NE(hook, nullptr);
-  return hook == nullptr ? -1 : hook();
-}
+int64_t DeviceToDeviceBytes() { return FakeCudaCount<int64_t>("xla_fake_cuda_device_to_device_bytes"); }
 
 // Through the service: a decode loop's cache donated by handle (ExecuteRequest's
 // donated_arguments) is updated in place, on either device and from several threads at once;

@@ -452,7 +452,8 @@ absl::Status EmitCholesky(KernelContext& k, const HloInstruction* hlo) {
     ok = entry.CreateAlloca(b.getInt1Ty());
   }
   LinalgEmitter::Slot acc = e.NewSlot();
-  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0);
+  llvm::Function* barrier =
+      per_block ? llvm::Intrinsic::getDeclaration(k.module, llvm::Intrinsic::nvvm_barrier0) : nullptr;
   llvm::Value* tid = per_block ? ReadSpecialRegister(&b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x) : nullptr;
   llvm::Value* threads = e.I64(kGpuThreadsPerBlock);
   auto body = [&](llvm::Value* batch) -> absl::Status {

@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,36 @@ inline ::testing::AssertionResult SumEqualOnReferenceElseNear(const Literal& exp
                                                               double atol = 0) {
   if (TestPlatform() == "interpreter") return LiteralEqual(expected, actual);
   return LiteralNear(expected, actual, rtol, atol);
+}
+
+// Hermitian positive definite matrices M M^H + n I of type `t`, shape batch + [n, n]: M's
+// parts uniform in [-1, 1) (imaginary parts for complex types only), drawn matrix by matrix in
+// row-major order from `seed`. Matrix `not_definite` (when in range) has -1 at (n/2, n/2).
+inline Literal PositiveDefinite(PrimitiveType t, const std::vector<int64_t>& batch, int64_t n, uint64_t seed,
+                                int64_t not_definite = -1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const bool complex = primitive_util::IsComplexType(t);
+  std::vector<int64_t> dims = batch;
+  dims.push_back(n);
+  dims.push_back(n);
+  absl::StatusOr<Literal> literal = Literal::Create(ShapeUtil::MakeShape(t, dims));
+  EXPECT_TRUE(literal.ok()) << literal.status();
+  if (!literal.ok()) return Literal();
+  const int64_t matrices = n == 0 ? 0 : ShapeUtil::ElementsIn(literal->shape()) / (n * n);
+  std::vector<std::complex<double>> m(n * n);
+  for (int64_t b = 0; b < matrices; ++b) {
+    for (auto& v : m) v = {u(rng), complex ? u(rng) : 0.0};
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        std::complex<double> s = i == j ? static_cast<double>(n) : 0.0;
+        for (int64_t k = 0; k < n; ++k) s += m[i * n + k] * std::conj(m[j * n + k]);
+        if (b == not_definite && i == j && i == n / 2) s = -1;
+        literal->SetFromComplex((b * n + i) * n + j, s);
+      }
+    }
+  }
+  return *std::move(literal);
 }
 
 }  // namespace testing

@@ -34,29 +34,20 @@ class Writer {
   Writer(PrimitiveType type, std::vector<int64_t> batch, std::string prefix, int* counter)
       : type_(type), batch_(std::move(batch)), prefix_(std::move(prefix)), counter_(counter) {}
 
-  const std::string& text() const { return text_; }
-  PrimitiveType type() const { return type_; }
+  // The computation `name` ({ its instructions }), the entry's when `entry`.
+  std::string Computation(const std::string& name, bool entry = false) const {
+    return absl::StrCat(entry ? "ENTRY " : "", name, " {\n", text_, "}\n\n");
+  }
   int64_t rank() const { return static_cast<int64_t>(batch_.size()) + 2; }
   bool complex() const { return primitive_util::IsComplexType(type_); }
 
   // `name = shape expr`; returns name.
-  std::string Add(const std::string& shape, const std::string& expr) {
-    std::string name = absl::StrCat(prefix_, (*counter_)++);
-    last_line_ = text_.size();
-    absl::StrAppend(&text_, "  ", name, " = ", shape, " ", expr, "\n");
-    last_ = name;
-    return name;
-  }
-  // Marks the value added last as the computation's root.
-  void Root(const std::string& name) {
-    if (name == last_) text_.insert(last_line_ + 2, "ROOT ");
-  }
+  std::string Add(const std::string& shape, const std::string& expr) { return Emit("", shape, expr); }
+  // The same as the computation's root.
+  std::string AddRoot(const std::string& shape, const std::string& expr) { return Emit("ROOT ", shape, expr); }
 
   std::string Array(PrimitiveType t, int64_t rows, int64_t cols) const {
-    std::vector<int64_t> dims = batch_;
-    dims.push_back(rows);
-    dims.push_back(cols);
-    return absl::StrCat(TypeName(t), "[", absl::StrJoin(dims, ","), "]");
+    return absl::StrCat(TypeName(t), "[", Dims(rows, cols), "]");
   }
   std::string Array(int64_t rows, int64_t cols) const { return Array(type_, rows, cols); }
   static std::string Scalar(PrimitiveType t) { return absl::StrCat(TypeName(t), "[]"); }
@@ -74,12 +65,7 @@ class Writer {
     starts.push_back(col);
     return absl::StrJoin(starts, ", ");
   }
-  std::string Sizes(int64_t rows, int64_t cols) const {
-    std::vector<int64_t> dims = batch_;
-    dims.push_back(rows);
-    dims.push_back(cols);
-    return absl::StrCat("dynamic_slice_sizes={", absl::StrJoin(dims, ","), "}");
-  }
+  std::string Sizes(int64_t rows, int64_t cols) const { return absl::StrCat("dynamic_slice_sizes={", Dims(rows, cols), "}"); }
 
   // Entry parameter `number` of `shape` (its own type and layout), as [.., rows, cols] of
   // the computing type.
@@ -89,7 +75,7 @@ class Writer {
   }
   // `x` as the entry's root of `shape` (its own type and layout).
   void Result(const Shape& shape, const std::string& x) {
-    Root(Add(ShapeText(shape), absl::StrCat(shape.element_type() == type_ ? "copy(" : "convert(", x, ")")));
+    AddRoot(ShapeText(shape), absl::StrCat(shape.element_type() == type_ ? "copy(" : "convert(", x, ")"));
   }
 
   // A scalar of the element type (real for complex types: (value, 0)).
@@ -166,17 +152,24 @@ class Writer {
   }
 
  private:
+  // "b0,b1,...,rows,cols".
+  std::string Dims(int64_t rows, int64_t cols) const {
+    std::vector<int64_t> dims = batch_;
+    dims.push_back(rows);
+    dims.push_back(cols);
+    return absl::StrJoin(dims, ",");
+  }
+  std::string Emit(const char* root, const std::string& shape, const std::string& expr) {
+    std::string name = absl::StrCat(prefix_, (*counter_)++);
+    absl::StrAppend(&text_, "  ", root, name, " = ", shape, " ", expr, "\n");
+    return name;
+  }
+
   PrimitiveType type_;
   std::vector<int64_t> batch_;
   std::string prefix_;
   int* counter_;
-  std::string text_, last_;
-  size_t last_line_ = 0;
-};
-
-struct Parts {
-  std::string computations;  // the callees, in definition order
-  std::string entry;
+  std::string text_;
 };
 
 // (s32[], arrays...) as the loop's state shape.
@@ -184,11 +177,15 @@ std::string StateShape(const std::vector<std::string>& arrays) {
   return absl::StrCat("(s32[], ", absl::StrJoin(arrays, ", "), ")");
 }
 
-// `name` { i < trips } over the state `state`.
-std::string Condition(const std::string& name, const std::string& state, int64_t trips, const std::string& prefix) {
-  return absl::StrCat(name, " {\n  ", prefix, "p = ", state, " parameter(0)\n  ", prefix, "i = s32[] get-tuple-element(",
-                      prefix, "p), index=0\n  ", prefix, "n = s32[] constant(", trips, ")\n  ROOT ", prefix,
-                      "lt = pred[] compare(", prefix, "i, ", prefix, "n), direction=LT\n}\n\n");
+// The loop condition `name`: i < trips over the state `state`.
+std::string Condition(const std::string& name, const std::string& state, int64_t trips, const std::string& prefix,
+                      int* counter) {
+  Writer w(S32, {}, prefix, counter);
+  const std::string p = w.Add(state, "parameter(0)");
+  const std::string i = w.Add("s32[]", absl::StrCat("get-tuple-element(", p, "), index=0"));
+  const std::string n = w.Add("s32[]", absl::StrCat("constant(", trips, ")"));
+  w.AddRoot("pred[]", absl::StrCat("compare(", i, ", ", n, "), direction=LT"));
+  return w.Computation(name);
 }
 
 // The loop state's elements in `w` (parameter 0 of `state` shape), named; element 0 is the
@@ -208,7 +205,7 @@ void Repack(Writer& w, const std::string& state, const std::string& i, const std
   const std::string next = w.Add("s32[]", absl::StrCat("add(", i, ", ", w.Add("s32[]", "constant(1)"), ")"));
   std::vector<std::string> all = {next};
   all.insert(all.end(), elements.begin(), elements.end());
-  w.Root(w.Add(state, absl::StrCat("tuple(", absl::StrJoin(all, ", "), ")")));
+  w.AddRoot(state, absl::StrCat("tuple(", absl::StrJoin(all, ", "), ")"));
 }
 
 // Cholesky, lower, of the [.., n, n] operand (see the header).
@@ -257,8 +254,8 @@ absl::StatusOr<std::string> CholeskyText(const HloInstruction& hlo, int64_t bloc
     Repack(body, state, i, {a, updated});
   }
   Writer any(PRED, {}, prefix, &counter);
-  any.Root(any.Add("pred[]", absl::StrCat("or(", any.Add("pred[]", "parameter(0)"), ", ",
-                                           any.Add("pred[]", "parameter(1)"), ")")));
+  const std::string x = any.Add("pred[]", "parameter(0)"), y = any.Add("pred[]", "parameter(1)");
+  any.AddRoot("pred[]", absl::StrCat("or(", x, ", ", y, ")"));
   Writer e(type, batch, prefix, &counter);
   std::string a = e.Parameter(hlo.operand(0)->shape(), 0, n, n);
   // The upper factor of a is the conjugate transpose of the lower factor of a^H.
@@ -272,9 +269,8 @@ absl::StatusOr<std::string> CholeskyText(const HloInstruction& hlo, int64_t bloc
   if (big != n) l = e.Slice(l, n, n);
   // A pivot that was not positive left its block NaN: the whole factor is NaN then.
   const std::string nan_at = e.Add(e.Array(PRED, n, n), absl::StrCat("compare(", l, ", ", l, "), direction=NE"));
-  std::vector<int64_t> batch_shape = batch;
   const std::string any_nan =
-      e.Add(absl::StrCat("pred[", absl::StrJoin(batch_shape, ","), "]"),
+      e.Add(absl::StrCat("pred[", absl::StrJoin(batch, ","), "]"),
             absl::StrCat("reduce(", nan_at, ", ", e.Add("pred[]", "constant(false)"), "), dimensions={", e.rank() - 2,
                          ",", e.rank() - 1, "}, to_apply=", prefix, "any"));
   const std::string failed =
@@ -283,9 +279,9 @@ absl::StatusOr<std::string> CholeskyText(const HloInstruction& hlo, int64_t bloc
                                                          ", ", l, ")"));
   if (!lower) result = e.Conj(e.Transpose(result, n, n), n, n);
   e.Result(hlo.shape(), result);
-  return absl::StrCat("HloModule blocked_cholesky\n\n", prefix, "any {\n", any.text(), "}\n\n",
-                      Condition(prefix + "cond", state, trips, prefix + "c"), prefix, "body {\n", body.text(),
-                      "}\n\nENTRY ", prefix, "main {\n", e.text(), "}\n");
+  return absl::StrCat("HloModule blocked_cholesky\n\n", any.Computation(prefix + "any"),
+                      Condition(prefix + "cond", state, trips, prefix, &counter), body.Computation(prefix + "body"),
+                      e.Computation(prefix + "main", /*entry=*/true));
 }
 
 // Triangular-solve brought to left side, lower, no transpose (see the header).
@@ -364,8 +360,9 @@ absl::StatusOr<std::string> TriangularSolveText(const HloInstruction& hlo, int64
   if (!lower) x = e.Reverse(x, m, k_cols, false);
   if (!o.left_side()) x = e.Transpose(x, m, k_cols);
   e.Result(hlo.shape(), x);
-  return absl::StrCat("HloModule blocked_triangular_solve\n\n", Condition(prefix + "cond", state, trips, prefix + "c"),
-                      prefix, "body {\n", body.text(), "}\n\nENTRY ", prefix, "main {\n", e.text(), "}\n");
+  return absl::StrCat("HloModule blocked_triangular_solve\n\n",
+                      Condition(prefix + "cond", state, trips, prefix, &counter), body.Computation(prefix + "body"),
+                      e.Computation(prefix + "main", /*entry=*/true));
 }
 
 // The order of the matrices `hlo` solves with, or -1 when it is not a cholesky or

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/cpu/passes/pass_test_util.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
@@ -34,11 +35,7 @@ using ::xla::testing::SharedInterpreter;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using C = std::complex<double>;
 
-std::unique_ptr<HloModule> Parse(const std::string& hlo) {
-  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
-  EXPECT_TRUE(module.ok()) << module.status() << "\n" << hlo;
-  return module.ok() ? *std::move(module) : nullptr;
-}
+using testing::ParseOrNull;
 
 std::string ArrayText(const std::string& type, std::vector<int64_t> dims) {
   return absl::StrCat(type, "[", absl::StrJoin(dims, ","), "]");
@@ -69,22 +66,16 @@ Literal Matrices(PrimitiveType type, const std::vector<int64_t>& dims, F value) 
   return *std::move(literal);
 }
 
-// Per matrix, a Hermitian positive definite x x^H + n I in the triangle a cholesky reads and
-// NaN in the other.
-Literal PositiveDefinite(PrimitiveType type, const std::vector<int64_t>& batch, int64_t n, bool lower, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  const bool complex = primitive_util::IsComplexType(type);
-  int64_t matrices = 1;
-  for (int64_t d : batch) matrices *= d;
-  std::vector<C> x(matrices * n * n);
-  for (C& v : x) v = C(u(rng), complex ? u(rng) : 0.0);
-  return Matrices(type, Dims(batch, n, n), [&](int64_t b, int64_t i, int64_t j) {
-    if (lower ? j > i : j < i) return C(kNaN, kNaN);
-    C s = i == j ? C(static_cast<double>(n), 0) : C(0, 0);
-    for (int64_t k = 0; k < n; ++k) s += x[(b * n + i) * n + k] * std::conj(x[(b * n + j) * n + k]);
-    return s;
-  });
+// Per matrix, a Hermitian positive definite one (hlo_test_util.h) in the triangle a cholesky
+// reads and NaN in the other; matrix `not_definite` is not positive definite.
+Literal PositiveDefinite(PrimitiveType type, const std::vector<int64_t>& batch, int64_t n, bool lower, uint64_t seed,
+                         int64_t not_definite = -1) {
+  Literal a = xla::testing::PositiveDefinite(type, batch, n, seed, not_definite);
+  for (int64_t e = 0; e < ShapeUtil::ElementsIn(a.shape()); ++e) {
+    const int64_t i = (e / n) % n, j = e % n;
+    if (lower ? j > i : j < i) a.SetFromComplex(e, C(kNaN, kNaN));
+  }
+  return a;
 }
 
 std::string TypeName(PrimitiveType type) { return std::string(primitive_util::LowercasePrimitiveTypeName(type)); }
@@ -92,7 +83,7 @@ std::string TypeName(PrimitiveType type) { return std::string(primitive_util::Lo
 // The module rewritten with `block` (the rewrite must change it and verify) and the original,
 // both on the interpreter.
 void ExpectRewriteAgrees(const std::string& hlo, const std::vector<Literal>& args, int64_t block, double tol) {
-  std::unique_ptr<HloModule> module = Parse(hlo);
+  std::unique_ptr<HloModule> module = ParseOrNull(hlo);
   ASSERT_NE(module, nullptr);
   absl::StatusOr<bool> changed = BlockSolvers(module.get(), block);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -100,7 +91,7 @@ void ExpectRewriteAgrees(const std::string& hlo, const std::vector<Literal>& arg
   ASSERT_TRUE(VerifyHloModule(*module).ok()) << VerifyHloModule(*module);
   backend::Backend* interpreter = SharedInterpreter();
   ASSERT_NE(interpreter, nullptr);
-  absl::StatusOr<Literal> expected = testing::RunHloOn(*interpreter, hlo, args);
+  absl::StatusOr<Literal> expected = xla::testing::RunHloOn(*interpreter, hlo, args);
   ASSERT_TRUE(expected.ok()) << expected.status();
   absl::StatusOr<std::unique_ptr<backend::Executable>> exe =
       interpreter->Compile(std::move(module), backend::CompileOptions());
@@ -136,14 +127,12 @@ TEST(BlockedSolversTest, CholeskyAgreesWithTheInterpreter) {
 TEST(BlockedSolversTest, AFailedFactorIsAllNaN) {
   for (PrimitiveType type : {F64, C128}) {
     for (bool lower : {true, false}) {
-      Literal a = PositiveDefinite(type, {2}, 13, lower, 5);
-      // Matrix 1's element (10, 10): far below the sum of squares of its row.
-      a.SetFromComplex(1 * 169 + 10 * 13 + 10, C(-1, 0));
+      // Matrix 1's element (6, 6), in the second of four blocks, is -1.
       std::vector<Literal> args;
-      args.push_back(std::move(a));
+      args.push_back(PositiveDefinite(type, {2}, 13, lower, 5, /*not_definite=*/1));
       ExpectRewriteAgrees(CholeskyModule(type, {2}, 13, lower), args, 4, 1e-11);
       // The rewritten module's result really is NaN for matrix 1 and finite for matrix 0.
-      std::unique_ptr<HloModule> module = Parse(CholeskyModule(type, {2}, 13, lower));
+      std::unique_ptr<HloModule> module = ParseOrNull(CholeskyModule(type, {2}, 13, lower));
       ASSERT_TRUE(BlockSolvers(module.get(), 4).ok());
       absl::StatusOr<std::unique_ptr<backend::Executable>> exe =
           SharedInterpreter()->Compile(std::move(module), backend::CompileOptions());
@@ -230,14 +219,14 @@ int CountOpcode(const HloModule& module, HloOpcode opcode, int64_t* largest_orde
 
 // Up to 2 * block rows the one-thread kernels stay; above, one loop of block-sized ones.
 TEST(BlockedSolversTest, WhatIsBlocked) {
-  std::unique_ptr<HloModule> small = Parse(CholeskyModule(F64, {5}, 8, true));
+  std::unique_ptr<HloModule> small = ParseOrNull(CholeskyModule(F64, {5}, 8, true));
   ASSERT_NE(small, nullptr);
   absl::StatusOr<bool> changed = BlockSolvers(small.get(), 4);
   ASSERT_TRUE(changed.ok()) << changed.status();
   EXPECT_FALSE(*changed);
   EXPECT_EQ(CountOpcode(*small, HloOpcode::kCholesky), 1);
 
-  std::unique_ptr<HloModule> large = Parse(CholeskyModule(F64, {}, 9, true));
+  std::unique_ptr<HloModule> large = ParseOrNull(CholeskyModule(F64, {}, 9, true));
   ASSERT_NE(large, nullptr);
   ASSERT_TRUE(BlockSolvers(large.get(), 4).ok());
   int64_t order = 0;
