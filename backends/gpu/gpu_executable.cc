@@ -38,17 +38,25 @@ class GpuExecutable : public backend::Executable {
     functions_.resize(plan_.sequences.size());
     constants_.resize(plan_.sequences.size());
     counted_.resize(plan_.sequences.size());
+    reuse_.resize(plan_.sequences.size());
     last_use_.resize(plan_.sequences.size());
     for (size_t q = 0; q < plan_.sequences.size(); ++q) {
       const std::vector<GpuPlanStep>& steps = plan_.sequences[q].steps;
       functions_[q].assign(steps.size(), {});
       constants_[q].resize(steps.size());
       counted_[q].assign(steps.size(), std::nullopt);
+      reuse_[q].assign(steps.size(), {});
       for (size_t s = 0; s < steps.size(); ++s) {
-        if (steps[s].kind == GpuPlanStep::Kind::kConstant) {
-          ASSIGN_OR_RETURN(constants_[q][s], Upload(lane, steps[s].hlo->literal()));
+        const GpuPlanStep& step = steps[s];
+        if (step.kind == GpuPlanStep::Kind::kConstant) {
+          ASSIGN_OR_RETURN(constants_[q][s], Upload(lane, step.hlo->literal()));
         }
-        if (steps[s].kind == GpuPlanStep::Kind::kWhile) counted_[q][s] = FindCountedLoop(*steps[s].hlo);
+        if (step.kind == GpuPlanStep::Kind::kWhile) counted_[q][s] = FindCountedLoop(*step.hlo);
+        // An elementwise kernel: a thread per element (or per few consecutive ones), one launch.
+        if (step.kind == GpuPlanStep::Kind::kKernel && !step.in_place && step.rows == 0 && !step.gemm &&
+            step.phases.empty() && step.scratch_bytes == 0) {
+          reuse_[q][s] = ElementwiseReuseOperands(*step.hlo);
+        }
       }
       last_use_[q].assign(steps.size(), -1);
       for (size_t s = 0; s < steps.size(); ++s) {
@@ -320,20 +328,20 @@ class GpuExecutable : public backend::Executable {
     return true;
   }
 
-  // Operand InPlaceOperand(i)'s buffer as output i of in-place step `s` (GpuPlanStep::in_place), taken from
+  // Operand `from`'s buffer as output `shape` of step `s` (an in-place step's output i takes
+  // operand InPlaceOperand(i), an elementwise one ElementwiseReuseOperands), taken from
   // `values`, when no later step reads that value, no other operand of the step is it and
   // nothing else holds it (Unshared); else null.
   std::shared_ptr<GpuBuffer> TakeOperand(const Run& run, std::vector<std::shared_ptr<backend::Buffer>>& values,
-                                         const GpuSequence& sequence, int q, int s, size_t i) const {
+                                         const GpuSequence& sequence, int q, int s, int64_t from,
+                                         const Shape& shape) const {
     const GpuPlanStep& step = sequence.steps[s];
-    const int64_t from = InPlaceOperand(*step.hlo, static_cast<int64_t>(i));
     if (from < 0 || from >= static_cast<int64_t>(step.operands.size())) return nullptr;
     const int o = step.operands[from];
     std::shared_ptr<backend::Buffer>& operand = values[o];
-    const Shape& shape = *KernelOutputs(step.hlo->shape())[i];
     const auto* array = dynamic_cast<const GpuBuffer*>(operand.get());
     if (o == sequence.root || last_use_[q][o] != s || std::count(step.operands.begin(), step.operands.end(), o) != 1 ||
-        array == nullptr || !ShapeUtil::Compatible(operand->shape(), shape) ||
+        array == nullptr || !ShapeUtil::CompatibleIgnoringElementType(operand->shape(), shape) ||
         array->size_bytes() != ShapeUtil::ByteSizeOf(shape) || !Unshared(operand, run)) {
       return nullptr;
     }
@@ -358,10 +366,19 @@ class GpuExecutable : public backend::Executable {
     std::vector<bool> took(shapes.size(), false);  // output i is its in-place operand's buffer
     std::vector<int64_t> taken_from(step.operands.size(), -1);  // operand -> the output that took it
     for (size_t i = 0; i < shapes.size(); ++i) {
-      if (step.in_place) outs[i] = TakeOperand(run, values, sequence, q, s, i);
+      if (step.in_place) {
+        const int64_t from = InPlaceOperand(*step.hlo, static_cast<int64_t>(i));
+        outs[i] = TakeOperand(run, values, sequence, q, s, from, *shapes[i]);
+        if (outs[i] != nullptr) taken_from[from] = static_cast<int64_t>(i);
+      }
+      // An elementwise kernel writes over the first operand it can take (the output is one array).
+      for (const int64_t from : reuse_[q][s]) {
+        if (outs[i] != nullptr) break;
+        outs[i] = TakeOperand(run, values, sequence, q, s, from, *shapes[i]);
+        if (outs[i] != nullptr) taken_from[from] = static_cast<int64_t>(i);
+      }
       if (outs[i] != nullptr) {
         took[i] = true;
-        taken_from[InPlaceOperand(*step.hlo, static_cast<int64_t>(i))] = static_cast<int64_t>(i);
         continue;
       }
       if (step.hlo->opcode() == HloOpcode::kRng) {
@@ -657,6 +674,8 @@ class GpuExecutable : public backend::Executable {
   std::vector<std::vector<std::vector<CUfunction>>> functions_;
   std::vector<std::vector<std::shared_ptr<backend::Buffer>>> constants_;  // per sequence and step (constants)
   std::vector<std::vector<std::optional<CountedLoop>>> counted_;  // per sequence and step (counted whiles)
+  // Per sequence and step: the operands an elementwise kernel may write over (ElementwiseReuseOperands).
+  std::vector<std::vector<std::vector<int64_t>>> reuse_;
   std::vector<std::vector<int>> last_use_;  // per sequence and step: the last step reading its value (-1: none)
 };
 

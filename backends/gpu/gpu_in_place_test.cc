@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/testing/fake_cuda_hooks.h"
 #include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/testing/checked_run.h"
 #include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
 #include "backends/testing/hlo_test_util.h"
@@ -31,62 +32,16 @@ using ::xla::testing::LiteralNear;
 using ::xla::testing::RunHloOn;
 using ::xla::testing::SharedInterpreter;
 namespace modules = ::xla::gpu::testing;
-
-// Bytes the fake driver has copied device to device since the process started.
-int64_t DeviceToDeviceBytes() { return FakeCudaCount<int64_t>("xla_fake_cuda_device_to_device_bytes"); }
+using modules::CompileOnGpu;
+using modules::DeviceToDeviceBytes;
+using modules::Outcome;
+using modules::RunChecked;
 
 // Launches so far of kernels whose names end with `suffix` (a scatter's fill is its kernel's
 // own entry, `k<n>_<name>`; its later launches end in `_p<k>`).
 int LaunchesEnding(const std::string& suffix) {
   auto hook = FakeCudaHook<int (*)(const char*)>("xla_fake_cuda_launches_ending");
   return hook == nullptr ? -1 : hook(suffix.c_str());
-}
-
-// `hlo` compiled for the emulated gpu.
-absl::StatusOr<std::unique_ptr<backend::Executable>> CompileOnGpu(const std::string& hlo) {
-  backend::Backend* gpu = EmulatedGpu();
-  if (gpu == nullptr) return absl::UnavailableError("no emulated gpu");
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseAndReturnUnverifiedModule(hlo));
-  return gpu->Compile(std::move(module), backend::CompileOptions());
-}
-
-struct Outcome {
-  Literal result;
-  int64_t copied = 0;  // device-to-device bytes while it ran
-};
-
-// Runs `hlo` on the emulated gpu with `args`, checks the result against the interpreter's and
-// that every argument's device buffer still holds the argument afterwards, except the donated
-// ones (`donated`, ExecuteOptions::donated_arguments), which the caller gives up; `keep`: the
-// caller holds a second reference to each donated buffer, so that it must survive too.
-absl::StatusOr<Outcome> RunChecked(const std::string& hlo, const std::vector<Literal>& args,
-                                   const std::vector<int64_t>& donated = {}, bool keep = false) {
-  backend::Backend* gpu = EmulatedGpu();
-  if (gpu == nullptr) return absl::UnavailableError("no emulated gpu");
-  ASSIGN_OR_RETURN(Literal expected, RunHloOn(*SharedInterpreter(), hlo, args));
-  ASSIGN_OR_RETURN(std::unique_ptr<backend::Executable> executable, CompileOnGpu(hlo));
-  std::vector<std::shared_ptr<backend::Buffer>> buffers;
-  for (const Literal& arg : args) {
-    ASSIGN_OR_RETURN(buffers.emplace_back(), gpu->TransferToDevice(arg, 0));
-  }
-  backend::ExecuteOptions options;
-  options.donated_arguments = donated;
-  std::vector<std::shared_ptr<backend::Buffer>> kept(buffers.size());
-  for (int64_t d : donated) kept[d] = keep ? buffers[d] : nullptr;
-  const int64_t before = DeviceToDeviceBytes();
-  ASSIGN_OR_RETURN(std::shared_ptr<backend::Buffer> out, executable->Execute(buffers, options));
-  Outcome outcome;
-  ASSIGN_OR_RETURN(outcome.result, gpu->TransferFromDevice(*out));
-  outcome.copied = DeviceToDeviceBytes() - before;
-  if (!LiteralNear(expected, outcome.result.Clone(), 0, 0)) {
-    return absl::InternalError(absl::StrCat("gpu disagrees with the interpreter: ", outcome.result.ToString()));
-  }
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (std::count(donated.begin(), donated.end(), static_cast<int64_t>(i)) > 0 && !keep) continue;
-    ASSIGN_OR_RETURN(Literal after, gpu->TransferFromDevice(*buffers[i]));
-    if (!(after == args[i])) return absl::InternalError(absl::StrCat("argument ", i, " was overwritten"));
-  }
-  return outcome;
 }
 
 // A decoding loop's KV cache: iteration i writes row i of a [64, 1024] cache, 64 iterations

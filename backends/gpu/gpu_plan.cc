@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -172,6 +174,54 @@ bool UpdatesInPlace(const HloInstruction& hlo) {
     }
   }
   return true;
+}
+
+namespace {
+
+bool IsElementwiseOp(const HloInstruction& hlo) {
+  return HloOpcodeCategoryOf(hlo.opcode()) != HloOpcodeCategory::kOther && hlo.shape().IsArray();
+}
+
+// True when every user of `value` in its computation, and every user of theirs, is an
+// elementwise op of dimensions `dims`: each reads `value` at its own element's position only.
+bool ReadAtOwnPositions(const HloInstruction* value, absl::Span<const int64_t> dims) {
+  std::vector<const HloInstruction*> work = {value};
+  absl::flat_hash_set<const HloInstruction*> seen = {value};
+  while (!work.empty()) {
+    const HloInstruction* next = work.back();
+    work.pop_back();
+    for (const HloInstruction* user : next->users()) {
+      if (!IsElementwiseOp(*user) || !absl::c_equal(user->shape().dimensions(), dims)) return false;
+      if (seen.insert(user).second) work.push_back(user);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo) {
+  const Shape& out = hlo.shape();
+  std::vector<int64_t> found;
+  if (!out.IsArray() || !out.has_layout()) return found;
+  auto fits = [&out](const Shape& operand) {
+    return operand.IsArray() && operand.has_layout() && absl::c_equal(operand.dimensions(), out.dimensions()) &&
+           operand.layout() == out.layout() && ShapeUtil::ByteSizeOf(operand) == ShapeUtil::ByteSizeOf(out);
+  };
+  if (IsElementwiseOp(hlo)) {
+    for (int64_t i = 0; i < hlo.operand_count(); ++i) {
+      if (fits(hlo.operand(i)->shape())) found.push_back(i);
+    }
+    return found;
+  }
+  if (hlo.opcode() != HloOpcode::kFusion || hlo.to_apply() == nullptr) return found;
+  for (const HloInstruction* p : hlo.to_apply()->parameter_instructions()) {
+    const int64_t i = p->parameter_number();
+    if (i < hlo.operand_count() && fits(hlo.operand(i)->shape()) && ReadAtOwnPositions(p, out.dimensions())) {
+      found.push_back(i);
+    }
+  }
+  return found;
 }
 
 std::string PhaseEntry(const std::string& kernel, size_t phase) { return absl::StrCat(kernel, "_p", phase); }

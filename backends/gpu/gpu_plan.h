@@ -190,6 +190,15 @@ bool UpdatesInPlace(const HloInstruction& hlo);
 // The operand whose buffer output `output` of such an op may take: the same index for a
 // dynamic-update-slice or scatter, the fused operand 0's for a fusion (-1: none).
 int64_t InPlaceOperand(const HloInstruction& hlo, int64_t output);
+// The operands whose buffer elementwise kernel `hlo` may write its output into, in the order
+// to try them: `hlo` is a lone elementwise op or a fusion of one array, and each is an
+// operand of the output's dimensions, layout and bytes, whose elements the kernel reads
+// through elementwise ops only, so at the output element's own position. A thread then reads
+// each element it overwrites before writing it, and no thread reads it afterwards. The
+// runtime takes one when nothing else holds it and no later step reads it, as it takes an
+// in-place step's operand: a donated argument (`params - lr * grads`) or a value whose last
+// reader this is then costs no new memory.
+std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo);
 // The dynamic-update-slice of scalar start indices `hlo` is, or that is the root of fusion
 // `hlo` writing into a fusion parameter nothing else reads; null otherwise.
 const HloInstruction* UpdatedSlice(const HloInstruction& hlo);

@@ -55,6 +55,7 @@ enum Sreg : int32_t { kTid = 0, kCtaid = 1, kNtid = 2, kNctaid = 3 };
 struct EmulatedKernel {
   Entry entry = nullptr;
   bool barriers = false;  // a block's threads must run as fibers
+  unsigned args = 0;
 };
 
 struct EmulatedModule {
@@ -73,6 +74,7 @@ std::unordered_map<std::string, std::unique_ptr<EmulatedModule>>& ModulesByPtx()
   return *map;
 }
 std::atomic<int> launches{0};
+std::atomic<int> overwriting_launches{0};  // whose first output is one of their other arrays
 
 // Fibers: each thread of a block with barriers runs on its own stack until its next barrier.
 // On x86-64 a switch saves the callee-saved registers on the stack it leaves and takes the
@@ -381,7 +383,9 @@ absl::StatusOr<std::unique_ptr<EmulatedModule>> LoadModule(const std::string& bi
     b.CreateCall(kernel, args);
     b.CreateRetVoid();
     std::unordered_set<const llvm::Function*> seen;
-    module->kernels[kernel->getName().str()].barriers = ReachesBarrier(*kernel, seen);
+    EmulatedKernel& emulated = module->kernels[kernel->getName().str()];
+    emulated.barriers = ReachesBarrier(*kernel, seen);
+    emulated.args = kernel->arg_size();
   }
 
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -459,6 +463,12 @@ int Run(const char* image, const char* kernel, const unsigned* grid_dims, const 
     std::fprintf(stderr, "kernel emulator: no kernel %s in its module\n", kernel);
     return 1;
   }
+  for (unsigned i = 1; i < k->second.args; ++i) {
+    if (*static_cast<uint64_t*>(params[i]) == *static_cast<uint64_t*>(params[0])) {
+      ++overwriting_launches;
+      break;
+    }
+  }
   RunGrid(k->second, grid_dims[0], block_dims[0], params);
   return 0;
 }
@@ -476,6 +486,7 @@ absl::Status InstallKernelEmulator(const std::string& fake_libcuda) {
 }
 
 int EmulatedLaunches() { return launches.load(); }
+int EmulatedOverwritingLaunches() { return overwriting_launches.load(); }
 
 absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda) {
   static const absl::StatusOr<backend::Backend*> made = [&fake_libcuda]() -> absl::StatusOr<backend::Backend*> {

@@ -33,6 +33,9 @@ absl::Status InstallKernelEmulator(const std::string& fake_libcuda);
 
 // Kernel launches the emulator has run since the process started.
 int EmulatedLaunches();
+// Of those, the launches whose first array parameter (the first output) is also another of
+// theirs: an in-place update, or an elementwise kernel writing over its operand.
+int EmulatedOverwritingLaunches();
 
 // The gpu backend, with its compiler, on the fake libcuda at `fake_libcuda` with the emulator
 // installed, cuBLAS absent (dots are kernels) and deferred streams (queued work runs when the
