@@ -52,6 +52,10 @@ struct GpuTarget {
   // Blocks of a row kernel ptxas is told should fit on a multiprocessor at once (minctasm;
   // it then gives a thread fewer registers, spilling if it must); 0: ptxas's choice.
   int row_min_blocks_per_sm = 0;
+  // Whether a kernel reading an operand transposed (its minor dimension going to another
+  // output dimension than the output's minor one) reads it through shared-memory tiles
+  // (ptx_transpose.cc) rather than a thread per output element.
+  bool tiled_transposes = true;
 };
 
 // The version of the steps' serialized form; executables of another are refused to load,

@@ -298,10 +298,16 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
   const RowResidency resident = ResidentRows(*hlo, reductions, per_thread, target);
   // A resident row is read once: nothing to keep in L2 between passes.
   if (kernel->rows > 0 && resident.slots == 0) kernel->max_blocks = RowBlockCap(*hlo, kernel->rows, target.row_l2_budget);
+  // A transposing kernel: a block per tile at a time (ptx_transpose.cc), as many as tiles.
+  const bool special = IsRngKernel(*hlo) || IsLinalgKernel(*hlo) || hlo->opcode() == HloOpcode::kSort;
+  const std::optional<TiledTranspose> tiled =
+      target.tiled_transposes && !special && reductions.empty() ? FindTiledTranspose(*hlo) : std::nullopt;
+  if (tiled.has_value()) kernel->max_blocks = tiled->tiles;
   RETURN_IF_ERROR(EmitKernelFunction(module, hlo, kernel->name, [&](KernelContext& k) -> absl::Status {
     if (IsRngKernel(*hlo)) return EmitRngBody(k, hlo);
     if (IsLinalgKernel(*hlo)) return EmitLinalgBody(k, hlo);
     if (hlo->opcode() == HloOpcode::kSort) return EmitSortBody(k, hlo, &kernel->rows);
+    if (tiled.has_value()) return EmitTiledTransposeBody(k, hlo, *tiled);
     return reductions.empty() ? EmitElementwiseBody(k, hlo, per_thread) : EmitRowBody(k, hlo, reductions, per_thread, resident);
   }, scratch));
   if (!reductions.empty() && target.row_min_blocks_per_sm > 0) {

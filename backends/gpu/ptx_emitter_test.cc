@@ -320,6 +320,29 @@ TEST(PtxEmitterTest, GeluIsOneKernelThatPtxasAccepts) {
 // the rows whose bytes fit the L2 budget (48 MiB / 64 KiB per row); a small one is uncapped,
 // and one element per thread has no vector accesses. GELU's tanh and exp take the device's
 // approximate instructions.
+// A transpose reads its operand through shared-memory tiles of 32 x 32 (ptx_transpose.cc):
+// a block per tile, as many blocks as tiles; without tiling (GpuTarget::tiled_transposes) it is
+// a thread per element. Every kind in the curated module assembles.
+TEST(PtxEmitterTest, TransposesReadThroughSharedMemoryTilesAndAssemble) {
+  for (const bool tiled : {true, false}) {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(modules::TransposeModule(1000, 3000));
+    ASSERT_TRUE(module.ok()) << module.status();
+    GpuTarget target;
+    target.tiled_transposes = tiled;
+    absl::StatusOr<GpuPlan> plan = CompileGpuPlan(*std::move(module), target);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const std::vector<const GpuPlanStep*> kernels = KernelSteps(*plan, HloOpcode::kTranspose);
+    ASSERT_EQ(kernels.size(), 1u);
+    EXPECT_EQ(kernels[0]->max_blocks, tiled ? 32 * 94 : 0);
+    EXPECT_EQ(plan->ptx.find(".shared") != std::string::npos, tiled);
+    EXPECT_EQ(plan->ptx.find("bar.sync") != std::string::npos, tiled);
+    EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+  }
+  absl::StatusOr<GpuPlan> plan = CompilePlan(modules::kTransposesModule);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Assemble(plan->ptx), "") << plan->ptx;
+}
+
 TEST(PtxEmitterTest, LargeSoftmaxIsOneRowKernelKeepingItsRowsInRegisters) {
   absl::StatusOr<GpuPlan> plan = CompilePlan(modules::SoftmaxModule(16384, 16384));
   ASSERT_TRUE(plan.ok()) << plan.status();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,25 @@ RowResidency ResidentRows(const HloInstruction& hlo, const std::vector<const Hlo
 int64_t RowBlockCap(const HloInstruction& hlo, int64_t rows, int64_t l2_budget);
 absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std::vector<const HloInstruction*>& reductions,
                          int per_thread, const RowResidency& resident);
+
+// ptx_transpose.cc: tiled transposes. A kernel of one array output (a transpose, a copy
+// changing the layout, a loop fusion reading operands through them) in which the minor
+// dimension of some operands goes to output dimension a_dim, not to the output's minor
+// dimension b_dim: blocks take kTile x kTile tiles of the (a_dim, b_dim) plane at each
+// position of the other dimensions, read those operands along a_dim into shared memory, then
+// write the output along b_dim.
+struct TiledTranspose {
+  int64_t a_dim = -1;
+  int64_t b_dim = -1;
+  // Per operand: which output dimension each of its dimensions follows, for the operands
+  // read through a tile; empty for those read directly.
+  std::vector<std::vector<int64_t>> out_dim;
+  int64_t tiles = 0;  // the blocks' work items
+};
+// nullopt when `hlo` (an elementwise-kind kernel) has no such operand, or its transposed
+// dimensions are short (under 16 elements).
+std::optional<TiledTranspose> FindTiledTranspose(const HloInstruction& hlo);
+absl::Status EmitTiledTransposeBody(KernelContext& k, const HloInstruction* hlo, const TiledTranspose& t);
 
 // ptx_rng.cc: the random-number ops emitted as kernels (IsRngKernel), and their bodies.
 bool IsRngKernel(const HloInstruction& hlo);

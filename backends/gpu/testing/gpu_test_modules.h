@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/gpu/testing/gpu_scatter_modules.h"
+#include "backends/gpu/testing/gpu_transpose_modules.h"
 #include "hlo/float_types.h"
 #include "hlo/literal.h"
 #include "hlo/primitive_util.h"
@@ -749,6 +750,8 @@ inline std::vector<CuratedCase> CuratedCases() {
       // order (a direct DFT where the interpreter may use radix-2).
       {"fft_every_type_1_to_3_axes", kFftModule, "1e-5 1e-4"},
       {"cholesky_and_triangular_solves", kSolversModule, "1e-5 1e-6"},
+      {"transposes_tiled_and_plain", kTransposesModule, "0 0"},
+      {"key_transpose_small", KeyTransposeModule(2, 100, 3, 40), "0 0"},
       // x x^T rounds in another order than the interpreter's (f32 sums of 200 products).
       {"cholesky_solve_blocked_200", CholeskySolveModule(200, 8), "1e-4 1e-5"},
       // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
@@ -764,6 +767,9 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"kv_cache_update_256", KvCacheModule(256, 4096, 4096), "bench"},
       // 128 blocks of 32 rows; a thread per matrix took ~2e10 dependent steps on one thread.
       {"cholesky_solve_4096", CholeskySolveModule(4096, 16), "bench"},
+      // 256 MiB each way; a tiled transpose reads and writes whole sectors.
+      {"transpose_8192x8192", TransposeModule(8192, 8192), "bench"},
+      {"key_transpose_bf16", KeyTransposeModule(8, 4096, 32, 128), "bench"},
   };
 }
 
