@@ -571,3 +571,11 @@ extern "C" __attribute__((visibility("default"))) void xla_fake_cuda_set_kernel_
   runner_context.store(context);
   kernel_runner.store(runner);
 }
+// Queues `work(context)` on `stream` as the driver's own work (it runs in order with the
+// stream's copies and launches; a nonzero return fails the stream's next wait): how the fake
+// cuBLAS (fake_libcublas.cc) computes on the device.
+extern "C" __attribute__((visibility("default"))) int xla_fake_cuda_submit(CUstream stream, int (*work)(void*),
+                                                                         void* context) {
+  return static_cast<int>(
+      Submit(stream, [work, context]() { return work(context) == 0 ? CUDA_SUCCESS : CUDA_ERROR_LAUNCH_FAILED; }));
+}

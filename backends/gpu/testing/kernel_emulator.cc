@@ -488,12 +488,21 @@ absl::Status InstallKernelEmulator(const std::string& fake_libcuda) {
 int EmulatedLaunches() { return launches.load(); }
 int EmulatedOverwritingLaunches() { return overwriting_launches.load(); }
 
-absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda) {
-  static const absl::StatusOr<backend::Backend*> made = [&fake_libcuda]() -> absl::StatusOr<backend::Backend*> {
+absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda, const std::string& fake_cublas) {
+  static const absl::StatusOr<backend::Backend*> made = [&]() -> absl::StatusOr<backend::Backend*> {
     setenv("XLA_FAKE_CUDA_MODE", "ok", 1);
     setenv("XLA_FAKE_CUDA_STREAMS", "deferred", 1);
-    setenv("XLA_GPU_LIBCUBLAS", "/nonexistent/libcublas.so", 1);
+    setenv("XLA_GPU_LIBCUBLAS", fake_cublas.empty() ? "/nonexistent/libcublas.so" : fake_cublas.c_str(), 1);
     RETURN_IF_ERROR(InstallKernelEmulator(fake_libcuda));
+    if (!fake_cublas.empty()) {
+      // The fake cuBLAS queues its products on the fake driver's streams.
+      void* cuda = dlopen(fake_libcuda.c_str(), RTLD_NOW | RTLD_LOCAL);
+      void* blas = dlopen(fake_cublas.c_str(), RTLD_NOW | RTLD_LOCAL);
+      void* submit = cuda == nullptr ? nullptr : dlsym(cuda, "xla_fake_cuda_submit");
+      auto set = reinterpret_cast<void (*)(void*)>(blas == nullptr ? nullptr : dlsym(blas, "xla_fake_cublas_set_submit"));
+      if (submit == nullptr || set == nullptr) return Refuse(absl::StrCat(fake_cublas, " is not the fake cuBLAS"));
+      set(submit);
+    }
     ASSIGN_OR_RETURN(const CudaDriver* driver, CudaDriver::Load(fake_libcuda));
     ASSIGN_OR_RETURN(std::unique_ptr<backend::Backend> b, CreateGpuBackend(driver, CompileGpuPlan));
     return b.release();

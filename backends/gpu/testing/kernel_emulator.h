@@ -38,9 +38,11 @@ int EmulatedLaunches();
 int EmulatedOverwritingLaunches();
 
 // The gpu backend, with its compiler, on the fake libcuda at `fake_libcuda` with the emulator
-// installed, cuBLAS absent (dots are kernels) and deferred streams (queued work runs when the
-// host waits): made once per process and never destroyed, for tests.
-absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda);
+// installed, deferred streams (queued work runs when the host waits) and cuBLAS absent (dots
+// are kernels), or the fake cuBLAS at `fake_cublas` (testing/fake_libcublas.cc): made once
+// per process, by the first call, and never destroyed, for tests.
+absl::StatusOr<backend::Backend*> EmulatedGpuBackend(const std::string& fake_libcuda,
+                                                     const std::string& fake_cublas = "");
 
 }  // namespace gpu
 }  // namespace xla

@@ -1,0 +1,92 @@
+// The gpu backend's dots through cuBLAS (GpuExecutable's RunGemm): with the fake cuBLAS
+// (testing/fake_libcublas.cc), which follows cublasGemmStridedBatchedEx's column-major
+// conventions and computes on the host in stream order, every kind of dot the plan hands to
+// cuBLAS (IsCublasGemm) agrees with the interpreter, and does go through cuBLAS. The emulated
+// op suites cover the kernels that run when cuBLAS is missing.
+
+#include <dlfcn.h>
+
+#include <string>
+#include <vector>
+
+#include "backends/gpu/testing/emulated_gpu.h"
+#include "backends/gpu/testing/fake_cuda_hooks.h"
+#include "backends/gpu/testing/gpu_test_modules.h"
+#include "backends/testing/hlo_test_util.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace gpu {
+namespace {
+
+namespace modules = ::xla::gpu::testing;
+using ::xla::testing::LiteralNear;
+using ::xla::testing::RunHloOn;
+using ::xla::testing::SharedInterpreter;
+
+// Products the fake cuBLAS has been asked for so far.
+int Gemms() {
+  void* lib = dlopen(XLA_FAKE_LIBCUBLAS, RTLD_NOW | RTLD_NOLOAD);
+  auto hook = reinterpret_cast<int (*)()>(lib == nullptr ? nullptr : dlsym(lib, "xla_fake_cublas_gemms"));
+  EXPECT_NE(hook, nullptr) << XLA_FAKE_LIBCUBLAS << " is not loaded";
+  return hook == nullptr ? -1 : hook();
+}
+
+struct DotCase {
+  std::string name;
+  std::string hlo;
+  std::vector<std::pair<PrimitiveType, std::vector<int64_t>>> args;
+  double atol, rtol;
+  int gemms;  // products cuBLAS computes
+};
+
+std::string Dot(const std::string& lhs, const std::string& rhs, const std::string& out, const std::string& dims,
+                const std::string& precision = "highest") {
+  return "HloModule dot\nENTRY e {\n  a = " + lhs + " parameter(0)\n  b = " + rhs + " parameter(1)\n  ROOT d = " + out +
+         " dot(a, b), " + dims + ", operand_precision={" + precision + "," + precision + "}\n}\n";
+}
+
+class GpuCublasTest : public ::testing::TestWithParam<DotCase> {};
+
+TEST_P(GpuCublasTest, AgreesWithTheInterpreterThroughCublas) {
+  const DotCase& c = GetParam();
+  backend::Backend* gpu = EmulatedGpu();
+  ASSERT_NE(gpu, nullptr);
+  std::vector<Literal> args;
+  uint64_t seed = 7;
+  for (const auto& [type, dims] : c.args) args.push_back(modules::RandomLiteral(type, dims, seed++));
+  absl::StatusOr<Literal> expected = RunHloOn(*SharedInterpreter(), c.hlo, args);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  const int before = Gemms();
+  EXPECT_TRUE(LiteralNear(*expected, RunHloOn(*gpu, c.hlo, args), c.rtol, c.atol));
+  EXPECT_EQ(Gemms() - before, c.gemms);
+}
+
+const char kCanonical[] = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
+const char kBatched[] = "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}";
+
+INSTANTIATE_TEST_SUITE_P(
+    Dots, GpuCublasTest,
+    ::testing::Values(
+        DotCase{"f32", Dot("f32[64,48]", "f32[48,80]", "f32[64,80]", kCanonical), {{F32, {64, 48}}, {F32, {48, 80}}},
+                1e-5, 1e-5, 1},
+        DotCase{"f64", Dot("f64[33,17]", "f64[17,29]", "f64[33,29]", kCanonical), {{F64, {33, 17}}, {F64, {17, 29}}},
+                1e-12, 1e-12, 1},
+        DotCase{"bf16", Dot("bf16[32,64]", "bf16[64,16]", "bf16[32,16]", kCanonical),
+                {{BF16, {32, 64}}, {BF16, {64, 16}}}, 0.1, 1e-2, 1},
+        DotCase{"f16_to_f32", Dot("f16[16,32]", "f16[32,8]", "f32[16,8]", kCanonical),
+                {{F16, {16, 32}}, {F16, {32, 8}}}, 1e-3, 1e-3, 1},
+        DotCase{"batched", Dot("f32[3,16,24]", "f32[3,24,40]", "f32[3,16,40]", kBatched),
+                {{F32, {3, 16, 24}}, {F32, {3, 24, 40}}}, 1e-5, 1e-5, 1},
+        // DEFAULT precision: TF32 inputs (10-bit mantissas), as the device check allows.
+        DotCase{"f32_default_tf32", Dot("f32[64,48]", "f32[48,80]", "f32[64,80]", kCanonical, "default"),
+                {{F32, {64, 48}}, {F32, {48, 80}}}, 1e-2, 0.5, 1},
+        DotCase{"mlp_forward", modules::MlpModule(64, /*highest=*/true),
+                {{F32, {64, 784}}, {F32, {784, 1024}}, {F32, {1024}}, {F32, {1024, 1024}}, {F32, {1024}},
+                 {F32, {1024, 10}}, {F32, {10}}},
+                1e-3, 1e-5, 3}),
+    [](const ::testing::TestParamInfo<DotCase>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace gpu
+}  // namespace xla
