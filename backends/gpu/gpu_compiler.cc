@@ -292,6 +292,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   RETURN_IF_ERROR(SplitBitGenerators(module.get()));
   RETURN_IF_ERROR(cpu::RunCpuPipeline(module.get()));
   RETURN_IF_ERROR(FuseUpdatesIntoSlices(module.get()).status());
+  RETURN_IF_ERROR(FoldTransposesIntoGemms(module.get()).status());
   GpuPlan plan;
   plan.sm = target.sm;
   PlanBuilder builder(&plan);

@@ -605,9 +605,14 @@ class GpuExecutable : public backend::Executable {
                                CUdeviceptr rhs) {
     const Shape& ls = dot.operand(0)->shape();
     const Shape& rs = dot.operand(1)->shape();
+    const std::optional<CublasGemmForm> form = CublasGemm(dot);
+    if (!form.has_value()) return absl::InternalError(absl::StrCat("gpu: ", dot.name(), " is no cuBLAS gemm"));
     const int64_t r = ls.rank();
-    const int64_t batch = r == 3 ? ls.dimensions(0) : 1, m = ls.dimensions(r - 2), k = ls.dimensions(r - 1),
-                  n = rs.dimensions(r - 1);
+    // Stored transposed, the lhs is [k, m] and the rhs [n, k] (CublasGemmForm).
+    const int64_t batch = r == 3 ? ls.dimensions(0) : 1;
+    const int64_t m = ls.dimensions(form->lhs_transposed ? r - 1 : r - 2);
+    const int64_t k = ls.dimensions(form->lhs_transposed ? r - 2 : r - 1);
+    const int64_t n = rs.dimensions(form->rhs_transposed ? r - 2 : r - 1);
     if (k == 0 || batch > (int64_t{1} << 31) - 1) return false;  // the kernel writes the zeros
     if (device_->cublas_unusable) return false;
     absl::StatusOr<const CublasLibrary*> lib = CublasLibrary::Default();
@@ -642,10 +647,16 @@ class GpuExecutable : public backend::Executable {
     const double alpha_d = 1, beta_d = 0;
     const void* alpha = in_type == F64 ? static_cast<const void*>(&alpha_d) : &alpha_f;
     const void* beta = in_type == F64 ? static_cast<const void*>(&beta_d) : &beta_f;
-    const cublasStatus_t st = blas.gemm_strided_batched(lane.cublas, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
+    // Column-major, B^T comes first: a row-major [k, n] rhs is an [n, k] matrix of leading
+    // dimension n, a row-major [n, k] one its transpose (leading dimension k); likewise the lhs
+    // ([m, k]: [k, m] of leading dimension k; [k, m]: transposed, leading dimension m).
+    const cublasOperation_t op_b = form->rhs_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_a = form->lhs_transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const int ld_b = static_cast<int>(form->rhs_transposed ? k : n), ld_a = static_cast<int>(form->lhs_transposed ? m : k);
+    const cublasStatus_t st = blas.gemm_strided_batched(lane.cublas, op_b, op_a, static_cast<int>(n), static_cast<int>(m),
                                    static_cast<int>(k), alpha, reinterpret_cast<const void*>(rhs), data_type(in_type),
-                                   static_cast<int>(n), k * n, reinterpret_cast<const void*>(lhs), data_type(in_type),
-                                   static_cast<int>(k), m * k, beta, reinterpret_cast<void*>(out),
+                                   ld_b, k * n, reinterpret_cast<const void*>(lhs), data_type(in_type),
+                                   ld_a, m * k, beta, reinterpret_cast<void*>(out),
                                    data_type(dot.shape().element_type()), static_cast<int>(n), m * n,
                                    static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) return blas.ToStatus(st, "cublasGemmStridedBatchedEx");

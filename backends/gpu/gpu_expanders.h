@@ -36,6 +36,13 @@ inline constexpr int64_t kGpuMinReductionOutputs = 32768;
 // Returns whether anything changed.
 absl::StatusOr<bool> ExpandForGpu(HloModule* module);
 
+// After the shared pipeline: a dot cuBLAS computes whose operand is a transpose of its two
+// minor dimensions (the pipeline's dot decomposer writes them for x . w^T, or a gradient's
+// x^T . g) reads the transpose's operand instead, stored transposed (CublasGemmForm, gpu_plan.h):
+// cuBLAS reads it through its transpose operation rather than a kernel writing a transposed
+// copy first. The transpose goes when nothing else reads it. Returns whether anything changed.
+absl::StatusOr<bool> FoldTransposesIntoGemms(HloModule* module);
+
 }  // namespace gpu
 }  // namespace xla
 

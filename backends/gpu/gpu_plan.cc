@@ -255,48 +255,55 @@ uint64_t RngKernelKey(uint64_t seed, const std::string& name, uint64_t draw) {
   return SplitMix64(seed ^ SplitMix64(hash)) ^ (draw == 0 ? 0 : SplitMix64(draw));
 }
 
-bool IsCublasGemm(const HloInstruction& dot) {
-  if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) return false;
+std::optional<CublasGemmForm> CublasGemm(const HloInstruction& dot) {
+  if (dot.opcode() != HloOpcode::kDot || dot.operand_count() != 2) return std::nullopt;
   const Shape& lhs = dot.operand(0)->shape();
   const Shape& rhs = dot.operand(1)->shape();
   const Shape& out = dot.shape();
   if (!RowMajor(lhs) || !RowMajor(rhs) || !RowMajor(out) || lhs.rank() != rhs.rank() || lhs.rank() != out.rank()) {
-    return false;
+    return std::nullopt;
   }
   const DotDimensionNumbers& d = dot.attrs().dot_dimension_numbers();
   const int64_t r = lhs.rank();
   if (r == 2) {
-    if (d.lhs_batch_dimensions_size() != 0 || d.rhs_batch_dimensions_size() != 0) return false;
+    if (d.lhs_batch_dimensions_size() != 0 || d.rhs_batch_dimensions_size() != 0) return std::nullopt;
   } else if (r == 3) {
     if (d.lhs_batch_dimensions_size() != 1 || d.lhs_batch_dimensions(0) != 0 || d.rhs_batch_dimensions_size() != 1 ||
         d.rhs_batch_dimensions(0) != 0) {
-      return false;
+      return std::nullopt;
     }
   } else {
-    return false;
+    return std::nullopt;
   }
-  if (d.lhs_contracting_dimensions_size() != 1 || d.lhs_contracting_dimensions(0) != r - 1 ||
-      d.rhs_contracting_dimensions_size() != 1 || d.rhs_contracting_dimensions(0) != r - 2) {
-    return false;
-  }
+  if (d.lhs_contracting_dimensions_size() != 1 || d.rhs_contracting_dimensions_size() != 1) return std::nullopt;
+  const int64_t lc = d.lhs_contracting_dimensions(0), rc = d.rhs_contracting_dimensions(0);
+  if ((lc != r - 1 && lc != r - 2) || (rc != r - 2 && rc != r - 1)) return std::nullopt;
   for (const Shape* s : {&lhs, &rhs, &out}) {
     for (int64_t dim : s->dimensions()) {
-      if (dim > (int64_t{1} << 31) - 1) return false;
+      if (dim > (int64_t{1} << 31) - 1) return std::nullopt;
     }
   }
   const PrimitiveType a = lhs.element_type(), b = rhs.element_type(), c = out.element_type();
-  if (a != b) return false;
-  switch (a) {
-    case F32:
-    case F64:
-      return c == a;
-    case BF16:
-    case F16:
-      return c == a || c == F32;
-    default:
-      return false;
+  bool types = false;
+  if (a == b) {
+    switch (a) {
+      case F32:
+      case F64:
+        types = c == a;
+        break;
+      case BF16:
+      case F16:
+        types = c == a || c == F32;
+        break;
+      default:
+        break;
+    }
   }
+  if (!types) return std::nullopt;
+  return CublasGemmForm{lc == r - 2, rc == r - 1};
 }
+
+bool IsCublasGemm(const HloInstruction& dot) { return CublasGemm(dot).has_value(); }
 
 absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan) {
   backend::ExecutableFields fields = backend::NewExecutableFields("gpu");

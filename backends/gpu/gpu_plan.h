@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -161,8 +162,16 @@ struct GpuPlan {
 absl::StatusOr<std::string> SerializeGpuPlan(const GpuPlan& plan);
 absl::StatusOr<GpuPlan> DeserializeGpuPlan(std::string_view bytes);
 
-// True for a dot of the canonical forms the pipeline leaves ([m,k]x[k,n] or [b,m,k]x[b,k,n],
-// all row-major) on f32, f64, or bf16/f16 inputs (with an output of their type or f32).
+// A dot cuBLAS computes: of the canonical forms the pipeline leaves ([m,k]x[k,n] or
+// [b,m,k]x[b,k,n], all row-major) on f32, f64, or bf16/f16 inputs (with an output of their
+// type or f32), except that either operand may be stored with its two minor dimensions
+// swapped (an lhs [k,m] contracting dimension r-2, an rhs [n,k] contracting dimension r-1:
+// FoldTransposesIntoGemms), which cuBLAS reads through its transpose operations.
+struct CublasGemmForm {
+  bool lhs_transposed = false;
+  bool rhs_transposed = false;
+};
+std::optional<CublasGemmForm> CublasGemm(const HloInstruction& dot);
 bool IsCublasGemm(const HloInstruction& dot);
 
 // The PTX entry of launch `phase` (1-based) after `kernel`'s (GpuPlanStep::phases).
