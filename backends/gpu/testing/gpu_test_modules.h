@@ -132,6 +132,14 @@ ENTRY main {
   ROOT d = bf16[8192,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })";
 
+// The same product with the right operand stored [n, k] (x . w^T): cuBLAS reads it transposed.
+inline constexpr char kMatmulBf16RhsTransposedModule[] = R"(HloModule matmul_bf16_rhs_transposed
+ENTRY main {
+  a = bf16[8192,8192] parameter(0)
+  b = bf16[8192,8192] parameter(1)
+  ROOT d = bf16[8192,8192] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})";
+
 inline constexpr char kMixedModule[] = R"(HloModule mixed
 ENTRY main {
   a = s32[16,8] parameter(0)
@@ -761,6 +769,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       // Timed as FLOP rates.
       {"mlp_forward_batch4096", MlpModule(4096), "bench flops 15360000000"},
       {"matmul_bf16_8192", kMatmulBf16Module, "bench flops 1099511627776"},
+      {"matmul_bf16_8192_rhs_transposed", kMatmulBf16RhsTransposedModule, "bench flops 1099511627776"},
       {"argsort_16M", ArgsortModule(int64_t{1} << 24), "bench"},
       {"counted_loop_1000", CountedLoopModule(1000, 4096), "bench"},
       // 256 rows of a 64 MiB cache: in place, about 256 small kernels; copying, 32 GiB moved.
