@@ -1,15 +1,17 @@
 // ragged-dot in every mode (integers: bit-exact), and
 // cholesky, triangular-solve and fft on cpu (runtime routines) against the interpreter,
 // bit-exact: both compute in double / complex<double> in the same order and round once
-// (matrices of more than 128 rows run blocked, to a tolerance).
+// (matrices of more than 128 rows go through LAPACK and BLAS, to a tolerance).
 // Batches, both triangles, every transpose option, both sides, non-default layouts,
 // matrices that are not positive definite, and FFT lengths that are and are not powers of two.
 #include <complex>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
@@ -80,38 +82,54 @@ TEST(CpuLinalg, RaggedDotEveryModeAgainstTheInterpreter) {
   }
 }
 
+// The relative and absolute tolerance for matrices of `n` rows of type `t`: none up to 128
+// rows (the runtime's loops, in the interpreter's order), a rounding or so of the narrow
+// types past them (LAPACK and BLAS compute in double too, in another order); doubles keep
+// the reordering's error, which a unit-diagonal solve whose solution grows to 1e34 amplifies
+// to about 1e-12.
+std::pair<double, double> Tolerance(PrimitiveType t, int64_t n) {
+  if (n <= 128) return {0, 0};
+  if (t == F16) return {2e-3, 1e-4};
+  const bool single = t == F32 || t == C64;
+  return {single ? 1e-6 : 1e-10, single ? 1e-7 : 1e-14};
+}
+
 TEST(CpuLinalg, CholeskyBothTrianglesLayoutsAndNotDefinite) {
-  for (const char* type : {"f32", "f64", "c64", "c128", "f16"}) {
-    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
-    for (const char* lower : {"true", "false"}) {
-      for (const char* layout : {"{2,1,0}", "{1,2,0}"}) {
-        const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, "[3,6,6]", layout,
-                                             " parameter(0)\n  ROOT c = ", type, "[3,6,6]", layout,
-                                             " cholesky(a), lower=", lower, "\n}\n");
-        EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 3, 6, 7, /*not_definite=*/1)})) << hlo;
+  for (const int64_t n : {6, 150}) {
+    for (const char* type : {"f32", "f64", "c64", "c128", "f16"}) {
+      const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+      for (const char* lower : {"true", "false"}) {
+        for (const char* layout : {"{2,1,0}", "{1,2,0}"}) {
+          const std::string shape = absl::StrCat(type, "[3,", n, ",", n, "]", layout);
+          const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  a = ", shape, " parameter(0)\n  ROOT c = ", shape,
+                                               " cholesky(a), lower=", lower, "\n}\n");
+          const auto [rtol, atol] = Tolerance(t, n);
+          EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 3, n, 7, /*not_definite=*/1)}, rtol, atol)) << hlo;
+        }
       }
     }
   }
 }
 
 TEST(CpuLinalg, TriangularSolveEveryOption) {
-  for (const char* type : {"f32", "f64", "c64"}) {
-    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
-    for (bool left : {true, false}) {
-      for (const char* lower : {"true", "false"}) {
-        for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
-          for (const char* unit : {"true", "false"}) {
-            const std::string b_dims = left ? "[2,5,3]" : "[2,3,5]";
-            const std::string hlo = absl::StrCat(
-                "HloModule m\nENTRY e {\n  a = ", type, "[2,5,5]{1,2,0} parameter(0)\n  b = ", type, b_dims,
-                " parameter(1)\n  ROOT x = ", type, b_dims, " triangular-solve(a, b), left_side=", left ? "true" : "false",
-                ", lower=", lower, ", unit_diagonal=", unit, ", transpose_a=", transpose, "\n}\n");
-            // Diagonally dominant a keeps x moderate; b at random.
-            EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 5, 11),
-                                                 Random(t, left ? std::vector<int64_t>{2, 5, 3}
-                                                                : std::vector<int64_t>{2, 3, 5},
-                                                        12)}))
-                << hlo;
+  for (const int64_t m : {5, 150}) {
+    for (const char* type : {"f32", "f64", "c64"}) {
+      const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+      for (bool left : {true, false}) {
+        for (const char* lower : {"true", "false"}) {
+          for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+            for (const char* unit : {"true", "false"}) {
+              const std::vector<int64_t> b_dims = left ? std::vector<int64_t>{2, m, 3} : std::vector<int64_t>{2, 3, m};
+              const std::string b = absl::StrCat(type, "[", absl::StrJoin(b_dims, ","), "]");
+              const std::string hlo = absl::StrCat(
+                  "HloModule m\nENTRY e {\n  a = ", type, "[2,", m, ",", m, "]{1,2,0} parameter(0)\n  b = ", b,
+                  " parameter(1)\n  ROOT x = ", b, " triangular-solve(a, b), left_side=", left ? "true" : "false",
+                  ", lower=", lower, ", unit_diagonal=", unit, ", transpose_a=", transpose, "\n}\n");
+              // Diagonally dominant a keeps x moderate; b at random.
+              const auto [rtol, atol] = Tolerance(t, m);
+              EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, m, 11), Random(t, b_dims, 12)}, rtol, atol))
+                  << hlo;
+            }
           }
         }
       }
@@ -119,9 +137,10 @@ TEST(CpuLinalg, TriangularSolveEveryOption) {
   }
 }
 
-// Past 128 rows solvers run blocked (passes/blocked_solvers.h: a loop of 64-row blocks whose
-// bulk is dots): no longer bit-exact, within a few ulps of the interpreter's double result.
-TEST(CpuLinalg, LargeSolversRunBlocked) {
+// Past 128 rows a factor and two solves stay single ops (no loops: nothing blocks them on
+// cpu), computed by LAPACK and BLAS within a few ulps of the interpreter's double result; a
+// matrix that is not positive definite still gives an all-NaN factor.
+TEST(CpuLinalg, LargeSolversRunThroughLapack) {
   for (const char* type : {"f32", "c128"}) {
     const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
     const std::string a = absl::StrCat(type, "[2,150,150]"), b = absl::StrCat(type, "[2,150,7]");
@@ -130,25 +149,26 @@ TEST(CpuLinalg, LargeSolversRunBlocked) {
         " cholesky(a), lower=false\n  x = ", b, " triangular-solve(l, b), left_side=true, lower=false, transpose_a=ADJOINT\n"
         "  y = ", b, " triangular-solve(l, x), left_side=true, lower=false, transpose_a=NO_TRANSPOSE\n  ROOT t = (", a,
         ", ", b, ") tuple(l, y)\n}\n");
-    // The compiled module loops (over 3 blocks for the factor and each solve).
     testing::RegisterBackendsOnce();
     absl::StatusOr<std::unique_ptr<backend::Backend>> cpu = backend::CreateBackend("cpu");
     ASSERT_TRUE(cpu.ok()) << cpu.status();
     absl::StatusOr<std::unique_ptr<backend::Executable>> exe =
         (*cpu)->Compile(*ParseAndReturnUnverifiedModule(hlo), backend::CompileOptions());
     ASSERT_TRUE(exe.ok()) << exe.status();
-    int loops = 0;
+    int loops = 0, solvers = 0;
     for (const auto& computation : (*exe)->module().computations()) {
-      for (const auto& instruction : computation->instructions()) loops += instruction->opcode() == HloOpcode::kWhile;
+      for (const auto& instruction : computation->instructions()) {
+        loops += instruction->opcode() == HloOpcode::kWhile;
+        solvers += instruction->opcode() == HloOpcode::kCholesky || instruction->opcode() == HloOpcode::kTriangularSolve;
+      }
     }
-    EXPECT_EQ(loops, 3);
-    const bool single = t == F32;
-    EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 150, 21), Random(t, {2, 150, 7}, 22)},
-                                   single ? 1e-6 : 1e-12, single ? 1e-7 : 1e-14))
+    EXPECT_EQ(loops, 0);
+    EXPECT_EQ(solvers, 3);
+    const auto [rtol, atol] = Tolerance(t, 150);
+    EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 150, 21), Random(t, {2, 150, 7}, 22)}, rtol, atol))
         << hlo;
-    // A matrix that is not positive definite: its factor all NaN, as the interpreter's.
     EXPECT_TRUE(SameOnBothBackends(hlo, {PositiveDefinite(t, 2, 150, 23, /*not_definite=*/1), Random(t, {2, 150, 7}, 24)},
-                                   single ? 1e-6 : 1e-12, single ? 1e-7 : 1e-14))
+                                   rtol, atol))
         << hlo;
   }
 }

@@ -1,13 +1,13 @@
 #ifndef XLA_BACKENDS_CPU_PASSES_BLOCKED_SOLVERS_H_
 #define XLA_BACKENDS_CPU_PASSES_BLOCKED_SOLVERS_H_
 
-// Large cholesky and triangular-solve as loops of small ones and dots, for the cpu pipeline
-// (first pass) and the gpu (ExpandForGpu). Both backends' solvers (the cpu runtime routines,
-// the gpu's ptx_linalg.cc kernels) run a matrix's factorization or a right-hand side's
-// substitution in order on one thread, in double: fine for batches of small matrices,
-// hopeless for one large one (a 4096 x 4096 cholesky is 2e10 dependent multiply-adds).
-// Blocked, the serial part shrinks to `block`-sized diagonal blocks and the bulk becomes dots
-// (the cpu's GEMM, cuBLAS). Narrower types are computed in f64 / c128 (converted on the way
+// Large cholesky and triangular-solve as loops of small ones and dots, for the gpu
+// (ExpandForGpu). Its solver kernels (ptx_linalg.cc) run a matrix's factorization or a
+// right-hand side's substitution in order on one thread, in double: fine for batches of
+// small matrices, hopeless for one large one (a 4096 x 4096 cholesky is 2e10 dependent
+// multiply-adds). Blocked, the serial part shrinks to `block`-sized diagonal blocks and the
+// bulk becomes dots (cuBLAS). (The cpu ran this with 64-row blocks until its runtime handed
+// large matrices to LAPACK and BLAS, 3-7x faster again: bench/RESULTS.md.) Narrower types are computed in f64 / c128 (converted on the way
 // in and out) as the small solvers compute them, so the result is rounded once more only by
 // the dots' order of summation:
 //  - cholesky (lower; upper through the conjugate transpose of its operand and result): a
@@ -30,7 +30,6 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "backends/cpu/passes/pass.h"
 #include "hlo/hlo_module.h"
 
 namespace xla {
@@ -40,21 +39,6 @@ namespace cpu {
 // (in every computation) into a call of its blocked form with diagonal blocks of `block`
 // rows. Returns whether anything changed.
 absl::StatusOr<bool> BlockSolvers(HloModule* module, int64_t block);
-
-// The pass, as the cpu pipeline runs it.
-class BlockedSolvers : public HloPass {
- public:
-  // 64: on the cpu each block costs a pass over the factor (the dot, memory-bound), and the
-  // small solves cost block^2 per row; 64 balances them (a 1024 x 1024 cholesky and solve:
-  // bench/RESULTS.md).
-  static constexpr int64_t kDefaultBlock = 64;
-  explicit BlockedSolvers(int64_t block = kDefaultBlock) : block_(block) {}
-  std::string_view name() const override { return "blocked-solvers"; }
-  absl::StatusOr<bool> Run(HloModule* module) override { return BlockSolvers(module, block_); }
-
- private:
-  int64_t block_;
-};
 
 // The blocked form of `hlo` (a cholesky or triangular-solve) as the text of a module whose
 // entry takes its operands and returns its value; INVALID_ARGUMENT for other instructions

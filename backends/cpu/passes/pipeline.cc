@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/algebraic_simplifier.h"
 #include "backends/cpu/passes/batch_norm_expander.h"
-#include "backends/cpu/passes/blocked_solvers.h"
 #include "backends/cpu/passes/call_inliner.h"
 #include "backends/cpu/passes/constant_folding.h"
 #include "backends/cpu/passes/cse.h"
@@ -27,9 +26,9 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
   const bool verify = options.verify_after_each_pass;
 
   HloPassPipeline pipeline("cpu", verify);
-  // Expansions first, so that their output is simplified and fused like everything else
-  // (large solvers become calls of loops, so before the inliner).
-  pipeline.AddPass<BlockedSolvers>();
+  // Expansions first, so that their output is simplified and fused like everything else.
+  // (Large cholesky and triangular-solve stay single ops: the runtime hands them to LAPACK
+  // and BLAS, runtime/linalg.cc; the gpu blocks them first, blocked_solvers.h.)
   pipeline.AddPass<CallInliner>();
   pipeline.AddPass<BatchNormExpander>();
   pipeline.AddPass<DotDecomposer>();
