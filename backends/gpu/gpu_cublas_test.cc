@@ -5,8 +5,6 @@
 // does go through cuBLAS. The emulated
 // op suites cover the kernels that run when cuBLAS is missing.
 
-#include <dlfcn.h>
-
 #include <string>
 #include <vector>
 
@@ -27,9 +25,7 @@ using ::xla::testing::SharedInterpreter;
 
 // Products the fake cuBLAS has been asked for so far.
 int Gemms() {
-  void* lib = dlopen(XLA_FAKE_LIBCUBLAS, RTLD_NOW | RTLD_NOLOAD);
-  auto hook = reinterpret_cast<int (*)()>(lib == nullptr ? nullptr : dlsym(lib, "xla_fake_cublas_gemms"));
-  EXPECT_NE(hook, nullptr) << XLA_FAKE_LIBCUBLAS << " is not loaded";
+  auto hook = FakeCudaHook<int (*)()>("xla_fake_cublas_gemms", XLA_FAKE_LIBCUBLAS);
   return hook == nullptr ? -1 : hook();
 }
 

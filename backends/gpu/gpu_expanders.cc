@@ -162,19 +162,14 @@ absl::StatusOr<bool> FoldTransposesIntoGemms(HloModule* module) {
         for (int64_t d = 0; d < r; ++d) swap[d] = d;
         std::swap(swap[r - 2], swap[r - 1]);
         if (!absl::c_equal(transpose->attrs().dimensions(), swap)) continue;
+        // The same dot, its operand read the other way round: still one cuBLAS computes.
         DotDimensionNumbers* numbers = dot->mutable_attrs()->mutable_dot_dimension_numbers();
-        const DotDimensionNumbers before = *numbers;
         if (i == 0) {
           numbers->set_lhs_contracting_dimensions(0, r - 2);
         } else {
           numbers->set_rhs_contracting_dimensions(0, r - 1);
         }
         RETURN_IF_ERROR(dot->ReplaceOperandWith(i, transpose->mutable_operand(0)));
-        if (!IsCublasGemm(*dot)) {  // not expected: the same shapes, read another way
-          *numbers = before;
-          RETURN_IF_ERROR(dot->ReplaceOperandWith(i, transpose));
-          continue;
-        }
         if (transpose->users().empty() && transpose != computation->root_instruction()) {
           RETURN_IF_ERROR(computation->RemoveInstruction(transpose));
         }

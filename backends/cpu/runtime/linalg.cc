@@ -87,7 +87,8 @@ void CholeskyLapack(const StridedArray& a, const StridedArray& out, bool lower) 
   const int64_t r = a.rank(), n = a.dim(r - 1);
   const int64_t ai = a.stride(r - 2), aj = a.stride(r - 1), oi = out.stride(r - 2), oj = out.stride(r - 1);
   std::vector<T> d(n * n);
-  for (int64_t batch = 0; batch < MatrixCount(a); ++batch) {
+  const int64_t batches = MatrixCount(a);
+  for (int64_t batch = 0; batch < batches; ++batch) {
     const int64_t in = MatrixOffset(a, batch), to = MatrixOffset(out, batch);
     std::fill(d.begin(), d.end(), T{});
     for (int64_t i = 0; i < n; ++i) {
@@ -132,7 +133,8 @@ void TriangularSolveBlas(const StridedArray& a, const StridedArray& b, const Str
                          bool lower, bool unit_diagonal, int64_t transpose_a) {
   const int64_t r = b.rank(), rows = b.dim(r - 2), cols = b.dim(r - 1), m = a.dim(r - 1);
   std::vector<T> t(m * m), x(rows * cols);
-  for (int64_t batch = 0; batch < MatrixCount(b); ++batch) {
+  const int64_t batches = MatrixCount(b);
+  for (int64_t batch = 0; batch < batches; ++batch) {
     const int64_t at = MatrixOffset(a, batch), bt = MatrixOffset(b, batch), ot = MatrixOffset(out, batch);
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < m; ++j) t[i * m + j] = LoadAs<T>(a, at + i * a.stride(r - 2) + j * a.stride(r - 1));

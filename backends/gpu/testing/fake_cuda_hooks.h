@@ -13,10 +13,11 @@ namespace gpu {
 
 // The fake driver's exported function `name` as an F; a missing library or function fails
 // the test and gives null.
+// `library`: another loaded fake (the fake cuBLAS) instead of the driver.
 template <typename F>
-F FakeCudaHook(const char* name) {
-  void* lib = dlopen(XLA_FAKE_LIBCUDA, RTLD_NOW | RTLD_NOLOAD);
-  EXPECT_NE(lib, nullptr) << XLA_FAKE_LIBCUDA << " is not loaded";
+F FakeCudaHook(const char* name, const char* library = XLA_FAKE_LIBCUDA) {
+  void* lib = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(lib, nullptr) << library << " is not loaded";
   F hook = lib == nullptr ? nullptr : reinterpret_cast<F>(dlsym(lib, name));
   EXPECT_NE(hook, nullptr) << name;
   return hook;
