@@ -14,7 +14,10 @@
 
 #include "backends/gpu/testing/checked_run.h"
 #include "backends/gpu/testing/gpu_test_modules.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "hlo/primitive_util.h"
 
 namespace xla {
 namespace gpu {
@@ -54,6 +57,29 @@ TEST(GpuElementwiseReuseTest, ADonatedArgumentBecomesTheResult) {
   EXPECT_EQ(kept->result_argument, -1);
   EXPECT_EQ(kept->overwriting, 0);
 }
+
+// Combiners for the row kernels' reductions, and the text that begins the entry computation.
+constexpr char kMaxMin[] = R"(max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+min {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] minimum(a, b)
+}
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY)";
 
 // `tail` computes the result from s = sort(x) (f32[64,64], sorted along dimension 1, a value
 // of the execution's own that only the steps of `tail` read).
@@ -109,6 +135,85 @@ TEST(GpuElementwiseReuseTest, AnIntermediateIsWrittenOverOnlyWhenEveryReadIsAtIt
     absl::StatusOr<Outcome> run = RunChecked(AfterSort(c.tail), args);
     ASSERT_TRUE(run.ok()) << c.what << ": " << run.status();
     EXPECT_EQ(run->overwriting, c.overwriting) << c.what;
+  }
+}
+
+// A row kernel (a fusion with row reductions: a block per row) writes over an operand its
+// reductions read as well as its output pass, at the row's own positions. The reductions are
+// max, min and integer sums, exact in any order, so the results must equal the interpreter's.
+TEST(GpuElementwiseReuseTest, ARowKernelWritesOverTheRowsItReduces) {
+  std::vector<Literal> args;
+  args.push_back(modules::RandomLiteral(F32, {64, 64}, 5));
+  const std::string reductions = R"(
+  lo = f32[] constant(-inf)
+  hi = f32[] constant(inf)
+  m = f32[64] reduce(s, lo), dimensions={1}, to_apply=max
+  mb = f32[64,64] broadcast(m), dimensions={0}
+  d = f32[64,64] subtract(s, mb)
+)";
+  struct Case {
+    const char* what;
+    std::string tail;
+    int overwriting;
+  };
+  const std::vector<Case> cases = {
+      {"x - max(x) per row", reductions + "  ROOT r = f32[64,64] add(d, s)\n", 1},
+      {"two reductions, the second of the first's result", reductions + R"(
+  n = f32[64] reduce(d, hi), dimensions={1}, to_apply=min
+  nb = f32[64,64] broadcast(n), dimensions={0}
+  ROOT r = f32[64,64] multiply(d, nb)
+)", 1},
+      // Every row's reduction reads row 5 too, which its own block may already have written:
+      // s is kept. (A reverse would be a kernel of its own, not fused with the reduction.)
+      {"a reduction reading another row", R"(
+  lo = f32[] constant(-inf)
+  r5 = f32[1,64] slice(s), slice={[5:6], [0:64]}
+  r = f32[64] reshape(r5)
+  b = f32[64,64] broadcast(r), dimensions={1}
+  a = f32[64,64] add(s, b)
+  m = f32[64] reduce(a, lo), dimensions={1}, to_apply=max
+  mb = f32[64,64] broadcast(m), dimensions={0}
+  ROOT d = f32[64,64] subtract(s, mb)
+)", 0},
+      {"a value read again later", reductions + "  ROOT t = (f32[64,64], f32[64,64]) tuple(d, s)\n", 0},
+  };
+  for (const Case& c : cases) {
+    const std::string text = absl::StrReplaceAll(AfterSort(c.tail), {{"ENTRY", kMaxMin}});
+    absl::StatusOr<Outcome> run = RunChecked(text, args);
+    ASSERT_TRUE(run.ok()) << c.what << ": " << run.status();
+    EXPECT_EQ(run->overwriting, c.overwriting) << c.what;
+  }
+}
+
+// A donated argument becomes a row kernel's result: rows short enough to stay in registers,
+// rows re-read from memory for each pass (20000 elements), and an integer sum with the output.
+TEST(GpuElementwiseReuseTest, ADonatedArgumentBecomesARowKernelsResult) {
+  struct Case {
+    PrimitiveType type;
+    int64_t columns;
+    const char* reduce;  // of p into m, from init z
+  };
+  for (const Case& c : std::vector<Case>{{F32, 64, "max"}, {F32, 20000, "max"}, {S32, 20000, "add"}, {S32, 96, "add"}}) {
+    const std::string t(primitive_util::LowercasePrimitiveTypeName(c.type));
+    const std::string array = absl::StrCat(t, "[8,", c.columns, "]");
+    const std::string text = absl::StrCat("HloModule rows\n", kMaxMin, R"( e {
+  p = )", array, R"( parameter(0)
+  z = )", t, R"([] constant(0)
+  m = )", t, R"([8] reduce(p, z), dimensions={1}, to_apply=)", c.reduce, "_", t, R"(
+  mb = )", array, R"( broadcast(m), dimensions={0}
+  ROOT r = )", array, R"( multiply(p, mb)
+}
+)");
+    std::vector<Literal> args;
+    args.push_back(modules::RandomLiteral(c.type, {8, c.columns}, 6));
+    absl::StatusOr<Outcome> run = RunChecked(text, args, {0});
+    ASSERT_TRUE(run.ok()) << text << run.status();
+    EXPECT_EQ(run->result_argument, 0) << array;
+    EXPECT_EQ(run->overwriting, 1) << array;
+    run = RunChecked(text, args);
+    ASSERT_TRUE(run.ok()) << text << run.status();
+    EXPECT_EQ(run->result_argument, -1) << array;
+    EXPECT_EQ(run->overwriting, 0) << array;
   }
 }
 

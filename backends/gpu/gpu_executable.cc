@@ -52,10 +52,12 @@ class GpuExecutable : public backend::Executable {
           ASSIGN_OR_RETURN(constants_[q][s], Upload(lane, step.hlo->literal()));
         }
         if (step.kind == GpuPlanStep::Kind::kWhile) counted_[q][s] = FindCountedLoop(*step.hlo);
-        // An elementwise kernel: a thread per element (or per few consecutive ones), one launch.
-        if (step.kind == GpuPlanStep::Kind::kKernel && !step.in_place && step.rows == 0 && !step.gemm &&
-            step.phases.empty() && step.scratch_bytes == 0) {
-          reuse_[q][s] = ElementwiseReuseOperands(*step.hlo);
+        // An elementwise kernel (a thread per element, or per few consecutive ones) or a row
+        // kernel of a fusion (a block per row): one launch.
+        const bool row_kernel = step.rows > 0 && step.hlo->opcode() == HloOpcode::kFusion;
+        if (step.kind == GpuPlanStep::Kind::kKernel && !step.in_place && (step.rows == 0 || row_kernel) &&
+            !step.gemm && step.phases.empty() && step.scratch_bytes == 0) {
+          reuse_[q][s] = ElementwiseReuseOperands(*step.hlo, row_kernel);
         }
       }
       last_use_[q].assign(steps.size(), -1);
@@ -371,7 +373,7 @@ class GpuExecutable : public backend::Executable {
         outs[i] = TakeOperand(run, values, sequence, q, s, from, *shapes[i]);
         if (outs[i] != nullptr) taken_from[from] = static_cast<int64_t>(i);
       }
-      // An elementwise kernel writes over the first operand it can take (the output is one array).
+      // An elementwise or row kernel writes over the first operand it can take (one output array).
       for (const int64_t from : reuse_[q][s]) {
         if (outs[i] != nullptr) break;
         outs[i] = TakeOperand(run, values, sequence, q, s, from, *shapes[i]);

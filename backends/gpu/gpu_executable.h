@@ -4,7 +4,7 @@
 // A gpu plan (gpu_plan.h) loaded on one device (gpu_backend.h): its PTX module, a function per
 // kernel step, its constants uploaded; Execute runs the entry's steps on a leased lane's
 // stream (gpu_lanes.h), control flow on the host. Values are released after their last
-// reader, and an in-place step (GpuPlanStep::in_place) or an elementwise kernel
+// reader, and an in-place step (GpuPlanStep::in_place) or an elementwise or row kernel
 // (ElementwiseReuseOperands) takes its operand's buffer when nothing else holds it and no
 // later step reads it: never a constant, never the caller's argument unless donated.
 

@@ -184,13 +184,20 @@ bool IsElementwiseOp(const HloInstruction& hlo) {
 
 // True when every user of `value` in its computation, and every user of theirs, is an
 // elementwise op of dimensions `dims`: each reads `value` at its own element's position only.
-bool ReadAtOwnPositions(const HloInstruction* value, absl::Span<const int64_t> dims) {
+// With `row_reductions`, a reduce taking such a value as its input is allowed too (its
+// result, a value per row, is not followed further): a row kernel finishes its row's
+// reductions, behind a barrier, before it writes any of the row's outputs.
+bool ReadAtOwnPositions(const HloInstruction* value, absl::Span<const int64_t> dims, bool row_reductions) {
   std::vector<const HloInstruction*> work = {value};
   absl::flat_hash_set<const HloInstruction*> seen = {value};
   while (!work.empty()) {
     const HloInstruction* next = work.back();
     work.pop_back();
     for (const HloInstruction* user : next->users()) {
+      if (row_reductions && user->opcode() == HloOpcode::kReduce && user->operand_count() == 2 &&
+          user->operand(0) == next && user->operand(1) != next) {
+        continue;
+      }
       if (!IsElementwiseOp(*user) || !absl::c_equal(user->shape().dimensions(), dims)) return false;
       if (seen.insert(user).second) work.push_back(user);
     }
@@ -200,7 +207,7 @@ bool ReadAtOwnPositions(const HloInstruction* value, absl::Span<const int64_t> d
 
 }  // namespace
 
-std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo) {
+std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo, bool row_kernel) {
   const Shape& out = hlo.shape();
   std::vector<int64_t> found;
   if (!out.IsArray() || !out.has_layout()) return found;
@@ -208,7 +215,7 @@ std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo) {
     return operand.IsArray() && operand.has_layout() && absl::c_equal(operand.dimensions(), out.dimensions()) &&
            operand.layout() == out.layout() && ShapeUtil::ByteSizeOf(operand) == ShapeUtil::ByteSizeOf(out);
   };
-  if (IsElementwiseOp(hlo)) {
+  if (IsElementwiseOp(hlo) && !row_kernel) {
     for (int64_t i = 0; i < hlo.operand_count(); ++i) {
       if (fits(hlo.operand(i)->shape())) found.push_back(i);
     }
@@ -217,7 +224,7 @@ std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo) {
   if (hlo.opcode() != HloOpcode::kFusion || hlo.to_apply() == nullptr) return found;
   for (const HloInstruction* p : hlo.to_apply()->parameter_instructions()) {
     const int64_t i = p->parameter_number();
-    if (i < hlo.operand_count() && fits(hlo.operand(i)->shape()) && ReadAtOwnPositions(p, out.dimensions())) {
+    if (i < hlo.operand_count() && fits(hlo.operand(i)->shape()) && ReadAtOwnPositions(p, out.dimensions(), row_kernel)) {
       found.push_back(i);
     }
   }

@@ -210,8 +210,12 @@ int64_t InPlaceOperand(const HloInstruction& hlo, int64_t output);
 // each element it overwrites before writing it, and no thread reads it afterwards. The
 // runtime takes one when nothing else holds it and no later step reads it, as it takes an
 // in-place step's operand: a donated argument (`params - lr * grads`) or a value whose last
-// reader this is then costs no new memory.
-std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo);
+// reader this is then costs no new memory. With `row_kernel` (a fusion emitted as a row
+// kernel, GpuPlanStep::rows > 0: a block per row, ptx_rows.cc), such an operand may also be
+// the input of the fusion's row reductions (softmax over a dead or donated array): a block
+// reads only its own row, and ends the row's reductions with a barrier before its threads
+// write any of the row's outputs.
+std::vector<int64_t> ElementwiseReuseOperands(const HloInstruction& hlo, bool row_kernel = false);
 // The dynamic-update-slice of scalar start indices `hlo` is, or that is the root of fusion
 // `hlo` writing into a fusion parameter nothing else reads; null otherwise.
 const HloInstruction* UpdatedSlice(const HloInstruction& hlo);

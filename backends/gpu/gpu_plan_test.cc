@@ -353,31 +353,39 @@ TEST(GpuPlanTest, ElementwiseKernelsReuseOperandsReadAtTheirOwnPositionsOnly) {
     const char* out;
     const char* body;
     std::vector<int64_t> operands;
+    std::vector<int64_t> row_kernel_operands;  // as a row kernel (rows > 0)
   };
   for (const Case& c : std::vector<Case>{
-           {"f32[8,4]{1,0}", "n = f32[8,4]{1,0} negate(y)\n ROOT a = f32[8,4]{1,0} add(x, n)", {0, 1}},
-           {"s32[8,4]{1,0}", "a = f32[8,4]{1,0} add(x, y)\n ROOT c = s32[8,4]{1,0} convert(a)", {0, 1}},
+           {"f32[8,4]{1,0}", "n = f32[8,4]{1,0} negate(y)\n ROOT a = f32[8,4]{1,0} add(x, n)", {0, 1}, {0, 1}},
+           {"s32[8,4]{1,0}", "a = f32[8,4]{1,0} add(x, y)\n ROOT c = s32[8,4]{1,0} convert(a)", {0, 1}, {0, 1}},
            // y read at other positions: reversed, a row of it broadcast (x, not read at all, may be
            // written over); neither is read at its own positions after a transpose
-           {"f32[8,4]{1,0}", "r = f32[8,4]{1,0} reverse(y), dimensions={0}\n ROOT a = f32[8,4]{1,0} add(x, r)", {0}},
-           {"f32[4,8]{1,0}", "t = f32[4,8]{1,0} transpose(x), dimensions={1,0}\n ROOT c = f32[4,8]{1,0} copy(t)", {}},
+           {"f32[8,4]{1,0}", "r = f32[8,4]{1,0} reverse(y), dimensions={0}\n ROOT a = f32[8,4]{1,0} add(x, r)", {0}, {0}},
+           {"f32[4,8]{1,0}", "t = f32[4,8]{1,0} transpose(x), dimensions={1,0}\n ROOT c = f32[4,8]{1,0} copy(t)", {}, {}},
            {"f32[8,4]{1,0}", "s = f32[8,1]{1,0} slice(y), slice={[0:8], [1:2]}\n r = f32[8]{0} reshape(s)\n"
-                             " b = f32[8,4]{1,0} broadcast(r), dimensions={0}\n ROOT m = f32[8,4]{1,0} multiply(y, b)", {0}},
-           // y read at its own positions and through a reduce as well
+                             " b = f32[8,4]{1,0} broadcast(r), dimensions={0}\n ROOT m = f32[8,4]{1,0} multiply(y, b)", {0}, {0}},
+           // y read at its own positions and through a reduce as well: a row kernel finishes
+           // its row's reductions before writing the row; not the reduce of another row's
            {"f32[8,4]{1,0}", "z = f32[] constant(0)\n r = f32[8]{0} reduce(y, z), dimensions={1}, to_apply=add\n"
                              " b = f32[8,4]{1,0} broadcast(r), dimensions={0}\n n = f32[8,4]{1,0} negate(y)\n"
-                             " ROOT m = f32[8,4]{1,0} add(n, b)", {0}},
+                             " ROOT m = f32[8,4]{1,0} add(n, b)", {0}, {0, 1}},
+           {"f32[8,4]{1,0}", "z = f32[] constant(0)\n v = f32[8,4]{1,0} reverse(y), dimensions={0}\n"
+                             " r = f32[8]{0} reduce(v, z), dimensions={1}, to_apply=add\n"
+                             " b = f32[8,4]{1,0} broadcast(r), dimensions={0}\n ROOT m = f32[8,4]{1,0} add(y, b)",
+            {0}, {0}},
            // narrower results, another layout: an element's bytes are elsewhere
-           {"f16[8,4]{1,0}", "a = f32[8,4]{1,0} add(x, y)\n ROOT c = f16[8,4]{1,0} convert(a)", {}},
-           {"pred[8,4]{1,0}", "ROOT c = pred[8,4]{1,0} compare(x, y), direction=LT", {}},
-           {"f32[8,4]{0,1}", "ROOT a = f32[8,4]{0,1} add(x, y)", {}},
+           {"f16[8,4]{1,0}", "a = f32[8,4]{1,0} add(x, y)\n ROOT c = f16[8,4]{1,0} convert(a)", {}, {}},
+           {"pred[8,4]{1,0}", "ROOT c = pred[8,4]{1,0} compare(x, y), direction=LT", {}, {}},
+           {"f32[8,4]{0,1}", "ROOT a = f32[8,4]{0,1} add(x, y)", {}, {}},
        }) {
     const std::string text = absl::StrReplaceAll(fused, {{"BODY", c.body}, {"OUT", c.out}});
     absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(
         absl::StrReplaceAll(text, {{"HloModule m\n", "HloModule m\nadd {\n a = f32[] parameter(0)\n b = f32[] "
                                                      "parameter(1)\n ROOT s = f32[] add(a, b)\n}\n"}}));
     ASSERT_TRUE(module.ok()) << c.body << ": " << module.status();
-    EXPECT_EQ(ElementwiseReuseOperands(*(*module)->entry_computation()->root_instruction()), c.operands) << c.body;
+    const HloInstruction& root = *(*module)->entry_computation()->root_instruction();
+    EXPECT_EQ(ElementwiseReuseOperands(root), c.operands) << c.body;
+    EXPECT_EQ(ElementwiseReuseOperands(root, /*row_kernel=*/true), c.row_kernel_operands) << c.body;
   }
   // A lone elementwise op: the operands of its result's layout; no other op.
   absl::StatusOr<std::unique_ptr<HloModule>> lone = ParseAndReturnUnverifiedModule(
