@@ -487,6 +487,22 @@ void Outfeed(XlaOp operand, const Shape& shape_with_layout, const std::string& o
 XlaOp OutfeedWithToken(XlaOp operand, XlaOp token, const Shape& shape_with_layout,
                        const std::string& outfeed_config);
 
+// --- send/recv (XLA's channels: each send is the pair send + send-done, each receive
+// recv + recv-done; handles are positive, of the channel type each names) ---
+// Sends operand on a DEVICE_TO_DEVICE channel after a new token (XLA returns nothing).
+void Send(XlaOp operand, const ChannelHandle& handle);
+// The same after `token`: the send-done token.
+XlaOp SendWithToken(XlaOp operand, XlaOp token, const ChannelHandle& handle);
+// Receives a value of `shape` on a DEVICE_TO_DEVICE channel: the data.
+XlaOp Recv(XlaBuilder* builder, const Shape& shape, const ChannelHandle& handle);
+// The same after `token`: the (data, token) tuple.
+XlaOp RecvWithToken(XlaOp token, const Shape& shape, const ChannelHandle& handle);
+// Sends an array to the host (DEVICE_TO_HOST channel, is_host_transfer) laid out as
+// shape_with_layout: the send-done token.
+XlaOp SendToHost(XlaOp operand, XlaOp token, const Shape& shape_with_layout, const ChannelHandle& handle);
+// Receives an array of `shape` from the host (HOST_TO_DEVICE channel): the (data, token) tuple.
+XlaOp RecvFromHost(XlaOp token, const Shape& shape, const ChannelHandle& handle);
+
 // --- collectives ---
 XlaOp AllReduce(XlaOp operand, const XlaComputation& computation,
                 absl::Span<const ReplicaGroup> replica_groups = {},
@@ -500,10 +516,15 @@ XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation, int64_t sc
                     int64_t shard_count, absl::Span<const ReplicaGroup> replica_groups = {},
                     const std::optional<ChannelHandle>& channel_id = std::nullopt,
                     std::optional<bool> use_global_device_ids = std::nullopt);
-// One all-to-all over split_dimension. Only split_dimension == concat_dimension is
-// supported (InvalidArgument otherwise).
+// Splits split_dimension into split_count blocks, sends block i to participant i and
+// concatenates the blocks received along concat_dimension, in participant order. Without
+// groups the participants are 0..split_count-1. The HLO all-to-all splits and concatenates
+// along one dimension; for split != concat its result is reshaped, transposed and reshaped
+// to move the blocks to concat_dimension, as XLA's builder does. `layout`: the result's.
 XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
-               int64_t split_count, absl::Span<const ReplicaGroup> replica_groups = {});
+               int64_t split_count, absl::Span<const ReplicaGroup> replica_groups = {},
+               const std::optional<Layout>& layout = std::nullopt,
+               const std::optional<ChannelHandle>& channel_id = std::nullopt);
 XlaOp CollectivePermute(XlaOp operand,
                         const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
                         const std::optional<ChannelHandle>& channel_id = std::nullopt);

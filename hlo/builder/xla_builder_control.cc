@@ -308,27 +308,194 @@ XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation, int64_t sc
   });
 }
 
-XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
-               int64_t split_count, absl::Span<const ReplicaGroup> replica_groups) {
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension, int64_t split_count,
+               absl::Span<const ReplicaGroup> replica_groups, const std::optional<Layout>& layout,
+               const std::optional<ChannelHandle>& channel_id) {
   XlaBuilder* b = operand.builder();
   if (b == nullptr) return XlaOp();
   return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
-    if (split_dimension != concat_dimension) {
-      return absl::InvalidArgumentError(
-          "all-to-all: only split_dimension == concat_dimension is supported");
+    if (!shape.IsArray()) return absl::InvalidArgumentError("all-to-all: the operand must be an array, got " + shape.ToString());
+    const int64_t rank = shape.rank();
+    for (const auto& [name, d] : {std::pair<const char*, int64_t>{"split_dimension", split_dimension},
+                                  {"concat_dimension", concat_dimension}}) {
+      if (d < 0 || d >= rank) {
+        return absl::InvalidArgumentError(absl::StrCat("all-to-all: ", name, " ", d, " out of range for ", shape.ToString()));
+      }
     }
-    if (!shape.IsArray() || split_dimension < 0 || split_dimension >= shape.rank() ||
-        split_count < 1 || shape.dimensions(static_cast<int>(split_dimension)) % split_count != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "all-to-all: dimension ", split_dimension, " of ", shape.ToString(),
-          " must exist and be divisible by the split count ", split_count));
+    const int64_t split_size = shape.dimensions(static_cast<int>(split_dimension));
+    if (split_count < 1 || split_size % split_count != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("all-to-all: split dimension ", split_dimension, " (size ", split_size,
+                                                     ") of ", shape.ToString(), " is not divisible by split_count ",
+                                                     split_count));
     }
+    // Without groups the participants are 0..split_count-1, as XLA's builder makes them.
+    std::vector<ReplicaGroup> groups(replica_groups.begin(), replica_groups.end());
+    if (groups.empty()) {
+      ReplicaGroup all;
+      for (int64_t i = 0; i < split_count; ++i) all.add_replica_ids(i);
+      groups.push_back(all);
+    }
+    for (const ReplicaGroup& group : groups) {
+      if (group.replica_ids_size() != split_count) {
+        return absl::InvalidArgumentError(absl::StrCat("all-to-all: a replica group of ", group.replica_ids_size(),
+                                                       " members; split_count is ", split_count));
+      }
+    }
+    std::vector<int64_t> result(shape.dimensions().begin(), shape.dimensions().end());
+    result[split_dimension] /= split_count;
+    result[concat_dimension] *= split_count;
+    Shape result_shape = ShapeUtil::MakeShape(shape.element_type(), result);
+    if (layout.has_value()) {
+      if (static_cast<int64_t>(layout->minor_to_major().size()) != rank) {
+        return absl::InvalidArgumentError(absl::StrCat("all-to-all: layout ", layout->ToString(), " is not of rank ", rank));
+      }
+      *result_shape.mutable_layout() = *layout;
+      RETURN_IF_ERROR(ShapeUtil::ValidateShape(result_shape));
+    }
+    // The HLO op splits and concatenates along one dimension.
     HloInstructionProto instr;
-    *instr.mutable_shape() = shape.ToProto();
+    *instr.mutable_shape() = (split_dimension == concat_dimension ? result_shape : shape).ToProto();
     instr.add_dimensions(split_dimension);
-    AddCollectiveAttrs(&instr, replica_groups, std::nullopt, std::nullopt);
-    return b->AddInstruction(std::move(instr), HloOpcode::kAllToAll, {operand});
+    AddCollectiveAttrs(&instr, groups, channel_id, std::nullopt);
+    ASSIGN_OR_RETURN(XlaOp exchanged, b->AddInstruction(std::move(instr), HloOpcode::kAllToAll, {operand}));
+    if (split_dimension == concat_dimension) return exchanged;
+    // Block j of the split dimension came from participant j: make it a dimension of its own
+    // (major to the rest of the split dimension), move that just before concat_dimension and
+    // merge the two.
+    std::vector<int64_t> blocks(shape.dimensions().begin(), shape.dimensions().end());
+    blocks[split_dimension] = split_size / split_count;
+    blocks.insert(blocks.begin() + split_dimension, split_count);
+    std::vector<int64_t> permutation;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i == concat_dimension) permutation.push_back(split_dimension);
+      permutation.push_back(i >= split_dimension ? i + 1 : i);
+    }
+    return Reshape(result_shape, Transpose(Reshape(exchanged, blocks), permutation));
+  });
+}
+
+// --- send/recv ---
+
+namespace {
+
+absl::Status CheckChannel(const ChannelHandle& handle, ChannelHandle::ChannelType want, const char* what) {
+  if (handle.handle() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " needs a positive channel handle, got ", handle.handle()));
+  }
+  if (handle.type() != want) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " needs a ", ChannelHandle::ChannelType_Name(want),
+                                                   " channel, got ", ChannelHandle::ChannelType_Name(handle.type())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckToken(XlaBuilder* b, XlaOp token, const char* what) {
+  ASSIGN_OR_RETURN(const Shape* shape, b->GetShapePtr(token));
+  if (!shape->IsToken()) return absl::InvalidArgumentError(absl::StrCat(what, ": the token operand is ", shape->ToString()));
+  return absl::OkStatus();
+}
+
+// send then send-done of `data` (the operand's shape with a layout) after `token`.
+absl::StatusOr<XlaOp> AddSend(XlaBuilder* b, XlaOp operand, XlaOp token, Shape data, const ChannelHandle& handle,
+                              bool host) {
+  ShapeUtil::SetDefaultLayoutsIfMissing(&data);
+  HloInstructionProto send;
+  *send.mutable_shape() = Shape::MakeTuple({data, ShapeUtil::MakeScalarShape(U32), Shape::MakeToken()}).ToProto();
+  send.set_channel_id(handle.handle());
+  send.set_is_host_transfer(host);
+  ASSIGN_OR_RETURN(XlaOp started, b->AddInstruction(std::move(send), HloOpcode::kSend, {operand, token}));
+  HloInstructionProto done;
+  *done.mutable_shape() = Shape::MakeToken().ToProto();
+  done.set_channel_id(handle.handle());
+  done.set_is_host_transfer(host);
+  return b->AddInstruction(std::move(done), HloOpcode::kSendDone, {started});
+}
+
+// recv then recv-done of `shape` after `token`: the (data, token) tuple.
+absl::StatusOr<XlaOp> AddRecv(XlaBuilder* b, XlaOp token, Shape shape, const ChannelHandle& handle, bool host) {
+  RETURN_IF_ERROR(ShapeUtil::ValidateShape(shape));
+  if (!shape.IsArray() && !shape.IsTuple()) return absl::InvalidArgumentError("cannot receive a " + shape.ToString());
+  ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
+  HloInstructionProto recv;
+  *recv.mutable_shape() = Shape::MakeTuple({shape, ShapeUtil::MakeScalarShape(U32), Shape::MakeToken()}).ToProto();
+  recv.set_channel_id(handle.handle());
+  recv.set_is_host_transfer(host);
+  ASSIGN_OR_RETURN(XlaOp started, b->AddInstruction(std::move(recv), HloOpcode::kRecv, {token}));
+  HloInstructionProto done;
+  *done.mutable_shape() = Shape::MakeTuple({shape, Shape::MakeToken()}).ToProto();
+  done.set_channel_id(handle.handle());
+  done.set_is_host_transfer(host);
+  return b->AddInstruction(std::move(done), HloOpcode::kRecvDone, {started});
+}
+
+}  // namespace
+
+XlaOp SendWithToken(XlaOp operand, XlaOp token, const ChannelHandle& handle) {
+  XlaBuilder* b = BuilderOf({operand, token});
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "SendWithToken"));
+    RETURN_IF_ERROR(CheckToken(b, token, "SendWithToken"));
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+    return AddSend(b, operand, token, shape, handle, /*host=*/false);
+  });
+}
+
+void Send(XlaOp operand, const ChannelHandle& handle) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return;
+  b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "Send"));
+    XlaOp token = CreateToken(b);
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+    return AddSend(b, operand, token, shape, handle, /*host=*/false);
+  });
+}
+
+XlaOp RecvWithToken(XlaOp token, const Shape& shape, const ChannelHandle& handle) {
+  XlaBuilder* b = token.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "RecvWithToken"));
+    RETURN_IF_ERROR(CheckToken(b, token, "RecvWithToken"));
+    return AddRecv(b, token, shape, handle, /*host=*/false);
+  });
+}
+
+XlaOp Recv(XlaBuilder* builder, const Shape& shape, const ChannelHandle& handle) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "Recv"));
+    XlaOp token = CreateToken(builder);
+    ASSIGN_OR_RETURN(XlaOp done, AddRecv(builder, token, shape, handle, /*host=*/false));
+    return GetTupleElement(done, 0);
+  });
+}
+
+XlaOp SendToHost(XlaOp operand, XlaOp token, const Shape& shape_with_layout, const ChannelHandle& handle) {
+  XlaBuilder* b = BuilderOf({operand, token});
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_HOST, "SendToHost"));
+    RETURN_IF_ERROR(CheckToken(b, token, "SendToHost"));
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+    if (!ShapeUtil::Compatible(shape, shape_with_layout)) {
+      return absl::InvalidArgumentError(absl::StrCat("SendToHost: shape_with_layout ", shape_with_layout.ToString(),
+                                                     " does not match the operand ", shape.ToString()));
+    }
+    if (!shape.IsArray()) return absl::InvalidArgumentError("SendToHost sends arrays only, got " + shape.ToString());
+    return AddSend(b, operand, token, shape_with_layout, handle, /*host=*/true);
+  });
+}
+
+XlaOp RecvFromHost(XlaOp token, const Shape& shape, const ChannelHandle& handle) {
+  XlaBuilder* b = token.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::HOST_TO_DEVICE, "RecvFromHost"));
+    RETURN_IF_ERROR(CheckToken(b, token, "RecvFromHost"));
+    if (!shape.IsArray()) return absl::InvalidArgumentError("RecvFromHost receives arrays only, got " + shape.ToString());
+    return AddRecv(b, token, shape, handle, /*host=*/true);
   });
 }
 
