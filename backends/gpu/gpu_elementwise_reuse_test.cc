@@ -217,6 +217,19 @@ TEST(GpuElementwiseReuseTest, ADonatedArgumentBecomesARowKernelsResult) {
   }
 }
 
+// The device check's curated case: three row kernels, each over a value nothing reads later
+// (a sort's output under a two-reduction kernel kept in registers, a reverse's rows of
+// 20000 re-read for each pass, an integer sum), each writing over it.
+TEST(GpuElementwiseReuseTest, TheCuratedRowKernelsWriteOverTheirDeadOperands) {
+  std::vector<Literal> args;
+  args.push_back(modules::RandomLiteral(F32, {200, 300}, 7));
+  args.push_back(modules::RandomLiteral(F32, {4, 20000}, 8));
+  args.push_back(modules::RandomLiteral(S32, {64, 1000}, 9));
+  absl::StatusOr<Outcome> run = RunChecked(modules::kRowsOverDeadValuesModule, args);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->overwriting, 3);
+}
+
 // A loop updating its state elementwise, x = x / 2 + 1, 16 times (a counted loop). The first
 // iteration reads the caller's argument and writes new memory; each later one writes over the
 // state the previous one made, as does each increment of the counter after the first (whose
