@@ -58,28 +58,6 @@ TEST(GpuElementwiseReuseTest, ADonatedArgumentBecomesTheResult) {
   EXPECT_EQ(kept->overwriting, 0);
 }
 
-// Combiners for the row kernels' reductions, and the text that begins the entry computation.
-constexpr char kMaxMin[] = R"(max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-min {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] minimum(a, b)
-}
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_s32 {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT s = s32[] add(a, b)
-}
-ENTRY)";
 
 // `tail` computes the result from s = sort(x) (f32[64,64], sorted along dimension 1, a value
 // of the execution's own that only the steps of `tail` read).
@@ -147,7 +125,7 @@ TEST(GpuElementwiseReuseTest, ARowKernelWritesOverTheRowsItReduces) {
   const std::string reductions = R"(
   lo = f32[] constant(-inf)
   hi = f32[] constant(inf)
-  m = f32[64] reduce(s, lo), dimensions={1}, to_apply=max
+  m = f32[64] reduce(s, lo), dimensions={1}, to_apply=max_f32
   mb = f32[64,64] broadcast(m), dimensions={0}
   d = f32[64,64] subtract(s, mb)
 )";
@@ -159,7 +137,7 @@ TEST(GpuElementwiseReuseTest, ARowKernelWritesOverTheRowsItReduces) {
   const std::vector<Case> cases = {
       {"x - max(x) per row", reductions + "  ROOT r = f32[64,64] add(d, s)\n", 1},
       {"two reductions, the second of the first's result", reductions + R"(
-  n = f32[64] reduce(d, hi), dimensions={1}, to_apply=min
+  n = f32[64] reduce(d, hi), dimensions={1}, to_apply=min_f32
   nb = f32[64,64] broadcast(n), dimensions={0}
   ROOT r = f32[64,64] multiply(d, nb)
 )", 1},
@@ -171,14 +149,14 @@ TEST(GpuElementwiseReuseTest, ARowKernelWritesOverTheRowsItReduces) {
   r = f32[64] reshape(r5)
   b = f32[64,64] broadcast(r), dimensions={1}
   a = f32[64,64] add(s, b)
-  m = f32[64] reduce(a, lo), dimensions={1}, to_apply=max
+  m = f32[64] reduce(a, lo), dimensions={1}, to_apply=max_f32
   mb = f32[64,64] broadcast(m), dimensions={0}
   ROOT d = f32[64,64] subtract(s, mb)
 )", 0},
       {"a value read again later", reductions + "  ROOT t = (f32[64,64], f32[64,64]) tuple(d, s)\n", 0},
   };
   for (const Case& c : cases) {
-    const std::string text = absl::StrReplaceAll(AfterSort(c.tail), {{"ENTRY", kMaxMin}});
+    const std::string text = absl::StrReplaceAll(AfterSort(c.tail), {{"ENTRY", std::string(modules::kRowCombiners) + "ENTRY"}});
     absl::StatusOr<Outcome> run = RunChecked(text, args);
     ASSERT_TRUE(run.ok()) << c.what << ": " << run.status();
     EXPECT_EQ(run->overwriting, c.overwriting) << c.what;
@@ -196,7 +174,7 @@ TEST(GpuElementwiseReuseTest, ADonatedArgumentBecomesARowKernelsResult) {
   for (const Case& c : std::vector<Case>{{F32, 64, "max"}, {F32, 20000, "max"}, {S32, 20000, "add"}, {S32, 96, "add"}}) {
     const std::string t(primitive_util::LowercasePrimitiveTypeName(c.type));
     const std::string array = absl::StrCat(t, "[8,", c.columns, "]");
-    const std::string text = absl::StrCat("HloModule rows\n", kMaxMin, R"( e {
+    const std::string text = absl::StrCat("HloModule rows\n", modules::kRowCombiners, R"(ENTRY e {
   p = )", array, R"( parameter(0)
   z = )", t, R"([] constant(0)
   m = )", t, R"([8] reduce(p, z), dimensions={1}, to_apply=)", c.reduce, "_", t, R"(
@@ -225,7 +203,7 @@ TEST(GpuElementwiseReuseTest, TheCuratedRowKernelsWriteOverTheirDeadOperands) {
   args.push_back(modules::RandomLiteral(F32, {200, 300}, 7));
   args.push_back(modules::RandomLiteral(F32, {4, 20000}, 8));
   args.push_back(modules::RandomLiteral(S32, {64, 1000}, 9));
-  absl::StatusOr<Outcome> run = RunChecked(modules::kRowsOverDeadValuesModule, args);
+  absl::StatusOr<Outcome> run = RunChecked(modules::RowsOverDeadValuesModule(), args);
   ASSERT_TRUE(run.ok()) << run.status();
   EXPECT_EQ(run->overwriting, 3);
 }

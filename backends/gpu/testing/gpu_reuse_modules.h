@@ -4,17 +4,14 @@
 // Modules whose kernels write over their operands' memory (ElementwiseReuseOperands,
 // gpu_plan.h), for the gpu tests and the device check (gpu_test_modules.h).
 
+#include <string>
+
 namespace xla {
 namespace gpu {
 namespace testing {
 
-// Row kernels over values nothing reads afterwards (a sort's, two reverses' outputs), so
-// that each writes its result over its operand: rows kept in registers with two reductions
-// (the second of the first's result), rows of 20000 re-read from memory for each pass, and
-// an integer sum. Max, min and integer sums are exact in any order, so the results are
-// exact wherever a block reads a row only before any of it is written.
-inline constexpr char kRowsOverDeadValuesModule[] = R"(HloModule rows_over_dead_values
-max_f32 {
+// Combiners for row reductions: max_f32, min_f32 and add_s32.
+inline constexpr char kRowCombiners[] = R"(max_f32 {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT m = f32[] maximum(a, b)
@@ -29,7 +26,15 @@ add_s32 {
   b = s32[] parameter(1)
   ROOT s = s32[] add(a, b)
 }
-lt_f32 {
+)";
+
+// Row kernels over values nothing reads afterwards (a sort's, two reverses' outputs), so
+// that each writes its result over its operand: rows kept in registers with two reductions
+// (the second of the first's result), rows of 20000 re-read from memory for each pass, and
+// an integer sum. Max, min and integer sums are exact in any order, so the results are
+// exact wherever a block reads a row only before any of it is written.
+inline std::string RowsOverDeadValuesModule() {
+  return std::string("HloModule rows_over_dead_values\n") + kRowCombiners + R"(lt_f32 {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT l = pred[] compare(a, b), direction=LT
@@ -59,6 +64,7 @@ ENTRY main {
   ROOT out = (f32[200,300], f32[4,20000], s32[64,1000]) tuple(scaled, ry, pi)
 }
 )";
+}
 
 }  // namespace testing
 }  // namespace gpu

@@ -761,7 +761,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"cholesky_and_triangular_solves", kSolversModule, "1e-5 1e-6"},
       {"transposes_tiled_and_plain", kTransposesModule, "0 0"},
       {"key_transpose_small", KeyTransposeModule(2, 100, 3, 40), "0 0"},
-      {"rows_over_dead_values", kRowsOverDeadValuesModule, "0 0"},
+      {"rows_over_dead_values", RowsOverDeadValuesModule(), "0 0"},
       // x x^T rounds in another order than the interpreter's (f32 sums of 200 products).
       {"cholesky_solve_blocked_200", CholeskySolveModule(200, 8), "1e-4 1e-5"},
       // DEFAULT precision: cuBLAS may round the operands to TF32 (10-bit mantissas).
