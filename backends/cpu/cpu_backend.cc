@@ -23,6 +23,8 @@
 #include "hlo/status_macros.h"
 
 #if __has_include("backends/cpu/passes/pipeline.h")
+#include "backends/cpu/codegen/gemm_plan.h"
+#include "backends/cpu/passes/fold_transposes_into_dots.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/cpu/passes/single_device_collectives.h"
 #define XLA_CPU_HAS_PIPELINE 1
@@ -318,6 +320,12 @@ class CpuBackend : public backend::Backend {
     // Not part of RunCpuPipeline, which keeps modules it cannot run as they are.
     RETURN_IF_ERROR(SingleDeviceCollectives().Run(module.get()).status());
     RETURN_IF_ERROR(RunCpuPipeline(module.get()));
+    // x . w^T: the GEMM reads w as stored (a trans flag) instead of after a transposing pass.
+    RETURN_IF_ERROR(FoldTransposesIntoDots(module.get(), [](const HloInstruction& dot) {
+                      const std::optional<DotCall> call =
+                          PlanDotCall(dot, dot.operand(0)->shape(), dot.operand(1)->shape(), dot.shape());
+                      return call.has_value() && PreferDotCall(*call);
+                    }).status());
 #endif
     ASSIGN_OR_RETURN(std::unique_ptr<BufferPlan> plan, PlanBuffers(*module));
     ASSIGN_OR_RETURN(std::unique_ptr<CompiledProgram> program, CompiledProgram::Compile(*module, *plan));

@@ -24,6 +24,7 @@ namespace cpu {
 namespace {
 
 using testing::RandomLiteral;
+using testing::RegisterBackendsOnce;
 using testing::SameOnBothBackends;
 
 // f32 sums of up to a few hundred products of values in [-1, 1): the dot tolerance of the
@@ -133,6 +134,29 @@ TEST(CpuGemm, TransposedAndMultiDimensionalDots) {
   // Matrix-vector and vector-vector.
   Check(Dot("f32", "[17,9]", "[9]", "[17]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), true);
   Check(Dot("f64", "[9]", "[9]", "[]", "lhs_contracting_dims={0}, rhs_contracting_dims={0}"), true);
+}
+
+// x . w^T and a gradient's x^T . g: compiled by the backend, the dot reads the operand as
+// stored (a trans flag, FoldTransposesIntoDots) and no transpose is left to run first.
+TEST(CpuGemm, TransposedOperandsAreReadAsStored) {
+  RegisterBackendsOnce();
+  for (const std::string& hlo :
+       {Dot("f32", "[33,40]", "[17,40]", "[33,17]", "lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+        Dot("f64", "[3,40,9]", "[3,40,17]", "[3,9,17]",
+            "lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_contracting_dims={1}"),
+        Dot("f32", "[40,9]", "[17,40]", "[9,17]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}")}) {
+    auto module = ParseAndReturnUnverifiedModule(hlo);
+    ASSERT_TRUE(module.ok()) << module.status();
+    const std::vector<Literal> args = Arguments(**module, false);
+    EXPECT_TRUE(SameOnBothBackends(hlo, args, kRtol, kAtol));
+    auto cpu = backend::CreateBackend("cpu");
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    auto executable = (*cpu)->Compile(*std::move(module), backend::CompileOptions());
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    for (const HloInstruction* h : (*executable)->module().entry_computation()->MakeInstructionPostOrder()) {
+      EXPECT_NE(h->opcode(), HloOpcode::kTranspose) << h->name() << " in\n" << hlo;
+    }
+  }
 }
 
 TEST(CpuGemm, NarrowFloatDotsThroughSgemm) {

@@ -9,6 +9,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/blocked_solvers.h"
+#include "backends/cpu/passes/fold_transposes_into_dots.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "backends/cpu/passes/reduction_splitter.h"
 #include "backends/gpu/gpu_conv_gemm.h"
@@ -145,39 +146,7 @@ absl::StatusOr<bool> ExpandForGpu(HloModule* module) {
 
 
 absl::StatusOr<bool> FoldTransposesIntoGemms(HloModule* module) {
-  bool changed = false;
-  for (const std::unique_ptr<HloComputation>& computation : module->computations()) {
-    for (HloInstruction* dot : computation->MakeInstructionPostOrder()) {
-      const std::optional<CublasGemmForm> form = CublasGemm(*dot);
-      if (!form.has_value()) continue;
-      const int64_t r = dot->shape().rank();
-      for (int64_t i = 0; i < 2; ++i) {
-        HloInstruction* transpose = dot->mutable_operand(i);
-        if (transpose->opcode() != HloOpcode::kTranspose || (i == 0 ? form->lhs_transposed : form->rhs_transposed) ||
-            !RowMajor(transpose->operand(0)->shape())) {
-          continue;
-        }
-        // Only the two minor dimensions swapped (a batch dimension stays in front).
-        std::vector<int64_t> swap(r);
-        for (int64_t d = 0; d < r; ++d) swap[d] = d;
-        std::swap(swap[r - 2], swap[r - 1]);
-        if (!absl::c_equal(transpose->attrs().dimensions(), swap)) continue;
-        // The same dot, its operand read the other way round: still one cuBLAS computes.
-        DotDimensionNumbers* numbers = dot->mutable_attrs()->mutable_dot_dimension_numbers();
-        if (i == 0) {
-          numbers->set_lhs_contracting_dimensions(0, r - 2);
-        } else {
-          numbers->set_rhs_contracting_dimensions(0, r - 1);
-        }
-        RETURN_IF_ERROR(dot->ReplaceOperandWith(i, transpose->mutable_operand(0)));
-        if (transpose->users().empty() && transpose != computation->root_instruction()) {
-          RETURN_IF_ERROR(computation->RemoveInstruction(transpose));
-        }
-        changed = true;
-      }
-    }
-  }
-  return changed;
+  return cpu::FoldTransposesIntoDots(module, [](const HloInstruction& dot) { return CublasGemm(dot).has_value(); });
 }
 
 }  // namespace gpu
