@@ -3,10 +3,11 @@
 
 // Random small HLO graphs for differential tests (a backend against the interpreter):
 // elementwise ops, selects, broadcasts, reductions (one dimension, and whole rows broadcast
-// back as softmax does), dots, slices, pads, concatenates, transposes and reverses over random
-// shapes of f32 or s32, the last few values returned as a tuple. Seeded: a seed always gives
-// the same module.
+// back as softmax does), dots, slices, dynamic slices and updates (starts clamped), pads,
+// concatenates, iotas, transposes and reverses over random shapes of f32 or s32, the last few
+// values returned as a tuple. Seeded: a seed always gives the same module.
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -66,6 +67,12 @@ class RandomGraph {
  private:
   int Pick(int n) { return static_cast<int>(rng_() % n); }
   int64_t Dim() { return dims_[Pick(static_cast<int>(dims_.size()))]; }
+  // A scalar s32 constant `value` (a start index of dynamic slices), by name.
+  std::string Index(int64_t value) {
+    const std::string name = absl::StrCat("c", values_.size(), "_", constants_++);
+    body_ += absl::StrCat("  ", name, " = s32[] constant(", value, ")\n");
+    return name;
+  }
 
   const RandomGraphValue& Add(const std::string& expr, std::vector<int64_t> dims) {
     RandomGraphValue v{absl::StrCat("v", values_.size()), std::move(dims)};
@@ -80,7 +87,7 @@ class RandomGraph {
       Add(absl::StrCat("broadcast(", a.name, "), dimensions={}"), {Dim()});
       return;
     }
-    switch (Pick(12)) {
+    switch (Pick(15)) {
       case 0: {  // unary
         const char* f32_ops[] = {"negate", "abs", "tanh", "logistic", "sine", "floor"};
         const char* s32_ops[] = {"negate", "abs", "not", "popcnt", "sign", "count-leading-zeros"};
@@ -206,6 +213,44 @@ class RandomGraph {
         Add(absl::StrCat("pad(", a.name, ", ", zname, "), padding=", config), dims);
         break;
       }
+      case 12: {  // dynamic-slice at constant starts, some past the end (clamped into range)
+        std::vector<int64_t> sizes;
+        std::string starts, size_text;
+        for (size_t d = 0; d < a.dims.size(); ++d) {
+          sizes.push_back(1 + Pick(static_cast<int>(a.dims[d])));
+          const std::string start = Index(Pick(static_cast<int>(a.dims[d]) + 2) - 1);
+          absl::StrAppend(&starts, ", ", start);
+          absl::StrAppend(&size_text, d ? "," : "", sizes.back());
+        }
+        Add(absl::StrCat("dynamic-slice(", a.name, starts, "), dynamic_slice_sizes={", size_text, "}"), sizes);
+        break;
+      }
+      case 13: {  // dynamic-update-slice of a slice of another value (or of a) into a
+        RandomGraphValue from = a;
+        for (const RandomGraphValue& c : values_) {
+          if (c.dims.size() == a.dims.size() && c.name != a.name) from = c;
+        }
+        std::vector<int64_t> sizes;
+        std::string spec, starts;
+        for (size_t d = 0; d < a.dims.size(); ++d) {
+          sizes.push_back(1 + Pick(static_cast<int>(std::min(a.dims[d], from.dims[d]))));
+          absl::StrAppend(&spec, d ? ", " : "", "[0:", sizes.back(), "]");
+        }
+        const RandomGraphValue& update = Add(absl::StrCat("slice(", from.name, "), slice={", spec, "}"), sizes);
+        const std::string uname = update.name;
+        for (size_t d = 0; d < a.dims.size(); ++d) {
+          absl::StrAppend(&starts, ", ", Index(Pick(static_cast<int>(a.dims[d]) + 2) - 1));
+        }
+        Add(absl::StrCat("dynamic-update-slice(", a.name, ", ", uname, starts, ")"), a.dims);
+        break;
+      }
+      case 14: {  // an iota along one dimension added to a
+        const std::string iota = absl::StrCat("i", values_.size());
+        body_ += absl::StrCat("  ", iota, " = ", RandomGraphShapeText(type_, a.dims), " iota(), iota_dimension=",
+                              Pick(static_cast<int>(a.dims.size())), "\n");
+        Add(absl::StrCat("add(", a.name, ", ", iota, ")"), a.dims);
+        break;
+      }
       case 8:  // reverse along one dimension
         Add(absl::StrCat("reverse(", a.name, "), dimensions={", Pick(static_cast<int>(a.dims.size())), "}"), a.dims);
         break;
@@ -223,6 +268,7 @@ class RandomGraph {
   std::mt19937_64 rng_;
   std::string type_;
   std::vector<int64_t> dims_;
+  int constants_ = 0;
   std::string body_;
   std::vector<RandomGraphValue> values_;
 };
