@@ -137,6 +137,12 @@ RowResidency ResidentRows(const HloInstruction& hlo, const std::vector<const Hlo
 // Blocks for a row kernel over `rows` rows of `hlo` such that the rows in flight fit in
 // `l2_budget` bytes of L2 (0: no cap, also when they all fit).
 int64_t RowBlockCap(const HloInstruction& hlo, int64_t rows, int64_t l2_budget);
+// The row kernel's body: blocks stride over the rows; per row, each reduction's pass and its
+// block reduction (which ends in a barrier), then the row's outputs. The runtime relies on
+// that order when it passes an operand's buffer as the output (ElementwiseReuseOperands with
+// row_kernel, gpu_plan.h): every read of a row's elements other than a thread's own output
+// positions must happen before the row's last reduction barrier, and a block writes only its
+// own rows.
 absl::Status EmitRowBody(KernelContext& k, const HloInstruction* hlo, const std::vector<const HloInstruction*>& reductions,
                          int per_thread, const RowResidency& resident);
 
