@@ -90,13 +90,14 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     if (std::abs(out[0] - want) > 1e-6 * x.size()) return absl::StrFormat("sum = %g, want %g", out[0], want);
     return "";
   }
-  if (w.name == "matmul") {
+  if (w.name == "matmul" || w.name == "matmul_wT") {
     const absl::Span<const float> y = inputs[1].data<float>();
     const int64_t n = w.parameters[0].dimensions(0);
+    const bool transposed = w.name == "matmul_wT";  // d = x . y^T
     for (int64_t i = 0; i < n; i += 131) {
       for (int64_t j = 0; j < n; j += 127) {
         double want = 0;
-        for (int64_t k = 0; k < n; ++k) want += static_cast<double>(x[i * n + k]) * y[k * n + j];
+        for (int64_t k = 0; k < n; ++k) want += static_cast<double>(x[i * n + k]) * y[transposed ? j * n + k : k * n + j];
         if (!Near(out[i * n + j], want, 1e-4)) return absl::StrFormat("d[%d,%d] = %g, want %g", i, j, out[i * n + j], want);
       }
     }

@@ -131,6 +131,17 @@ ENTRY main {
   return w;
 }
 
+// x . w^T, w stored [out, in] as PyTorch-style layers and attention's keys are: the GEMM reads
+// w as stored through its trans flag (FoldTransposesIntoDots), against sgemm on the plain
+// product and NumPy's `a @ b.T`.
+inline Workload MatmulTransposedWorkload(int64_t n) {
+  Workload w = MatmulWorkload(n);
+  w.name = "matmul_wT";
+  w.hlo = absl::StrReplaceAll(w.hlo, {{"HloModule matmul", "HloModule matmul_wT"},
+                                      {"rhs_contracting_dims={0}", "rhs_contracting_dims={1}"}});
+  return w;
+}
+
 // Dense layer: dot, bias broadcast along rows, optional ReLU.
 inline std::string LayerText(const std::string& name, const std::string& input, int64_t batch, int64_t in,
                              int64_t out, bool relu) {
@@ -209,11 +220,11 @@ ENTRY main {
   return w;
 }
 
-// The issue's sizes.
+// The issue's sizes, and x . w^T beside the plain product.
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
-          MatmulWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}), ConvWorkload(8, 64, 64, 64),
-          BatchedMatmulWorkload(32, 256)};
+          MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
+          ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256)};
 }
 
 }  // namespace bench
