@@ -27,11 +27,8 @@ class FoldPass : public HloPass {
 
 bool AnyGemm(const HloInstruction&) { return true; }
 
-const HloInstruction* Root(const HloModule& module) { return module.entry_computation()->root_instruction(); }
-
-TEST(FoldTransposesIntoDotsTest, ARightOperandStoredTransposedIsReadAsStored) {
-  FoldPass pass(AnyGemm);
-  auto result = RunAndCompare(pass, R"(
+// x . w^T as the dot decomposer leaves it: w transposed, then a canonical dot.
+constexpr char kXwT[] = R"(
 HloModule m
 ENTRY e {
   x = f32[3,5] parameter(0)
@@ -39,7 +36,13 @@ ENTRY e {
   t = f32[5,4] transpose(w), dimensions={1,0}
   ROOT d = f32[3,4] dot(x, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 }
-)");
+)";
+
+const HloInstruction* Root(const HloModule& module) { return module.entry_computation()->root_instruction(); }
+
+TEST(FoldTransposesIntoDotsTest, ARightOperandStoredTransposedIsReadAsStored) {
+  FoldPass pass(AnyGemm);
+  auto result = RunAndCompare(pass, kXwT);
   ASSERT_NE(result.module, nullptr);
   EXPECT_TRUE(result.changed);
   const HloInstruction* dot = Root(*result.module);
@@ -108,19 +111,10 @@ TEST(FoldTransposesIntoDotsTest, KeepsWhatNoGemmReadsOrWhatWouldReorderTheResult
   FoldPass refusing([](const HloInstruction& dot) {
     return dot.attrs().dot_dimension_numbers().rhs_contracting_dimensions(0) == 0;
   });
-  const std::string text = R"(
-HloModule m
-ENTRY e {
-  x = f32[3,5] parameter(0)
-  w = f32[4,5] parameter(1)
-  t = f32[5,4] transpose(w), dimensions={1,0}
-  ROOT d = f32[3,4] dot(x, t), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-}
-)";
-  auto result = RunAndCompare(refusing, text);
+  auto result = RunAndCompare(refusing, kXwT);
   ASSERT_NE(result.module, nullptr);
   EXPECT_FALSE(result.changed);
-  EXPECT_EQ(testing::ToText(*result.module), testing::ToText(*testing::ParseOrNull(text)));
+  EXPECT_EQ(testing::ToText(*result.module), testing::ToText(*testing::ParseOrNull(kXwT)));
 }
 
 }  // namespace
