@@ -319,6 +319,9 @@ XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max);
 XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type);
 // Different bit widths add (narrower) or remove (wider) a minor dimension.
 XlaOp BitcastConvertType(XlaOp operand, PrimitiveType new_element_type);
+// Converts to `new_element_type` rounding stochastically by `random` (unsigned integers of the
+// operand's width and dimensions).
+XlaOp StochasticConvertType(XlaOp operand, XlaOp random, PrimitiveType new_element_type);
 XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
 
 XlaOp Map(XlaBuilder* builder, absl::Span<const XlaOp> operands, const XlaComputation& computation,
@@ -336,6 +339,9 @@ XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> new_sizes);
 XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> dimensions,
               absl::Span<const int64_t> new_sizes);
 XlaOp Reshape(const Shape& shape, XlaOp operand);
+// Reshape to `new_sizes` whose size at `inferred_dimension` (ignored as given) is whatever
+// makes up the operand's elements.
+XlaOp ReshapeWithInferredDimension(XlaOp operand, absl::Span<const int64_t> new_sizes, int64_t inferred_dimension);
 // Merges the consecutive dimensions `dimensions` into one.
 XlaOp Collapse(XlaOp operand, absl::Span<const int64_t> dimensions);
 XlaOp Transpose(XlaOp operand, absl::Span<const int64_t> permutation);
@@ -525,6 +531,22 @@ XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
                int64_t split_count, absl::Span<const ReplicaGroup> replica_groups = {},
                const std::optional<Layout>& layout = std::nullopt,
                const std::optional<ChannelHandle>& channel_id = std::nullopt);
+// The tuple form of all-to-all: operand i goes to participant i, result i (a tuple element)
+// comes from participant i. `layout`: every element's.
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands, absl::Span<const ReplicaGroup> replica_groups = {},
+                    const std::optional<Layout>& layout = std::nullopt,
+                    const std::optional<ChannelHandle>& channel_id = std::nullopt);
+// AllToAll through the tuple form: split_dimension sliced into split_count blocks, exchanged,
+// the blocks received concatenated along concat_dimension.
+XlaOp AllToAllTuple(XlaOp operand, int64_t split_dimension, int64_t concat_dimension, int64_t split_count,
+                    absl::Span<const ReplicaGroup> replica_groups = {},
+                    const std::optional<Layout>& layout = std::nullopt,
+                    const std::optional<ChannelHandle>& channel_id = std::nullopt);
+// Each group's first participant's operand, on every participant of the group.
+XlaOp CollectiveBroadcast(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups,
+                          const std::optional<ChannelHandle>& channel_id = std::nullopt);
+// AllReduce with a sum of the element type (or for pred).
+XlaOp CrossReplicaSum(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups = {});
 XlaOp CollectivePermute(XlaOp operand,
                         const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
                         const std::optional<ChannelHandle>& channel_id = std::nullopt);

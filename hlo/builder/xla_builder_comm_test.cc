@@ -1,5 +1,6 @@
-// Send/Recv (device and host channels) and AllToAll with split_dimension != concat_dimension
-// built with XlaBuilder: the instructions XLA's builder makes, accepted by the verifier, and
+// Send/Recv (device and host channels), AllToAll with split_dimension != concat_dimension,
+// its tuple form, CollectiveBroadcast and CrossReplicaSum, ReshapeWithInferredDimension and
+// StochasticConvertType built with XlaBuilder: the instructions XLA's builder makes, accepted by the verifier, and
 // clear errors for wrong channels, tokens and dimensions. The all-to-all's data movement is
 // checked by simulating every participant over the instructions the builder emitted.
 
@@ -274,6 +275,78 @@ TEST(XlaBuilderCommTest, AllToAllErrorsAndOptions) {
   std::unique_ptr<HloModule> module = BuildVerified(b);
   ASSERT_NE(module, nullptr);
   EXPECT_EQ(Instructions(*module, HloOpcode::kAllToAll).at(0)->attrs().channel_id(), 5);
+}
+
+TEST(XlaBuilderCommTest, AllToAllTupleCollectiveBroadcastAndCrossReplicaSum) {
+  XlaBuilder b("collectives");
+  XlaOp x = Parameter(&b, 0, Vf32({4, 6}), "x");
+  XlaOp p = Parameter(&b, 1, ShapeUtil::MakeShape(PRED, {3}), "p");
+  ReplicaGroup pair;
+  pair.add_replica_ids(0);
+  pair.add_replica_ids(1);
+  // The tuple form of two operands; AllToAll over it: 2 blocks of dimension 1, concatenated
+  // along 0.
+  XlaOp tuple = AllToAllTuple({x, x}, {pair});
+  XlaOp moved = AllToAllTuple(x, 1, 0, 2, {pair}, std::nullopt, Channel(3, ChannelHandle::DEVICE_TO_DEVICE));
+  XlaOp broadcast = CollectiveBroadcast(x, {pair}, Channel(4, ChannelHandle::DEVICE_TO_DEVICE));
+  XlaOp sum = CrossReplicaSum(x);
+  XlaOp any = CrossReplicaSum(p, {pair});
+  EXPECT_EQ(b.GetShape(tuple)->ToString(), "(f32[4,6], f32[4,6])");
+  EXPECT_EQ(b.GetShape(moved)->ToString(), "f32[8,3]");
+  EXPECT_EQ(b.GetShape(broadcast)->ToString(), "f32[4,6]");
+  EXPECT_EQ(b.GetShape(any)->ToString(), "pred[3]");
+  Tuple(&b, {tuple, moved, broadcast, sum, any});
+  std::unique_ptr<HloModule> module = BuildVerified(b);
+  ASSERT_NE(module, nullptr);
+  const std::vector<const HloInstruction*> a2a = Instructions(*module, HloOpcode::kAllToAll);
+  ASSERT_EQ(a2a.size(), 2u);
+  for (const HloInstruction* i : a2a) EXPECT_EQ(i->attrs().dimensions_size(), 0) << "the tuple form";
+  // The split form: two slices of dimension 1 go in, the two elements come out concatenated.
+  EXPECT_EQ(a2a[1]->operand_count(), 2);
+  EXPECT_EQ(a2a[1]->operand(0)->opcode(), HloOpcode::kSlice);
+  EXPECT_EQ(a2a[1]->operand(1)->shape().ToString(), "f32[4,3]");
+  EXPECT_EQ(a2a[1]->attrs().channel_id(), 3);
+  const HloInstruction* concatenate = Instructions(*module, HloOpcode::kConcatenate).at(0);
+  EXPECT_EQ(concatenate->dimensions(0), 0);
+  EXPECT_EQ(concatenate->operand(0)->opcode(), HloOpcode::kGetTupleElement);
+  EXPECT_EQ(Instructions(*module, HloOpcode::kCollectiveBroadcast).at(0)->attrs().channel_id(), 4);
+  // The sums: add of f32 scalars, or of preds.
+  const std::vector<const HloInstruction*> reduces = Instructions(*module, HloOpcode::kAllReduce);
+  ASSERT_EQ(reduces.size(), 2u);
+  EXPECT_EQ(reduces[0]->to_apply()->root_instruction()->opcode(), HloOpcode::kAdd);
+  EXPECT_EQ(reduces[1]->to_apply()->root_instruction()->opcode(), HloOpcode::kOr);
+  EXPECT_EQ(reduces[1]->attrs().replica_groups_size(), 1);
+}
+
+TEST(XlaBuilderCommTest, ReshapeWithInferredDimensionAndStochasticConvert) {
+  XlaBuilder b("data");
+  XlaOp x = Parameter(&b, 0, Vf32({2, 3, 4}), "x");
+  XlaOp bits = Parameter(&b, 1, ShapeUtil::MakeShape(U32, {2, 3, 4}), "bits");
+  EXPECT_EQ(b.GetShape(ReshapeWithInferredDimension(x, {6, -1}, 1))->ToString(), "f32[6,4]");
+  EXPECT_EQ(b.GetShape(ReshapeWithInferredDimension(x, {99, 2, 2}, 0))->ToString(), "f32[6,2,2]");
+  XlaOp rounded = StochasticConvertType(x, bits, BF16);
+  EXPECT_EQ(b.GetShape(rounded)->ToString(), "bf16[2,3,4]");
+  std::unique_ptr<HloModule> module = BuildVerified(b);
+  ASSERT_NE(module, nullptr);
+  EXPECT_EQ(Instructions(*module, HloOpcode::kStochasticConvert).size(), 1u);
+  struct Case {
+    const char* message;
+    std::function<void(XlaBuilder&, XlaOp)> build;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"do not divide its 24 elements", [](XlaBuilder&, XlaOp x) { ReshapeWithInferredDimension(x, {5, 0}, 1); }},
+           {"inferred dimension 2 out of range", [](XlaBuilder&, XlaOp x) { ReshapeWithInferredDimension(x, {4, 6}, 2); }},
+           {"random bits must have the operand's bit width",
+            [](XlaBuilder& b, XlaOp x) { StochasticConvertType(x, Parameter(&b, 1, ShapeUtil::MakeShape(U16, {2, 3, 4}), "r"), BF16); }},
+           {"random bits must be unsigned", [](XlaBuilder& b, XlaOp x) {
+              StochasticConvertType(x, Parameter(&b, 1, ShapeUtil::MakeShape(S32, {2, 3, 4}), "r"), BF16);
+            }},
+       }) {
+    XlaBuilder bad("bad");
+    c.build(bad, Parameter(&bad, 0, Vf32({2, 3, 4}), "x"));
+    ASSERT_FALSE(bad.first_error().ok()) << c.message;
+    EXPECT_NE(bad.first_error().message().find(c.message), std::string::npos) << bad.first_error();
+  }
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // Control flow, calls, custom calls, tokens and feeds, collectives, random numbers.
 
+#include <memory>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "hlo/builder/xla_builder.h"
@@ -372,6 +375,98 @@ XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
       permutation.push_back(i >= split_dimension ? i + 1 : i);
     }
     return Reshape(result_shape, Transpose(Reshape(exchanged, blocks), permutation));
+  });
+}
+
+XlaOp AllToAllTuple(absl::Span<const XlaOp> operands, absl::Span<const ReplicaGroup> replica_groups,
+                    const std::optional<Layout>& layout, const std::optional<ChannelHandle>& channel_id) {
+  XlaBuilder* b = BuilderOf(operands);
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    if (operands.empty()) return absl::InvalidArgumentError("all-to-all: no operands");
+    std::vector<Shape> shapes;
+    for (XlaOp operand : operands) {
+      ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+      if (!shape.IsArray()) return absl::InvalidArgumentError("all-to-all: an operand is " + shape.ToString());
+      shapes.push_back(shape);
+    }
+    if (layout.has_value()) {  // every element's
+      for (Shape& shape : shapes) {
+        if (static_cast<int64_t>(layout->minor_to_major().size()) != shape.rank()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("all-to-all: layout ", layout->ToString(), " is not of rank ", shape.rank()));
+        }
+        *shape.mutable_layout() = *layout;
+      }
+    }
+    // The tuple form: operand i goes to participant i, result i comes from participant i.
+    HloInstructionProto instr;
+    *instr.mutable_shape() = Shape::MakeTuple(shapes).ToProto();
+    AddCollectiveAttrs(&instr, replica_groups, channel_id, std::nullopt);
+    return b->AddInstruction(std::move(instr), HloOpcode::kAllToAll, operands);
+  });
+}
+
+XlaOp AllToAllTuple(XlaOp operand, int64_t split_dimension, int64_t concat_dimension, int64_t split_count,
+                    absl::Span<const ReplicaGroup> replica_groups, const std::optional<Layout>& layout,
+                    const std::optional<ChannelHandle>& channel_id) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+    if (!shape.IsArray() || split_dimension < 0 || split_dimension >= shape.rank() || concat_dimension < 0 ||
+        concat_dimension >= shape.rank() || split_count < 1 ||
+        shape.dimensions(static_cast<int>(split_dimension)) % split_count != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("all-to-all: cannot split dimension ", split_dimension, " of ",
+                                                     shape.ToString(), " into ", split_count,
+                                                     " blocks and concatenate along ", concat_dimension));
+    }
+    // Block i of the split dimension to participant i; the blocks received, in participant
+    // order, concatenated along concat_dimension.
+    const int64_t block = shape.dimensions(static_cast<int>(split_dimension)) / split_count;
+    std::vector<XlaOp> blocks;
+    for (int64_t i = 0; i < split_count; ++i) {
+      blocks.push_back(SliceInDim(operand, i * block, (i + 1) * block, 1, split_dimension));
+    }
+    XlaOp exchanged = AllToAllTuple(blocks, replica_groups, layout, channel_id);
+    std::vector<XlaOp> received;
+    for (int64_t i = 0; i < split_count; ++i) received.push_back(GetTupleElement(exchanged, i));
+    return ConcatInDim(b, received, concat_dimension);
+  });
+}
+
+XlaOp CollectiveBroadcast(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups,
+                          const std::optional<ChannelHandle>& channel_id) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+    if (!shape.IsArray()) return absl::InvalidArgumentError("collective-broadcast: the operand is " + shape.ToString());
+    HloInstructionProto instr;
+    *instr.mutable_shape() = shape.ToProto();
+    AddCollectiveAttrs(&instr, replica_groups, channel_id, std::nullopt);
+    return b->AddInstruction(std::move(instr), HloOpcode::kCollectiveBroadcast, {operand});
+  });
+}
+
+XlaOp CrossReplicaSum(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
+    if (!shape.IsArray()) return absl::InvalidArgumentError("cross-replica sum of " + shape.ToString());
+    // A sum of two scalars of the element type (pred: or, as a sum of bits saturates).
+    const Shape scalar = ShapeUtil::MakeScalarShape(shape.element_type());
+    std::unique_ptr<XlaBuilder> sum = b->CreateSubBuilder("sum");
+    XlaOp x = Parameter(sum.get(), 0, scalar, "x");
+    XlaOp y = Parameter(sum.get(), 1, scalar, "y");
+    if (shape.element_type() == PRED) {
+      Or(x, y);
+    } else {
+      Add(x, y);
+    }
+    ASSIGN_OR_RETURN(XlaComputation computation, sum->Build());
+    return AllReduce(operand, computation, replica_groups);
   });
 }
 

@@ -174,6 +174,32 @@ XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,
   });
 }
 
+XlaOp ReshapeWithInferredDimension(XlaOp operand, absl::Span<const int64_t> new_sizes, int64_t inferred_dimension) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape* shape, b->GetShapePtr(operand));
+    const int64_t rank = static_cast<int64_t>(new_sizes.size());
+    if (!shape->IsArray() || inferred_dimension < 0 || inferred_dimension >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat("reshape of ", shape->ToString(), ": inferred dimension ",
+                                                     inferred_dimension, " out of range for ", rank, " dimensions"));
+    }
+    // The inferred size makes up the operand's elements; the one given for it is ignored.
+    int64_t others = 1;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d != inferred_dimension) others *= new_sizes[d];
+    }
+    const int64_t elements = ShapeUtil::ElementsIn(*shape);
+    if (others == 0 ? elements != 0 : elements % others != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("reshape of ", shape->ToString(), ": the other sizes (product ",
+                                                     others, ") do not divide its ", elements, " elements"));
+    }
+    std::vector<int64_t> sizes(new_sizes.begin(), new_sizes.end());
+    sizes[inferred_dimension] = others == 0 ? 0 : elements / others;
+    return Reshape(operand, sizes);
+  });
+}
+
 XlaOp Reshape(const Shape& shape, XlaOp operand) {
   XlaBuilder* b = operand.builder();
   if (b == nullptr) return XlaOp();

@@ -282,6 +282,36 @@ XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max) {
 }
 
 // --- conversions ---
+XlaOp StochasticConvertType(XlaOp operand, XlaOp random, PrimitiveType new_element_type) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape* shape, b->GetShapePtr(operand));
+    if (!shape->IsArray() || !primitive_util::IsArrayType(new_element_type)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("stochastic-convert: cannot convert ", shape->ToString(), " to element type ",
+                       std::string(primitive_util::LowercasePrimitiveTypeName(new_element_type))));
+    }
+    ASSIGN_OR_RETURN(const Shape* bits, b->GetShapePtr(random));
+    if (!primitive_util::IsFloatingPointType(shape->element_type())) {
+      return absl::InvalidArgumentError("stochastic-convert: only floating-point operands, got " + shape->ToString());
+    }
+    if (!bits->IsArray() || !primitive_util::IsUnsignedIntegralType(bits->element_type())) {
+      return absl::InvalidArgumentError("stochastic-convert: random bits must be unsigned integers, got " +
+                                        bits->ToString());
+    }
+    if (primitive_util::BitWidth(bits->element_type()) != primitive_util::BitWidth(shape->element_type()) ||
+        !ShapeUtil::SameDimensions(*bits, *shape)) {
+      return absl::InvalidArgumentError(absl::StrCat("stochastic-convert: random bits must have the operand's bit "
+                                                     "width and dimensions, got ",
+                                                     bits->ToString(), " for ", shape->ToString()));
+    }
+    Shape declared = *shape;
+    declared.set_element_type(new_element_type);
+    return b->AddOpWithShape(HloOpcode::kStochasticConvert, declared, {operand, random});
+  });
+}
+
 XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type) {
   XlaBuilder* b = operand.builder();
   if (b == nullptr) return XlaOp();
