@@ -311,6 +311,29 @@ XlaOp ReduceScatter(XlaOp operand, const XlaComputation& computation, int64_t sc
   });
 }
 
+namespace {
+
+// An array whose split_dimension divides into split_count blocks, and a concat_dimension.
+absl::Status CheckAllToAllSplit(const Shape& shape, int64_t split_dimension, int64_t concat_dimension,
+                                int64_t split_count) {
+  if (!shape.IsArray()) return absl::InvalidArgumentError("all-to-all: the operand must be an array, got " + shape.ToString());
+  for (const auto& [name, d] : {std::pair<const char*, int64_t>{"split_dimension", split_dimension},
+                                {"concat_dimension", concat_dimension}}) {
+    if (d < 0 || d >= shape.rank()) {
+      return absl::InvalidArgumentError(absl::StrCat("all-to-all: ", name, " ", d, " out of range for ", shape.ToString()));
+    }
+  }
+  const int64_t split_size = shape.dimensions(static_cast<int>(split_dimension));
+  if (split_count < 1 || split_size % split_count != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("all-to-all: split dimension ", split_dimension, " (size ", split_size,
+                                                   ") of ", shape.ToString(), " is not divisible by split_count ",
+                                                   split_count));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension, int64_t split_count,
                absl::Span<const ReplicaGroup> replica_groups, const std::optional<Layout>& layout,
                const std::optional<ChannelHandle>& channel_id) {
@@ -318,20 +341,9 @@ XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
   if (b == nullptr) return XlaOp();
   return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
-    if (!shape.IsArray()) return absl::InvalidArgumentError("all-to-all: the operand must be an array, got " + shape.ToString());
+    RETURN_IF_ERROR(CheckAllToAllSplit(shape, split_dimension, concat_dimension, split_count));
     const int64_t rank = shape.rank();
-    for (const auto& [name, d] : {std::pair<const char*, int64_t>{"split_dimension", split_dimension},
-                                  {"concat_dimension", concat_dimension}}) {
-      if (d < 0 || d >= rank) {
-        return absl::InvalidArgumentError(absl::StrCat("all-to-all: ", name, " ", d, " out of range for ", shape.ToString()));
-      }
-    }
     const int64_t split_size = shape.dimensions(static_cast<int>(split_dimension));
-    if (split_count < 1 || split_size % split_count != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("all-to-all: split dimension ", split_dimension, " (size ", split_size,
-                                                     ") of ", shape.ToString(), " is not divisible by split_count ",
-                                                     split_count));
-    }
     // Without groups the participants are 0..split_count-1, as XLA's builder makes them.
     std::vector<ReplicaGroup> groups(replica_groups.begin(), replica_groups.end());
     if (groups.empty()) {
@@ -414,13 +426,7 @@ XlaOp AllToAllTuple(XlaOp operand, int64_t split_dimension, int64_t concat_dimen
   if (b == nullptr) return XlaOp();
   return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
-    if (!shape.IsArray() || split_dimension < 0 || split_dimension >= shape.rank() || concat_dimension < 0 ||
-        concat_dimension >= shape.rank() || split_count < 1 ||
-        shape.dimensions(static_cast<int>(split_dimension)) % split_count != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("all-to-all: cannot split dimension ", split_dimension, " of ",
-                                                     shape.ToString(), " into ", split_count,
-                                                     " blocks and concatenate along ", concat_dimension));
-    }
+    RETURN_IF_ERROR(CheckAllToAllSplit(shape, split_dimension, concat_dimension, split_count));
     // Block i of the split dimension to participant i; the blocks received, in participant
     // order, concatenated along concat_dimension.
     const int64_t block = shape.dimensions(static_cast<int>(split_dimension)) / split_count;
@@ -526,72 +532,77 @@ absl::StatusOr<XlaOp> AddRecv(XlaBuilder* b, XlaOp token, Shape shape, const Cha
 
 }  // namespace
 
-XlaOp SendWithToken(XlaOp operand, XlaOp token, const ChannelHandle& handle) {
+namespace {
+
+// A send of `operand` after `token` on `handle` (a host transfer laid out as `host_layout`
+// when given): checks, then send + send-done; `what` names the builder function in errors.
+XlaOp SendAfter(XlaOp operand, XlaOp token, const ChannelHandle& handle, const std::optional<Shape>& host_layout,
+                const char* what) {
   XlaBuilder* b = BuilderOf({operand, token});
   if (b == nullptr) return XlaOp();
+  const bool host = host_layout.has_value();
   return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "SendWithToken"));
-    RETURN_IF_ERROR(CheckToken(b, token, "SendWithToken"));
+    RETURN_IF_ERROR(CheckChannel(handle, host ? ChannelHandle::DEVICE_TO_HOST : ChannelHandle::DEVICE_TO_DEVICE, what));
+    RETURN_IF_ERROR(CheckToken(b, token, what));
     ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
-    return AddSend(b, operand, token, shape, handle, /*host=*/false);
+    if (!host) return AddSend(b, operand, token, shape, handle, /*host=*/false);
+    if (!ShapeUtil::Compatible(shape, *host_layout)) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": shape_with_layout ", host_layout->ToString(),
+                                                     " does not match the operand ", shape.ToString()));
+    }
+    if (!shape.IsArray()) return absl::InvalidArgumentError(absl::StrCat(what, " sends arrays only, got ", shape.ToString()));
+    return AddSend(b, operand, token, *host_layout, handle, /*host=*/true);
   });
+}
+
+// A receive of `shape` after `token` on `handle` (from the host when `host`): the (data,
+// token) tuple of its recv-done.
+XlaOp RecvAfter(XlaOp token, const Shape& shape, const ChannelHandle& handle, bool host, const char* what) {
+  XlaBuilder* b = token.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    RETURN_IF_ERROR(CheckChannel(handle, host ? ChannelHandle::HOST_TO_DEVICE : ChannelHandle::DEVICE_TO_DEVICE, what));
+    RETURN_IF_ERROR(CheckToken(b, token, what));
+    if (host && !shape.IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " receives arrays only, got ", shape.ToString()));
+    }
+    return AddRecv(b, token, shape, handle, host);
+  });
+}
+
+}  // namespace
+
+XlaOp SendWithToken(XlaOp operand, XlaOp token, const ChannelHandle& handle) {
+  return SendAfter(operand, token, handle, std::nullopt, "SendWithToken");
 }
 
 void Send(XlaOp operand, const ChannelHandle& handle) {
   XlaBuilder* b = operand.builder();
   if (b == nullptr) return;
+  // The channel first, so that its error names Send rather than SendWithToken.
   b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "Send"));
-    XlaOp token = CreateToken(b);
-    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
-    return AddSend(b, operand, token, shape, handle, /*host=*/false);
+    return SendAfter(operand, CreateToken(b), handle, std::nullopt, "Send");
   });
 }
 
 XlaOp RecvWithToken(XlaOp token, const Shape& shape, const ChannelHandle& handle) {
-  XlaBuilder* b = token.builder();
-  if (b == nullptr) return XlaOp();
-  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "RecvWithToken"));
-    RETURN_IF_ERROR(CheckToken(b, token, "RecvWithToken"));
-    return AddRecv(b, token, shape, handle, /*host=*/false);
-  });
+  return RecvAfter(token, shape, handle, /*host=*/false, "RecvWithToken");
 }
 
 XlaOp Recv(XlaBuilder* builder, const Shape& shape, const ChannelHandle& handle) {
   return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
     RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "Recv"));
-    XlaOp token = CreateToken(builder);
-    ASSIGN_OR_RETURN(XlaOp done, AddRecv(builder, token, shape, handle, /*host=*/false));
-    return GetTupleElement(done, 0);
+    return GetTupleElement(RecvAfter(CreateToken(builder), shape, handle, /*host=*/false, "Recv"), 0);
   });
 }
 
 XlaOp SendToHost(XlaOp operand, XlaOp token, const Shape& shape_with_layout, const ChannelHandle& handle) {
-  XlaBuilder* b = BuilderOf({operand, token});
-  if (b == nullptr) return XlaOp();
-  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_HOST, "SendToHost"));
-    RETURN_IF_ERROR(CheckToken(b, token, "SendToHost"));
-    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(operand));
-    if (!ShapeUtil::Compatible(shape, shape_with_layout)) {
-      return absl::InvalidArgumentError(absl::StrCat("SendToHost: shape_with_layout ", shape_with_layout.ToString(),
-                                                     " does not match the operand ", shape.ToString()));
-    }
-    if (!shape.IsArray()) return absl::InvalidArgumentError("SendToHost sends arrays only, got " + shape.ToString());
-    return AddSend(b, operand, token, shape_with_layout, handle, /*host=*/true);
-  });
+  return SendAfter(operand, token, handle, shape_with_layout, "SendToHost");
 }
 
 XlaOp RecvFromHost(XlaOp token, const Shape& shape, const ChannelHandle& handle) {
-  XlaBuilder* b = token.builder();
-  if (b == nullptr) return XlaOp();
-  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::HOST_TO_DEVICE, "RecvFromHost"));
-    RETURN_IF_ERROR(CheckToken(b, token, "RecvFromHost"));
-    if (!shape.IsArray()) return absl::InvalidArgumentError("RecvFromHost receives arrays only, got " + shape.ToString());
-    return AddRecv(b, token, shape, handle, /*host=*/true);
-  });
+  return RecvAfter(token, shape, handle, /*host=*/true, "RecvFromHost");
 }
 
 XlaOp CollectivePermute(XlaOp operand,
