@@ -412,6 +412,11 @@ XlaOp Dot(XlaOp lhs, XlaOp rhs, const PrecisionConfig* precision_config = nullpt
 XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dimension_numbers,
                  const PrecisionConfig* precision_config = nullptr,
                  std::optional<PrimitiveType> preferred_element_type = std::nullopt);
+// A dot whose lhs ragged dimension is split into groups of group_sizes rows (XLA's
+// ragged-dot): with the rhs group dimension, group g's rows meet rhs[g].
+XlaOp RaggedDot(XlaOp lhs, XlaOp rhs, XlaOp group_sizes, const RaggedDotDimensionNumbers& dimension_numbers,
+                const PrecisionConfig* precision_config = nullptr,
+                std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 XlaOp Conv(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides, Padding padding,
            int64_t feature_group_count = 1, int64_t batch_group_count = 1,
            const PrecisionConfig* precision_config = nullptr,

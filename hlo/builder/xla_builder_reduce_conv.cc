@@ -187,6 +187,19 @@ XlaOp DotGeneral(XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dimension_numb
   });
 }
 
+XlaOp RaggedDot(XlaOp lhs, XlaOp rhs, XlaOp group_sizes, const RaggedDotDimensionNumbers& dimension_numbers,
+                const PrecisionConfig* precision_config, std::optional<PrimitiveType> preferred_element_type) {
+  XlaBuilder* b = lhs.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    HloInstructionProto instr;
+    *instr.mutable_ragged_dot_dimension_numbers() = dimension_numbers;
+    if (precision_config != nullptr) *instr.mutable_precision_config() = *precision_config;
+    return AddWithPreferredType(b, std::move(instr), HloOpcode::kRaggedDot, {lhs, rhs, group_sizes},
+                                preferred_element_type);
+  });
+}
+
 ConvolutionDimensionNumbers CreateDefaultConvDimensionNumbers(int num_spatial_dims) {
   ConvolutionDimensionNumbers d;
   d.set_input_batch_dimension(0);

@@ -325,5 +325,37 @@ ENTRY attrs.4 {
 )");
 }
 
+TEST(XlaBuilderTest, RaggedDotInfersItsShapeAndRefusesMismatchedGroups) {
+  RaggedDotDimensionNumbers rdn;
+  rdn.mutable_dot_dimension_numbers()->add_lhs_contracting_dimensions(1);
+  rdn.mutable_dot_dimension_numbers()->add_rhs_contracting_dimensions(1);
+  rdn.add_lhs_ragged_dimensions(0);
+  rdn.add_rhs_group_dimensions(0);
+  XlaBuilder b("ragged");
+  XlaOp lhs = Parameter(&b, 0, Vf32({11, 5}), "lhs");
+  XlaOp rhs = Parameter(&b, 1, Vf32({3, 5, 7}), "rhs");
+  XlaOp groups = Parameter(&b, 2, Vs32({3}), "groups");
+  XlaOp out = RaggedDot(lhs, rhs, groups, rdn);
+  XlaOp wide = RaggedDot(lhs, rhs, groups, rdn, nullptr, F64);
+  EXPECT_EQ(b.GetShape(out)->ToString(), "f32[11,7]");
+  EXPECT_EQ(b.GetShape(wide)->ToString(), "f64[11,7]");
+  Tuple(&b, {out, wide});
+  absl::StatusOr<XlaComputation> computation = b.Build();
+  ASSERT_TRUE(computation.ok()) << computation.status();
+  absl::StatusOr<std::unique_ptr<HloModule>> module = computation->ToModule();
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloInstruction* root = (*module)->entry_computation()->root_instruction();
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kRaggedDot);
+  EXPECT_EQ(root->operand(0)->attrs().ragged_dot_dimension_numbers().rhs_group_dimensions(0), 0);
+  absl::Status verified = VerifyHloModule(**module);
+  EXPECT_TRUE(verified.ok()) << verified;
+  // Four group sizes for three groups of the rhs.
+  XlaBuilder bad("bad");
+  RaggedDot(Parameter(&bad, 0, Vf32({11, 5}), "lhs"), Parameter(&bad, 1, Vf32({3, 5, 7}), "rhs"),
+            Parameter(&bad, 2, Vs32({4}), "groups"), rdn);
+  ASSERT_FALSE(bad.first_error().ok());
+  EXPECT_NE(bad.first_error().message().find("group_sizes s32[4] has 4 groups"), std::string::npos) << bad.first_error();
+}
+
 }  // namespace
 }  // namespace xla
