@@ -67,12 +67,15 @@ class RandomGraph {
  private:
   int Pick(int n) { return static_cast<int>(rng_() % n); }
   int64_t Dim() { return dims_[Pick(static_cast<int>(dims_.size()))]; }
-  // A scalar s32 constant `value` (a start index of dynamic slices), by name.
-  std::string Index(int64_t value) {
-    const std::string name = absl::StrCat("c", values_.size(), "_", constants_++);
-    body_ += absl::StrCat("  ", name, " = s32[] constant(", value, ")\n");
+  // An instruction that is not one of the graph's values (a predicate, an iota, a start
+  // index), by name.
+  std::string Aux(const std::string& shape_text, const std::string& expr) {
+    const std::string name = absl::StrCat("a", aux_++);
+    body_ += absl::StrCat("  ", name, " = ", shape_text, " ", expr, "\n");
     return name;
   }
+  // A scalar s32 constant `value` (a start index of dynamic slices).
+  std::string Index(int64_t value) { return Aux("s32[]", absl::StrCat("constant(", value, ")")); }
 
   const RandomGraphValue& Add(const std::string& expr, std::vector<int64_t> dims) {
     RandomGraphValue v{absl::StrCat("v", values_.size()), std::move(dims)};
@@ -178,9 +181,8 @@ class RandomGraph {
           const RandomGraphValue& n = Add(absl::StrCat("negate(", a.name, ")"), a.dims);
           other = n.name;
         }
-        const std::string pred = absl::StrCat("p", values_.size());
-        body_ += absl::StrCat("  ", pred, " = ", RandomGraphShapeText("pred", a.dims), " compare(", a.name, ", ", other,
-                              "), direction=", Pick(2) == 0 ? "GT" : "LE", "\n");
+        const std::string pred = Aux(RandomGraphShapeText("pred", a.dims),
+                                     absl::StrCat("compare(", a.name, ", ", other, "), direction=", Pick(2) == 0 ? "GT" : "LE"));
         Add(absl::StrCat("select(", pred, ", ", a.name, ", ", other, ")"), a.dims);
         break;
       }
@@ -245,9 +247,8 @@ class RandomGraph {
         break;
       }
       case 14: {  // an iota along one dimension added to a
-        const std::string iota = absl::StrCat("i", values_.size());
-        body_ += absl::StrCat("  ", iota, " = ", RandomGraphShapeText(type_, a.dims), " iota(), iota_dimension=",
-                              Pick(static_cast<int>(a.dims.size())), "\n");
+        const std::string iota = Aux(RandomGraphShapeText(type_, a.dims),
+                                     absl::StrCat("iota(), iota_dimension=", Pick(static_cast<int>(a.dims.size()))));
         Add(absl::StrCat("add(", a.name, ", ", iota, ")"), a.dims);
         break;
       }
@@ -268,7 +269,7 @@ class RandomGraph {
   std::mt19937_64 rng_;
   std::string type_;
   std::vector<int64_t> dims_;
-  int constants_ = 0;
+  int aux_ = 0;
   std::string body_;
   std::vector<RandomGraphValue> values_;
 };

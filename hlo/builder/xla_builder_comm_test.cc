@@ -118,6 +118,10 @@ TEST(XlaBuilderCommTest, SendRecvErrorsNameTheProblem) {
        [](XlaBuilder& b, XlaOp x) { SendWithToken(x, CreateToken(&b), Channel(0, ChannelHandle::DEVICE_TO_DEVICE)); }},
       {"Send needs a DEVICE_TO_DEVICE channel, got DEVICE_TO_HOST",
        [](XlaBuilder&, XlaOp x) { Send(x, Channel(1, ChannelHandle::DEVICE_TO_HOST)); }},
+      {"Recv needs a positive channel handle, got -2",
+       [](XlaBuilder& b, XlaOp) { Recv(&b, Vf32({2}), Channel(-2, ChannelHandle::DEVICE_TO_DEVICE)); }},
+      {"RecvWithToken needs a DEVICE_TO_DEVICE channel, got HOST_TO_DEVICE",
+       [](XlaBuilder& b, XlaOp) { RecvWithToken(CreateToken(&b), Vf32({2}), Channel(1, ChannelHandle::HOST_TO_DEVICE)); }},
       {"SendToHost needs a DEVICE_TO_HOST channel, got DEVICE_TO_DEVICE",
        [](XlaBuilder& b, XlaOp x) {
          SendToHost(x, CreateToken(&b), Vf32({2}), Channel(1, ChannelHandle::DEVICE_TO_DEVICE));

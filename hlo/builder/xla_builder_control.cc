@@ -578,12 +578,7 @@ XlaOp SendWithToken(XlaOp operand, XlaOp token, const ChannelHandle& handle) {
 
 void Send(XlaOp operand, const ChannelHandle& handle) {
   XlaBuilder* b = operand.builder();
-  if (b == nullptr) return;
-  // The channel first, so that its error names Send rather than SendWithToken.
-  b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "Send"));
-    return SendAfter(operand, CreateToken(b), handle, std::nullopt, "Send");
-  });
+  if (b != nullptr) SendAfter(operand, CreateToken(b), handle, std::nullopt, "Send");
 }
 
 XlaOp RecvWithToken(XlaOp token, const Shape& shape, const ChannelHandle& handle) {
@@ -591,10 +586,8 @@ XlaOp RecvWithToken(XlaOp token, const Shape& shape, const ChannelHandle& handle
 }
 
 XlaOp Recv(XlaBuilder* builder, const Shape& shape, const ChannelHandle& handle) {
-  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
-    RETURN_IF_ERROR(CheckChannel(handle, ChannelHandle::DEVICE_TO_DEVICE, "Recv"));
-    return GetTupleElement(RecvAfter(CreateToken(builder), shape, handle, /*host=*/false, "Recv"), 0);
-  });
+  // A refused receive leaves the builder's first error naming Recv; the element is then invalid too.
+  return GetTupleElement(RecvAfter(CreateToken(builder), shape, handle, /*host=*/false, "Recv"), 0);
 }
 
 XlaOp SendToHost(XlaOp operand, XlaOp token, const Shape& shape_with_layout, const ChannelHandle& handle) {
