@@ -272,12 +272,12 @@ TEST(GpuScatterTest, PredSubByteNarrowFloatAndComplexCombinersCombineAtomically)
   // Complex numbers round like floats: a deterministic build keeps them in order.
   RowScatter complex;
   complex.type = "c64";
-  EXPECT_EQ(Strategy(Compile(complex.Text())->hlo, true), ScatterStrategy::kWindowThreads);
+  EXPECT_EQ(Strategy(Compile(complex.Text())->hlo, true), ScatterStrategy::kSortedUpdates);
   // No 128-bit compare-and-swap: a c128 product keeps the interpreter's order.
   complex.type = "c128";
   complex.combiner = "multiply(a, b)";
   std::unique_ptr<Compiled> product = Compile(complex.Text());
-  EXPECT_EQ(Strategy(product->hlo, false), ScatterStrategy::kWindowThreads);
+  EXPECT_EQ(Strategy(product->hlo, false), ScatterStrategy::kSortedUpdates);
   complex.updates = 120;
   Agree(complex.Text(), complex.Args(), /*exact=*/false);
 }
@@ -286,9 +286,9 @@ TEST(GpuScatterTest, DeterministicOpsKeepFloatUpdatesInOrder) {
   RowScatter scatter;  // f32 add
   std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
   ASSERT_NE(compiled->hlo, nullptr);
-  // Rows of a row scatter never share an element across window positions: a thread each,
-  // taking the updates in order, so the sums round as the interpreter's do.
-  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kWindowThreads);
+  // Each element's updates are applied in order, by sorting them, so the sums round as the
+  // interpreter's do.
+  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kSortedUpdates);
   RowScatter integers;
   integers.type = "s32";
   EXPECT_EQ(Strategy(Compile(integers.Text())->hlo, true), ScatterStrategy::kAtomicUpdates);
@@ -298,23 +298,36 @@ TEST(GpuScatterTest, DeterministicOpsKeepFloatUpdatesInOrder) {
   EXPECT_TRUE(DeterministicOps());
   std::unique_ptr<Compiled> deterministic = Compile(scatter.Text());
   ASSERT_NE(deterministic->step, nullptr);
-  EXPECT_EQ(deterministic->step->phases, std::vector<int64_t>{scatter.width});
+  // 6400 update elements: 8192 keys written, sorted in two tiles of 4096, merged by a launch
+  // over the grid and the tiles' launch, then applied.
+  EXPECT_EQ(deterministic->step->phases, (std::vector<int64_t>{8192, 512, 4096, 512, 6400}));
+  Agree(scatter.Text(), scatter.Args(), /*exact=*/true);
   ASSERT_EQ(setenv("XLA_GPU_DETERMINISTIC_OPS", "0", 1), 0);
   EXPECT_FALSE(DeterministicOps());
 }
 
 TEST(GpuScatterTest, CombinersThatDoNotCommuteKeepTheInterpretersOrder) {
-  // Keeping the operand, doubling the update and subtracting, with repeated rows: a thread
-  // per column, each taking the updates in order.
+  // Keeping the operand, doubling the update and subtracting, with repeated rows: sorted
+  // updates when the rows are many, a thread per column taking the rows in order when they
+  // are no more than the columns.
   for (const std::string& combiner : {std::string("add(b, b)"), std::string("subtract(a, b)"), std::string("copy(a)")}) {
     SCOPED_TRACE(combiner);
     RowScatter scatter;
     scatter.combiner = combiner;
     std::unique_ptr<Compiled> compiled = Compile(scatter.Text());
     ASSERT_NE(compiled->step, nullptr);
-    EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kWindowThreads);
-    EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{scatter.width});
+    EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kSortedUpdates);
     Agree(scatter.Text(), scatter.Args(), /*exact=*/true);
+
+    RowScatter wide = scatter;
+    wide.rows = 8;
+    wide.width = 64;
+    wide.updates = 40;
+    std::unique_ptr<Compiled> columns = Compile(wide.Text());
+    ASSERT_NE(columns->step, nullptr);
+    EXPECT_EQ(Strategy(columns->hlo, false), ScatterStrategy::kWindowThreads);
+    EXPECT_EQ(columns->step->phases, std::vector<int64_t>{wide.width});
+    Agree(wide.Text(), wide.Args(), /*exact=*/true);
   }
 }
 
@@ -331,14 +344,16 @@ TEST(GpuScatterTest, UniqueIndicesTakeAThreadPerUpdateWithAnyCombiner) {
 }
 
 // Windows the indices move (overlapping slices of a vector) and single elements: updates may
-// meet at one element from different window positions, so one thread applies them in order.
-TEST(GpuScatterTest, OverlappingWindowsAndScalarUpdatesRunInOrderOnOneThread) {
+// meet at one element from different window positions, so they are sorted by element and
+// position and each element's run is applied in order by one thread.
+TEST(GpuScatterTest, OverlappingWindowsAndScalarUpdatesAreSortedByElement) {
   const std::string windows = WindowScatterText("f32", "subtract(b, a)");
   const std::vector<Literal> args = WindowScatterArgs("f32", 3);
   std::unique_ptr<Compiled> compiled = Compile(windows);
   ASSERT_NE(compiled->step, nullptr);
-  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kSerial);
-  EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{1});
+  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kSortedUpdates);
+  // 150 update elements: 256 keys, one tile (a block) sorts them all, then a thread per key.
+  EXPECT_EQ(compiled->step->phases, (std::vector<int64_t>{256, 256, 150}));
   Agree(windows, args, /*exact=*/true);
 
   RowScatter scalars;
@@ -348,8 +363,58 @@ TEST(GpuScatterTest, OverlappingWindowsAndScalarUpdatesRunInOrderOnOneThread) {
   // f32[50,1] rows of one element: the window has one position.
   std::unique_ptr<Compiled> single = Compile(text);
   ASSERT_NE(single->step, nullptr);
-  EXPECT_EQ(Strategy(single->hlo, false), ScatterStrategy::kSerial);
+  EXPECT_EQ(Strategy(single->hlo, false), ScatterStrategy::kSortedUpdates);
   Agree(text, scalars.Args(), /*exact=*/true);
+}
+
+// Updates in many tiles of keys (merged by launches over the whole grid), crowding onto few
+// elements or spread over many, by combiners that do not commute: exact.
+TEST(GpuScatterTest, SortedUpdatesAcrossTilesKeepTheInterpretersOrder) {
+  for (const int64_t elements : {int64_t{3}, int64_t{2000}}) {
+    SCOPED_TRACE(elements);
+    RowScatter scalars;
+    scalars.combiner = "subtract(b, a)";  // the update minus the element: order matters
+    scalars.width = 1;
+    scalars.rows = elements;
+    scalars.updates = 20000;
+    std::unique_ptr<Compiled> compiled = Compile(scalars.Text());
+    ASSERT_NE(compiled->step, nullptr);
+    EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kSortedUpdates);
+    // 32768 keys in 8 tiles: merges of 8192, 16384 and 32768 take 1, 2 and 3 launches of a
+    // thread per pair, each followed by the tiles' launch.
+    const std::vector<int64_t> phases = {32768, 2048, 16384, 2048, 16384, 16384, 2048, 16384, 16384, 16384, 2048, 20000};
+    EXPECT_EQ(compiled->step->phases, phases);
+    Agree(scalars.Text(), scalars.Args(), /*exact=*/true);
+  }
+  // A float sum with XLA_GPU_DETERMINISTIC_OPS: each element's updates are added in the
+  // interpreter's order, so even 20000 sums into 3 elements round as its do.
+  ASSERT_EQ(setenv("XLA_GPU_DETERMINISTIC_OPS", "1", 1), 0);
+  absl::Cleanup unset = [] { unsetenv("XLA_GPU_DETERMINISTIC_OPS"); };
+  RowScatter sums;
+  sums.width = 1;
+  sums.rows = 3;
+  sums.updates = 20000;
+  EXPECT_EQ(Strategy(Compile(sums.Text())->hlo, true), ScatterStrategy::kSortedUpdates);
+  Agree(sums.Text(), sums.Args(), /*exact=*/true);
+}
+
+// Keys hold the output element above the update's position in 63 bits: a scatter of 2^24
+// updates into 2^40 elements does not fit them and runs on one thread, in order.
+TEST(GpuScatterTest, UpdatesWhoseKeysDoNotFitRunInOrderOnOneThread) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(R"(HloModule huge
+combine {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] subtract(b, a)
+}
+ENTRY e {
+  operand = f32[1099511627776] parameter(0)
+  indices = s32[16777216,1] parameter(1)
+  updates = f32[16777216] parameter(2)
+  ROOT s = f32[1099511627776] scatter(operand, indices, updates), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ(Strategy((*module)->entry_computation()->root_instruction(), false), ScatterStrategy::kSerial);
 }
 
 // A combiner that returns the update (a set): whichever the indices, each element takes the
@@ -441,7 +506,7 @@ ENTRY e {
   args.push_back(Values(ParseShape("s32[90,3]"), 8));
   std::unique_ptr<Compiled> compiled = Compile(text);
   ASSERT_NE(compiled->step, nullptr);
-  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kWindowThreads);
+  EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kSortedUpdates);
   Agree(text, args, /*exact=*/true);
 }
 

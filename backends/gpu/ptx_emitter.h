@@ -79,7 +79,9 @@ bool IsKernelCandidate(const HloInstruction& hlo);
 // add flushes subnormal inputs and results to zero (both as XLA's GPU backend has them;
 // XLA_GPU_DETERMINISTIC_OPS=1 leaves float atomics out).
 enum class ScatterStrategy {
-  kSerial,          // one thread, the interpreter's order: any combiner, any indices
+  kSerial,          // one thread, the interpreter's order: any combiner, any indices (what
+                    // kSortedUpdates cannot key, and select-and-scatters over many windows
+                    // with a combiner that is not atomic)
   kWindowThreads,   // a thread per window position over the batch positions in order: the
                     // indices move no window dimension, so threads never share an element
   kUpdateThreads,   // a thread per update element: unique_indices=true says none collide
@@ -92,6 +94,11 @@ enum class ScatterStrategy {
                     // the update): each element takes the update the interpreter applies
                     // last, found by an atomic max of update positions in scratch memory
                     // (a launch to find, one to store)
+  kSortedUpdates,   // any combiner, any indices: a thread per update element writes its key
+                    // (output element, then position) to scratch memory, the keys are sorted
+                    // (bitonic: blocks on tiles in shared memory, then launches over the whole
+                    // grid), and the first update of each element's run applies the run in
+                    // order; exact, and as parallel as the updates are spread over elements
   kOutputThreads,   // select-and-scatter: a thread per output element, taking the windows
                     // that hold it in order (at most kMaxWindowsPerOutput of them)
   kAtomicSources,   // select-and-scatter: a thread per source element, combining atomically

@@ -4,6 +4,9 @@
 // The scatter and select-and-scatter modules of the gpu backend's shared test modules
 // (gpu_test_modules.h, which includes this and lists them among its curated cases).
 
+#include <cstdint>
+#include <string>
+
 namespace xla {
 namespace gpu {
 namespace testing {
@@ -223,6 +226,22 @@ ENTRY main {
   i = s32[8] get-tuple-element(pair), index=1
   ROOT t = (f32[12,10], f32[8], s32[8]) tuple(grad, k, i)
 })";
+
+// A scatter of `updates` scalars into f32[elements] at indices (i * 7919) mod (elements + 1)
+// (the last out of bounds, skipped), combined by `combiner` of a (the element) and b (the
+// update): subtract(b, a) does not commute, so the gpu sorts the updates by element
+// (ScatterStrategy::kSortedUpdates); add(a, b) combines atomically.
+inline std::string ScalarScatterModule(int64_t elements, int64_t updates, const std::string& combiner) {
+  const std::string n = std::to_string(updates), e = std::to_string(elements);
+  return "HloModule scalar_scatter\ncombine {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = f32[] " +
+         combiner + "\n}\nENTRY main {\n  operand = f32[" + e + "] parameter(0)\n  values = f32[" + n +
+         "] parameter(1)\n  i = s32[" + n + "] iota(), iota_dimension=0\n  c = s32[] constant(7919)\n  cb = s32[" + n +
+         "] broadcast(c), dimensions={}\n  m = s32[] constant(" + std::to_string(elements + 1) + ")\n  mb = s32[" + n +
+         "] broadcast(m), dimensions={}\n  ic = s32[" + n + "] multiply(i, cb)\n  at = s32[" + n +
+         "] remainder(ic, mb)\n  indices = s32[" + n + ",1] reshape(at)\n  ROOT s = f32[" + e +
+         "] scatter(operand, indices, values), update_window_dims={}, inserted_window_dims={0}, "
+         "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=combine\n}\n";
+}
 
 }  // namespace testing
 }  // namespace gpu

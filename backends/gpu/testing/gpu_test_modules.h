@@ -752,6 +752,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"kv_cache_update_64", KvCacheModule(64, 256, 1024), "0 0"},
       {"scatter_duplicates_unique_out_of_bounds", kScatterModule, "1e-6 1e-6"},
       {"scatter_atomic_contention", kScatterContentionModule, "0 0"},
+      {"scatter_sorted_100k_into_1000", ScalarScatterModule(1000, 100000, "subtract(b, a)"), "0 0"},
       {"select_and_scatter_variadic_scatter", kSelectAndScatterModule, "0 0"},
       {"variadic_reduce_and_reduce_window", kVariadicReduceModule, "0 0"},
       {"collectives_custom_call_tokens", kCollectivesModule, "0 0"},
@@ -776,6 +777,10 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"counted_loop_1000", CountedLoopModule(1000, 4096), "bench"},
       // 256 rows of a 64 MiB cache: in place, about 256 small kernels; copying, 32 GiB moved.
       {"kv_cache_update_256", KvCacheModule(256, 4096, 4096), "bench"},
+      // 16M updates into 1M elements: sorted by element (the combiner does not commute), and
+      // the same indices adding atomically.
+      {"scatter_sorted_16M", ScalarScatterModule(1 << 20, 1 << 24, "subtract(b, a)"), "bench"},
+      {"scatter_add_16M", ScalarScatterModule(1 << 20, 1 << 24, "add(a, b)"), "bench"},
       // 128 blocks of 32 rows; a thread per matrix took ~2e10 dependent steps on one thread.
       {"cholesky_solve_4096", CholeskySolveModule(4096, 16), "bench"},
       // 256 MiB each way; a tiled transpose reads and writes whole sectors.
