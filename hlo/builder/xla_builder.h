@@ -35,6 +35,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "hlo/builder/xla_computation.h"
 #include "hlo/comparison_util.h"
@@ -261,6 +262,11 @@ XlaOp Atanh(XlaOp operand);
 XlaOp Cosh(XlaOp operand);
 XlaOp Sinh(XlaOp operand);
 XlaOp Erf(XlaOp operand);
+// The inverse of erf on (-1, 1), composed from HLO as in XLA's client library (no opcode):
+// Giles's single-precision polynomials ("Approximating the erfinv function", 2010), refined
+// by two Newton steps on erf for f64; f16 and bf16 computed in f32; +-inf at +-1, nan
+// outside [-1, 1].
+XlaOp ErfInv(XlaOp x);
 XlaOp IsFinite(XlaOp operand);
 XlaOp Not(XlaOp operand);
 XlaOp PopulationCount(XlaOp operand);
@@ -339,6 +345,10 @@ XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> new_sizes);
 XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> dimensions,
               absl::Span<const int64_t> new_sizes);
 XlaOp Reshape(const Shape& shape, XlaOp operand);
+// A reshape to run-time sizes: dim_sizes (s32 scalars) for the dimensions flagged in
+// dims_are_dynamic, each at most its bound in new_size_bounds.
+XlaOp DynamicReshape(XlaOp operand, absl::Span<const XlaOp> dim_sizes, absl::Span<const int64_t> new_size_bounds,
+                     const std::vector<bool>& dims_are_dynamic);
 // Reshape to `new_sizes` whose size at `inferred_dimension` (ignored as given) is whatever
 // makes up the operand's elements.
 XlaOp ReshapeWithInferredDimension(XlaOp operand, absl::Span<const int64_t> new_sizes, int64_t inferred_dimension);
@@ -482,6 +492,21 @@ XlaOp CustomCallWithComputation(
         output_operand_aliasing = {},
     CustomCallSchedule schedule = SCHEDULE_NONE,
     CustomCallApiVersion api_version = API_VERSION_ORIGINAL);
+// A custom-call carrying a convolution's window and dimension numbers (and a literal when
+// `literal` is set); an empty operand_shapes_with_layout leaves the layouts unconstrained.
+XlaOp CustomCallWithConvDnums(
+    XlaBuilder* builder, const std::string& call_target_name, absl::Span<const XlaOp> operands,
+    const Shape& shape, absl::Span<const Shape> operand_shapes_with_layout, const std::string& opaque,
+    bool has_side_effect,
+    absl::Span<const std::pair<ShapeIndex, std::pair<int64_t, ShapeIndex>>> output_operand_aliasing,
+    const Literal* literal, Window window, ConvolutionDimensionNumbers dnums,
+    CustomCallSchedule schedule = SCHEDULE_NONE, CustomCallApiVersion api_version = API_VERSION_ORIGINAL);
+// A call marked as the decomposition of composite op `name` (frontend attributes
+// composite.name, composite.attributes, default "{}", and composite.version, default 0); it
+// runs as the call.
+XlaOp CompositeCall(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands,
+                    const std::string& name, std::optional<absl::string_view> attributes = std::nullopt,
+                    std::optional<int64_t> version = std::nullopt);
 XlaOp CustomCallWithLayout(XlaBuilder* builder, const std::string& call_target_name,
                            absl::Span<const XlaOp> operands, const Shape& shape_with_layout,
                            absl::Span<const Shape> operand_shapes_with_layout,
@@ -547,6 +572,12 @@ XlaOp AllToAllTuple(XlaOp operand, int64_t split_dimension, int64_t concat_dimen
                     absl::Span<const ReplicaGroup> replica_groups = {},
                     const std::optional<Layout>& layout = std::nullopt,
                     const std::optional<ChannelHandle>& channel_id = std::nullopt);
+// Each participant sends rows send_sizes[i] of `input` from input_offsets[i] to participant
+// i, which writes them into its `output` at output_offsets[i] (recv_sizes[i] rows from
+// participant i): the result is `output` with the rows received.
+XlaOp RaggedAllToAll(XlaOp input, XlaOp input_offsets, XlaOp send_sizes, XlaOp output, XlaOp output_offsets,
+                     XlaOp recv_sizes, absl::Span<const ReplicaGroup> replica_groups = {},
+                     const std::optional<ChannelHandle>& channel_id = std::nullopt);
 // Each group's first participant's operand, on every participant of the group.
 XlaOp CollectiveBroadcast(XlaOp operand, absl::Span<const ReplicaGroup> replica_groups,
                           const std::optional<ChannelHandle>& channel_id = std::nullopt);

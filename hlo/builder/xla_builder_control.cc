@@ -84,7 +84,9 @@ absl::StatusOr<XlaOp> CustomCallImpl(
     bool has_side_effect,
     absl::Span<const std::pair<ShapeIndex, std::pair<int64_t, ShapeIndex>>> aliasing,
     CustomCallSchedule schedule, CustomCallApiVersion api_version,
-    const std::optional<std::vector<Shape>>& operand_shapes_with_layout) {
+    const std::optional<std::vector<Shape>>& operand_shapes_with_layout,
+    const Literal* literal = nullptr, const Window* window = nullptr,
+    const ConvolutionDimensionNumbers* dnums = nullptr) {
   if (absl::StartsWith(target, "$")) {
     return absl::InvalidArgumentError(absl::StrCat(
         "invalid custom_call_target \"", target,
@@ -117,6 +119,9 @@ absl::StatusOr<XlaOp> CustomCallImpl(
       *instr.add_operand_shapes_with_layout() = s.ToProto();
     }
   }
+  if (literal != nullptr) *instr.mutable_literal() = literal->ToProto();
+  if (window != nullptr) *instr.mutable_window() = *window;
+  if (dnums != nullptr) *instr.mutable_convolution_dimension_numbers() = *dnums;
   if (computation != nullptr) RETURN_IF_ERROR(b->AddCalledComputation(*computation, &instr));
   return b->AddInstruction(std::move(instr), HloOpcode::kCustomCall, operands);
 }
@@ -158,6 +163,42 @@ XlaOp CustomCallWithLayout(XlaBuilder* builder, const std::string& call_target_n
                           has_side_effect, {}, SCHEDULE_NONE, API_VERSION_ORIGINAL,
                           std::vector<Shape>(operand_shapes_with_layout.begin(),
                                              operand_shapes_with_layout.end()));
+  });
+}
+
+XlaOp CustomCallWithConvDnums(
+    XlaBuilder* builder, const std::string& call_target_name, absl::Span<const XlaOp> operands,
+    const Shape& shape, absl::Span<const Shape> operand_shapes_with_layout, const std::string& opaque,
+    bool has_side_effect,
+    absl::Span<const std::pair<ShapeIndex, std::pair<int64_t, ShapeIndex>>> output_operand_aliasing,
+    const Literal* literal, Window window, ConvolutionDimensionNumbers dnums, CustomCallSchedule schedule,
+    CustomCallApiVersion api_version) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    // No operand shapes: the layouts are not constrained.
+    std::optional<std::vector<Shape>> layouts;
+    if (!operand_shapes_with_layout.empty()) {
+      layouts.emplace(operand_shapes_with_layout.begin(), operand_shapes_with_layout.end());
+    }
+    return CustomCallImpl(builder, call_target_name, operands, nullptr, shape, opaque, has_side_effect,
+                          output_operand_aliasing, schedule, api_version, layouts, literal, &window, &dnums);
+  });
+}
+
+XlaOp CompositeCall(XlaBuilder* builder, const XlaComputation& computation, absl::Span<const XlaOp> operands,
+                    const std::string& name, std::optional<absl::string_view> attributes,
+                    std::optional<int64_t> version) {
+  return builder->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    if (name.empty()) return absl::InvalidArgumentError("composite call: the composite needs a name");
+    HloInstructionProto instr;
+    RETURN_IF_ERROR(builder->AddCalledComputation(computation, &instr));
+    // A call that says which composite op it decomposes (XLA's frontend attributes
+    // composite.name, composite.attributes and composite.version; runs as the call).
+    instr.set_is_composite(true);
+    auto& map = *instr.mutable_frontend_attributes()->mutable_map();
+    map["composite.name"] = name;
+    map["composite.attributes"] = attributes.has_value() && !attributes->empty() ? std::string(*attributes) : "{}";
+    map["composite.version"] = std::to_string(version.value_or(0));
+    return builder->AddInferredInstruction(std::move(instr), HloOpcode::kCall, operands);
   });
 }
 
@@ -438,6 +479,21 @@ XlaOp AllToAllTuple(XlaOp operand, int64_t split_dimension, int64_t concat_dimen
     std::vector<XlaOp> received;
     for (int64_t i = 0; i < split_count; ++i) received.push_back(GetTupleElement(exchanged, i));
     return ConcatInDim(b, received, concat_dimension);
+  });
+}
+
+XlaOp RaggedAllToAll(XlaOp input, XlaOp input_offsets, XlaOp send_sizes, XlaOp output, XlaOp output_offsets,
+                     XlaOp recv_sizes, absl::Span<const ReplicaGroup> replica_groups,
+                     const std::optional<ChannelHandle>& channel_id) {
+  XlaBuilder* b = input.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    HloInstructionProto instr;
+    AddCollectiveAttrs(&instr, replica_groups, channel_id, std::nullopt);
+    // The result is `output` with the received rows written into it (shape inference checks
+    // the offsets and sizes).
+    return b->AddInferredInstruction(std::move(instr), HloOpcode::kRaggedAllToAll,
+                                     {input, output, input_offsets, send_sizes, output_offsets, recv_sizes});
   });
 }
 

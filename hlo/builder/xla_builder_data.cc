@@ -200,6 +200,45 @@ XlaOp ReshapeWithInferredDimension(XlaOp operand, absl::Span<const int64_t> new_
   });
 }
 
+XlaOp DynamicReshape(XlaOp operand, absl::Span<const XlaOp> dim_sizes, absl::Span<const int64_t> new_size_bounds,
+                     const std::vector<bool>& dims_are_dynamic) {
+  XlaBuilder* b = operand.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape* shape, b->GetShapePtr(operand));
+    if (!shape->IsArray()) return absl::InvalidArgumentError("dynamic-reshape of " + shape->ToString());
+    if (dim_sizes.size() != new_size_bounds.size() || dims_are_dynamic.size() != new_size_bounds.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("dynamic-reshape: ", dim_sizes.size(), " sizes, ",
+                                                     new_size_bounds.size(), " bounds and ", dims_are_dynamic.size(),
+                                                     " dynamic flags; one each per result dimension"));
+    }
+    // The result is bounded by new_size_bounds; its dimensions flagged dynamic take the size
+    // operands' values at run time (shape inference checks the sizes are s32 scalars).
+    Shape result;
+    result.set_element_type(shape->element_type());
+    for (size_t d = 0; d < new_size_bounds.size(); ++d) {
+      if (new_size_bounds[d] < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("dynamic-reshape: negative bound ", new_size_bounds[d]));
+      }
+      result.add_dimensions(new_size_bounds[d], dims_are_dynamic[d]);
+    }
+    for (size_t d = 0; d < dim_sizes.size(); ++d) {
+      ASSIGN_OR_RETURN(const Shape* size, b->GetShapePtr(dim_sizes[d]));
+      if (!size->IsArray() || size->rank() != 0 || size->element_type() != S32) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("dynamic-reshape: size ", d, " must be an s32 scalar, got ", size->ToString()));
+      }
+    }
+    if (!result.is_dynamic() && ShapeUtil::ElementsIn(result) != ShapeUtil::ElementsIn(*shape)) {
+      return absl::InvalidArgumentError(absl::StrCat("dynamic-reshape of ", shape->ToString(), " to ",
+                                                     result.ToString(), ": the element counts differ"));
+    }
+    std::vector<XlaOp> operands = {operand};
+    operands.insert(operands.end(), dim_sizes.begin(), dim_sizes.end());
+    return b->AddOpWithShape(HloOpcode::kDynamicReshape, result, operands);
+  });
+}
+
 XlaOp Reshape(const Shape& shape, XlaOp operand) {
   XlaBuilder* b = operand.builder();
   if (b == nullptr) return XlaOp();

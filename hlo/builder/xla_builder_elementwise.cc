@@ -2,6 +2,8 @@
 // select/clamp with scalar broadcasting, conversions, map.
 
 #include <algorithm>
+#include <initializer_list>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -213,6 +215,49 @@ XlaOp Atanh(XlaOp x) { return UnaryOp(HloOpcode::kAtanh, x); }
 XlaOp Cosh(XlaOp x) { return UnaryOp(HloOpcode::kCosh, x); }
 XlaOp Sinh(XlaOp x) { return UnaryOp(HloOpcode::kSinh, x); }
 XlaOp Erf(XlaOp x) { return UnaryOp(HloOpcode::kErf, x); }
+
+XlaOp ErfInv(XlaOp x) {
+  XlaBuilder* b = x.builder();
+  if (b == nullptr) return XlaOp();
+  return b->ReportErrorOrReturn([&]() -> absl::StatusOr<XlaOp> {
+    ASSIGN_OR_RETURN(const Shape shape, b->GetShape(x));
+    const PrimitiveType type = shape.IsArray() ? shape.element_type() : PRIMITIVE_TYPE_INVALID;
+    if (type != F16 && type != BF16 && type != F32 && type != F64) {
+      return absl::InvalidArgumentError("ErfInv needs an f16, bf16, f32 or f64 operand, got " + shape.ToString());
+    }
+    const PrimitiveType compute = type == F64 ? F64 : F32;
+    XlaOp y = compute == type ? x : ConvertElementType(x, F32);
+    auto c = [&](double v) { return compute == F64 ? ConstantR0<double>(b, v) : ConstantR0<float>(b, static_cast<float>(v)); };
+    auto horner = [&](std::initializer_list<double> coefficients, XlaOp v) {
+      XlaOp p;
+      for (double k : coefficients) p = p.valid() ? Add(c(k), Mul(p, v)) : c(k);
+      return p;
+    };
+    // Giles's single-precision polynomials in w = -log(1 - y^2): one for w < 5, one in
+    // sqrt(w) for the tails.
+    XlaOp w = Neg(Log(Mul(Sub(c(1), y), Add(c(1), y))));
+    XlaOp central = horner({2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                            -0.00125372503, -0.00417768164, 0.246640727, 1.50140941},
+                           Sub(w, c(2.5)));
+    XlaOp tail = horner({-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                         -0.0076224613, 0.00943887047, 1.00167406, 2.83297682},
+                        Sub(Sqrt(w), c(3)));
+    XlaOp out = Mul(Select(Lt(w, c(5)), central, tail), y);
+    if (compute == F64) {
+      // f32 accuracy, to double's: Newton steps x -= (erf(x) - y) / erf'(x). Close to +-1 the
+      // result is as ill-conditioned as erf is flat (erf rounds to +-1 there), so the steps
+      // bring it within erf's conditioning from up to 1e-10 away from +-1, a few per cent at
+      // the last doubles below 1.
+      for (int step = 0; step < 3; ++step) {
+        XlaOp slope = Mul(c(1.1283791670955126), Exp(Neg(Mul(out, out))));  // 2/sqrt(pi) e^(-x^2)
+        out = Sub(out, Div(Sub(Erf(out), y), slope));
+      }
+    }
+    out = Select(Eq(Abs(y), c(1)), Mul(y, c(std::numeric_limits<double>::infinity())), out);
+    return compute == type ? out : ConvertElementType(out, type);
+  });
+}
+
 XlaOp IsFinite(XlaOp x) { return UnaryOp(HloOpcode::kIsFinite, x); }
 XlaOp Not(XlaOp x) { return UnaryOp(HloOpcode::kNot, x); }
 XlaOp PopulationCount(XlaOp x) { return UnaryOp(HloOpcode::kPopcnt, x); }

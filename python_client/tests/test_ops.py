@@ -741,7 +741,7 @@ def test_math_library_ops(client):
     np.testing.assert_allclose(dg[list(v).index(a)], want, rtol=1e-9)
   assert np.isnan(dg[list(v).index(-3)]) and np.isnan(dg[list(v).index(0)])
   inner = probs[np.abs(probs) < 1]
-  np.testing.assert_allclose([math.erf(y) for y in ei[np.abs(probs) < 1]], inner, atol=1e-6)
+  np.testing.assert_allclose([math.erf(y) for y in ei[np.abs(probs) < 1]], inner, rtol=1e-15, atol=1e-16)
   np.testing.assert_allclose([math.erf(y) for y in eif[np.abs(probs) < 1]], inner, atol=1e-5)
   assert ei[-2] == np.inf and ei[-1] == -np.inf
   np.testing.assert_array_equal(na.view(np.uint32), np.nextafter(frm, to).view(np.uint32))
