@@ -596,19 +596,50 @@ TEST(GpuScatterTest, SelectAndScatterOverManyOverlappingWindowsFillsThenUpdates)
   EXPECT_EQ(Strategy(compiled->hlo, false), ScatterStrategy::kAtomicSources);
   EXPECT_EQ(compiled->step->phases, std::vector<int64_t>{sources});
   Agree(wide.Text(), wide.Args(), /*exact=*/false);
-  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kSerial);
+  // XLA_GPU_DETERMINISTIC_OPS: the sources are sorted by the element they select, and each
+  // element's sum is taken in the interpreter's order: exact.
+  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kSortedSources);
+  {
+    ASSERT_EQ(setenv("XLA_GPU_DETERMINISTIC_OPS", "1", 1), 0);
+    absl::Cleanup unset = [] { unsetenv("XLA_GPU_DETERMINISTIC_OPS"); };
+    Agree(wide.Text(), wide.Args(), /*exact=*/true);
+  }
 
-  wide.scatter = "subtract(a, b)";  // does not commute: one thread, in order
+  wide.scatter = "subtract(a, b)";  // does not commute: sorted, each element's run in order
   std::unique_ptr<Compiled> ordered = Compile(wide.Text());
   ASSERT_NE(ordered->step, nullptr);
-  EXPECT_EQ(Strategy(ordered->hlo, false), ScatterStrategy::kSerial);
-  EXPECT_EQ(ordered->step->phases, std::vector<int64_t>{1});
+  EXPECT_EQ(Strategy(ordered->hlo, false), ScatterStrategy::kSortedSources);
+  // 201 sources: 256 keys in one tile, then a thread per key.
+  EXPECT_EQ(sources, 201);
+  EXPECT_EQ(ordered->step->phases, (std::vector<int64_t>{256, 256, 201}));
   Agree(wide.Text(), wide.Args(), /*exact=*/true);
 
   wide.type = "s32";  // integers add atomically and exactly
   wide.scatter = "add(a, b)";
   EXPECT_EQ(Strategy(Compile(wide.Text())->hlo, true), ScatterStrategy::kAtomicSources);
   Agree(wide.Text(), wide.Args(), /*exact=*/true);
+}
+
+// Float sums that round differently in another order (sources with full mantissas) over
+// windows of 100 that overlap 100 deep: with XLA_GPU_DETERMINISTIC_OPS, sorted by the element
+// each window selects and summed in the interpreter's order, bit for bit.
+TEST(GpuScatterTest, DeterministicSelectAndScatterSumsInTheInterpretersOrder) {
+  SelectAndScatter wide;
+  wide.dims = {3000};
+  wide.size = {100};
+  wide.stride = {1};
+  wide.pad_lo = wide.pad_hi = {0};
+  wide.base_dilation = wide.window_dilation = {1};
+  std::vector<Literal> args = wide.Args();
+  for (int64_t i = 0; i < args[1].element_count(); ++i) {
+    args[1].SetFromDouble(i, std::sin(static_cast<double>(i)) * 1.7 + 1.0 / 3.0);
+  }
+  ASSERT_EQ(setenv("XLA_GPU_DETERMINISTIC_OPS", "1", 1), 0);
+  absl::Cleanup unset = [] { unsetenv("XLA_GPU_DETERMINISTIC_OPS"); };
+  std::unique_ptr<Compiled> compiled = Compile(wide.Text());
+  ASSERT_NE(compiled->step, nullptr);
+  EXPECT_EQ(Strategy(compiled->hlo, true), ScatterStrategy::kSortedSources);
+  Agree(wide.Text(), args, /*exact=*/true);
 }
 
 TEST(GpuScatterTest, MalformedScattersAreRefusedByName) {

@@ -80,8 +80,7 @@ bool IsKernelCandidate(const HloInstruction& hlo);
 // XLA_GPU_DETERMINISTIC_OPS=1 leaves float atomics out).
 enum class ScatterStrategy {
   kSerial,          // one thread, the interpreter's order: any combiner, any indices (what
-                    // kSortedUpdates cannot key, and select-and-scatters over many windows
-                    // with a combiner that is not atomic)
+                    // kSortedUpdates and kSortedSources cannot key)
   kWindowThreads,   // a thread per window position over the batch positions in order: the
                     // indices move no window dimension, so threads never share an element
   kUpdateThreads,   // a thread per update element: unique_indices=true says none collide
@@ -102,6 +101,8 @@ enum class ScatterStrategy {
   kOutputThreads,   // select-and-scatter: a thread per output element, taking the windows
                     // that hold it in order (at most kMaxWindowsPerOutput of them)
   kAtomicSources,   // select-and-scatter: a thread per source element, combining atomically
+  kSortedSources,   // select-and-scatter, any combiner: as kSortedUpdates, a key per source
+                    // element (the element its window selects, then its position)
 };
 inline constexpr int64_t kMaxWindowsPerOutput = 64;
 // The strategy for scatter or select-and-scatter `hlo` (INVALID_ARGUMENT when malformed).

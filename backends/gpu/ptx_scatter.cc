@@ -378,31 +378,70 @@ std::pair<std::vector<llvm::Value*>, std::vector<llvm::Value*>> UpdatePosition(l
           RowMajorIndex(b, s.window_extent(), b->CreateURem(i, b->getInt64(windows)))};
 }
 
-// kSortedUpdates, launch 1: a thread per key writes it.
-KernelBody SortedKeysBody(const HloInstruction* hlo, SortedKeys keys) {
-  return [hlo, keys](KernelContext& k) -> absl::Status {
+// What a kernel of a sorted strategy emits per update `i` (the interpreter's order): `store`
+// called with the update's output element where it has one (else its key stays all ones).
+using KeyOf = std::function<absl::Status(llvm::Value* i, const std::function<void(llvm::Value* element)>& store)>;
+using MakeKeyOf = std::function<absl::StatusOr<KeyOf>(KernelContext& k)>;
+
+// kSortedUpdates and kSortedSources, launch 1: a thread per key writes it.
+KernelBody SortedKeysBody(SortedKeys keys, int64_t updates, MakeKeyOf make) {
+  return [keys, updates, make](KernelContext& k) -> absl::Status {
     llvm::IRBuilder<>& b = *k.b;
-    cpu::ElementalEmitter& e = *k.elemental;
-    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
-    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
-    const cpu::SerialOutput out = OutputArrays(k, hlo)[0];
+    ASSIGN_OR_RETURN(const KeyOf key_of, make(k));
     return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(keys.padded), GridThreads(&b), "key",
                            [&](llvm::Value* i) -> absl::Status {
                              llvm::Value* slot = KeyAt(&b, k.scratch, i);
                              b.CreateStore(b.getInt64(~uint64_t{0}), slot);
-                             return EmitIf(&b, b.CreateICmpULT(i, b.getInt64(UpdateElements(s))), "update", [&]() -> absl::Status {
-                               const auto position = UpdatePosition(&b, s, i);
-                               const std::vector<llvm::Value*>& g = position.first;
-                               const std::vector<llvm::Value*>& w = position.second;
-                               ASSIGN_OR_RETURN(const cpu::ScatterIndexing::Start start,
-                                                s.EmitStart(&e, operands[s.outputs()], g));
-                               return EmitIf(&b, start.fits, "fits", [&]() {
-                                 llvm::Value* element = e.StorageOffset(out.shape, s.OutputIndex(&b, start, w));
+                             return EmitIf(&b, b.CreateICmpULT(i, b.getInt64(updates)), "update", [&]() {
+                               return key_of(i, [&](llvm::Value* element) {
                                  b.CreateStore(b.CreateOr(b.CreateShl(element, b.getInt64(keys.position_bits)), i), slot);
-                                 return absl::OkStatus();
                                });
                              });
                            });
+  };
+}
+
+// A scatter's keys: the output element's storage offset, where the update's window fits.
+MakeKeyOf ScatterKeys(const HloInstruction* hlo) {
+  return [hlo](KernelContext& k) -> absl::StatusOr<KeyOf> {
+    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
+    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
+    const cpu::SerialOutput out = OutputArrays(k, hlo)[0];
+    return KeyOf([&k, s, operands, out](llvm::Value* i, const std::function<void(llvm::Value*)>& store) -> absl::Status {
+      llvm::IRBuilder<>& b = *k.b;
+      cpu::ElementalEmitter& e = *k.elemental;
+      const auto position = UpdatePosition(&b, s, i);
+      ASSIGN_OR_RETURN(const cpu::ScatterIndexing::Start start, s.EmitStart(&e, operands[s.outputs()], position.first));
+      return EmitIf(&b, start.fits, "fits", [&]() {
+        store(e.StorageOffset(out.shape, s.OutputIndex(&b, start, position.second)));
+        return absl::OkStatus();
+      });
+    });
+  };
+}
+
+// A select-and-scatter's keys: the selected element's row-major position, where the source's
+// window holds any operand element.
+MakeKeyOf SelectedKeys(const HloInstruction* hlo) {
+  return [hlo](KernelContext& k) -> absl::StatusOr<KeyOf> {
+    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
+    const Shape& source = hlo->operand(1)->shape();
+    const std::vector<int64_t> source_dims(source.dimensions().begin(), source.dimensions().end());
+    return KeyOf([&k, hlo, operands, source_dims](llvm::Value* i,
+                                                   const std::function<void(llvm::Value*)>& store) -> absl::Status {
+      llvm::IRBuilder<>& b = *k.b;
+      const std::vector<llvm::Value*> s = RowMajorIndex(&b, source_dims, i);
+      ASSIGN_OR_RETURN(const cpu::WindowSelection selection, cpu::EmitSelectInWindow(k.elemental, hlo, operands[0], s));
+      return EmitIf(&b, selection.have, "have", [&]() {
+        llvm::Value* element = b.getInt64(0);
+        for (size_t d = 0; d < selection.position.size(); ++d) {
+          element = b.CreateAdd(b.CreateMul(element, b.getInt64(hlo->shape().dimensions(static_cast<int>(d)))),
+                                selection.position[d]);
+        }
+        store(element);
+        return absl::OkStatus();
+      });
+    });
   };
 }
 
@@ -472,16 +511,17 @@ KernelBody SortedPairsBody(SortedKeys keys, int64_t size, int64_t stride) {
   };
 }
 
-// kSortedUpdates, the last launch: a thread per sorted key; the first key of each output
-// element's run applies the run's updates, in order, by the combiner.
-KernelBody SortedApplyBody(const HloInstruction* hlo, SortedKeys keys) {
-  return [hlo, keys](KernelContext& k) -> absl::Status {
+// What a kernel of a sorted strategy emits to apply one update: its key's output element
+// and its position in the interpreter's order.
+using ApplyOne = std::function<absl::Status(llvm::Value* element, llvm::Value* position)>;
+using MakeApplyOne = std::function<absl::StatusOr<ApplyOne>(KernelContext& k)>;
+
+// kSortedUpdates and kSortedSources, the last launch: a thread per sorted key; the first key
+// of each output element's run applies the run's updates, in order.
+KernelBody SortedApplyBody(SortedKeys keys, int64_t updates, MakeApplyOne make) {
+  return [keys, updates, make](KernelContext& k) -> absl::Status {
     llvm::IRBuilder<>& b = *k.b;
-    cpu::ElementalEmitter& e = *k.elemental;
-    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
-    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
-    const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
-    const int64_t updates = UpdateElements(s);
+    ASSIGN_OR_RETURN(const ApplyOne apply, make(k));
     llvm::Value* none = b.getInt64(~uint64_t{0});
     auto element_of = [&](llvm::Value* key) { return b.CreateLShr(key, b.getInt64(keys.position_bits)); };
     return EmitStridedLoop(
@@ -505,9 +545,7 @@ KernelBody SortedApplyBody(const HloInstruction* hlo, SortedKeys keys) {
             llvm::Value* position =
                 b.CreateAnd(b.CreateLoad(b.getInt64Ty(), KeyAt(&b, k.scratch, r)),
                             b.getInt64(static_cast<int64_t>((uint64_t{1} << keys.position_bits) - 1)));
-            const auto [g, w] = UpdatePosition(&b, s, position);
-            ASSIGN_OR_RETURN(const cpu::ScatterIndexing::Start start, s.EmitStart(&e, operands[s.outputs()], g));
-            RETURN_IF_ERROR(s.EmitUpdate(&e, operands, outputs, start, g, w));  // it fits: its key is not all ones
+            RETURN_IF_ERROR(apply(element_of(key), position));
             llvm::Value* next = b.CreateAdd(r, b.getInt64(1));
             r->addIncoming(next, b.GetInsertBlock());
             llvm::Value* in_range = b.CreateICmpULT(next, b.getInt64(updates));
@@ -521,6 +559,58 @@ KernelBody SortedApplyBody(const HloInstruction* hlo, SortedKeys keys) {
           });
         });
   };
+}
+
+// A scatter's update at `position`: its window fits (its key is not all ones), and the
+// combiner applies to every output at once.
+MakeApplyOne ScatterApply(const HloInstruction* hlo) {
+  return [hlo](KernelContext& k) -> absl::StatusOr<ApplyOne> {
+    ASSIGN_OR_RETURN(const cpu::ScatterIndexing s, cpu::ScatterIndexing::Make(hlo));
+    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
+    const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
+    return ApplyOne([&k, s, operands, outputs](llvm::Value*, llvm::Value* position) -> absl::Status {
+      const auto [g, w] = UpdatePosition(k.b, s, position);
+      ASSIGN_OR_RETURN(const cpu::ScatterIndexing::Start start, s.EmitStart(k.elemental, operands[s.outputs()], g));
+      return s.EmitUpdate(k.elemental, operands, outputs, start, g, w);
+    });
+  };
+}
+
+// A select-and-scatter's source element at `position` (row-major) into the selected element
+// (row-major `element`): output = scatter(source, output), as the interpreter has it.
+MakeApplyOne SelectedApply(const HloInstruction* hlo) {
+  return [hlo](KernelContext& k) -> absl::StatusOr<ApplyOne> {
+    ASSIGN_OR_RETURN(const std::vector<cpu::Generator> operands, AllOperands(k, hlo));
+    const cpu::SerialOutput out = OutputArrays(k, hlo)[0];
+    const Shape& source = hlo->operand(1)->shape();
+    const std::vector<int64_t> source_dims(source.dimensions().begin(), source.dimensions().end());
+    const std::vector<int64_t> out_dims(out.shape.dimensions().begin(), out.shape.dimensions().end());
+    return ApplyOne([&k, hlo, operands, out, source_dims, out_dims](llvm::Value* element,
+                                                                    llvm::Value* position) -> absl::Status {
+      cpu::ElementalEmitter& e = *k.elemental;
+      ASSIGN_OR_RETURN(llvm::Value* src, operands[1](Multi(RowMajorIndex(k.b, source_dims, position))));
+      const cpu::IrIndex at = Multi(RowMajorIndex(k.b, out_dims, element));
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                       e.EmitScalarComputation(*hlo->scatter(), {src, e.LoadElement(out.base, out.shape, at)}));
+      e.StoreElement(r.at(0), out.base, out.shape, at);
+      return absl::OkStatus();
+    });
+  };
+}
+
+// The launches of a sorted strategy after the fill: keys, their sort, the runs applied.
+void AppendSortedLaunches(SortedKeys keys, int64_t updates, MakeKeyOf make_key, MakeApplyOne make_apply,
+                          std::vector<KernelLaunch>* launches) {
+  const int64_t tile_items = keys.padded / keys.tile * kGpuThreadsPerBlock;
+  launches->push_back({SortedKeysBody(keys, updates, std::move(make_key)), keys.padded});
+  launches->push_back({SortedTilesBody(keys, /*fresh=*/true, 0), tile_items});
+  for (int64_t size = 2 * keys.tile; size <= keys.padded; size *= 2) {
+    for (int64_t stride = size / 2; stride >= keys.tile; stride /= 2) {
+      launches->push_back({SortedPairsBody(keys, size, stride), keys.padded / 2});
+    }
+    launches->push_back({SortedTilesBody(keys, /*fresh=*/false, size), tile_items});
+  }
+  launches->push_back({SortedApplyBody(keys, updates, std::move(make_apply)), updates});
 }
 
 // (x / c rounded down, c > 0.)
@@ -665,7 +755,9 @@ absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo,
   RETURN_IF_ERROR(cpu::CheckSelectAndScatter(&hlo));
   if (WindowsPerOutput(hlo) <= kMaxWindowsPerOutput) return ScatterStrategy::kOutputThreads;
   if (AtomicCombinable(*hlo.scatter(), hlo.shape().element_type(), deterministic)) return ScatterStrategy::kAtomicSources;
-  return ScatterStrategy::kSerial;
+  const bool sortable =
+      SortedKeysFor(ShapeUtil::ElementsIn(hlo.operand(1)->shape()), ShapeUtil::ElementsIn(hlo.shape())).has_value();
+  return sortable ? ScatterStrategy::kSortedSources : ScatterStrategy::kSerial;
 }
 
 absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic,
@@ -683,6 +775,15 @@ absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* 
   if (hlo->opcode() == HloOpcode::kSelectAndScatter) {
     const int64_t sources = ShapeUtil::ElementsIn(hlo->operand(1)->shape());
     launches.push_back({FillBody(hlo), elements});
+    if (strategy == ScatterStrategy::kSortedSources) {
+      const std::optional<SortedKeys> keys = SortedKeysFor(sources, elements);
+      if (!keys.has_value()) {
+        return absl::InternalError(absl::StrCat("select-and-scatter ", hlo->name(), ": its keys do not fit"));
+      }
+      *scratch_bytes = keys->bytes();
+      AppendSortedLaunches(*keys, sources, SelectedKeys(hlo), SelectedApply(hlo), &launches);
+      return launches;
+    }
     launches.push_back({SelectAndScatterUpdateBody(hlo, strategy),
                         strategy == ScatterStrategy::kSerial ? std::min<int64_t>(sources, 1) : sources});
     return launches;
@@ -701,16 +802,7 @@ absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* 
     const std::optional<SortedKeys> keys = SortedKeysFor(updates, elements);
     if (!keys.has_value()) return absl::InternalError(absl::StrCat("scatter ", hlo->name(), ": its keys do not fit"));
     *scratch_bytes = keys->bytes();
-    const int64_t tile_items = keys->padded / keys->tile * kGpuThreadsPerBlock;
-    launches.push_back({SortedKeysBody(hlo, *keys), keys->padded});
-    launches.push_back({SortedTilesBody(*keys, /*fresh=*/true, 0), tile_items});
-    for (int64_t size = 2 * keys->tile; size <= keys->padded; size *= 2) {
-      for (int64_t stride = size / 2; stride >= keys->tile; stride /= 2) {
-        launches.push_back({SortedPairsBody(*keys, size, stride), keys->padded / 2});
-      }
-      launches.push_back({SortedTilesBody(*keys, /*fresh=*/false, size), tile_items});
-    }
-    launches.push_back({SortedApplyBody(hlo, *keys), updates});
+    AppendSortedLaunches(*keys, updates, ScatterKeys(hlo), ScatterApply(hlo), &launches);
     return launches;
   }
   int64_t items = updates;
