@@ -2,7 +2,9 @@
 // values and applies the reducer to the window's elements in row-major window order, as
 // the interpreter does. A window position on padding or on a base-dilation hole is skipped
 // (the reducer is not called: it may be any computation), by a branch around the call.
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -113,6 +115,147 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceWindowGenerator(const HloI
     }
     return agg;
   });
+}
+
+namespace {
+
+// Whether `reducer` applies one of add, multiply, maximum, minimum, and, or, xor to its two
+// parameters (either order) and returns it: an op whose scan may run from the end.
+bool ReassociatingReducer(const HloComputation& reducer) {
+  if (reducer.num_parameters() != 2) return false;
+  const HloInstruction* root = reducer.root_instruction();
+  if (root->operand_count() != 2 || root->operand(0)->opcode() != HloOpcode::kParameter ||
+      root->operand(1)->opcode() != HloOpcode::kParameter || root->operand(0) == root->operand(1)) {
+    return false;
+  }
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::optional<CumulativeWindow> AsCumulativeWindow(const HloInstruction& hlo) {
+  if (hlo.opcode() != HloOpcode::kReduceWindow || hlo.to_apply() == nullptr) return std::nullopt;
+  const int64_t n = hlo.operand_count() / 2;
+  if (n == 0 || hlo.operand_count() != 2 * n) return std::nullopt;
+  const Shape& input = hlo.operand(0)->shape();
+  const Window& window = hlo.attrs().window();
+  if (!input.IsArray() || window.dimensions_size() != input.rank()) return std::nullopt;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!hlo.operand(i)->shape().IsArray() || hlo.operand(i)->shape().dimensions() != input.dimensions()) {
+      return std::nullopt;
+    }
+  }
+  std::optional<CumulativeWindow> found;
+  for (int d = 0; d < input.rank(); ++d) {
+    const WindowDimension& w = window.dimensions(d);
+    const int64_t size = input.dimensions(d);
+    if (std::max<int64_t>(w.stride(), 1) != 1 || std::max<int64_t>(w.window_dilation(), 1) != 1 ||
+        std::max<int64_t>(w.base_dilation(), 1) != 1) {
+      return std::nullopt;
+    }
+    if (w.size() == 1 && w.padding_low() == 0 && w.padding_high() == 0) continue;
+    const bool forward = w.padding_low() == size - 1 && w.padding_high() == 0;
+    const bool reverse = w.padding_low() == 0 && w.padding_high() == size - 1;
+    if (found.has_value() || size < 2 || w.size() != size || !(forward || reverse)) return std::nullopt;
+    found = CumulativeWindow{d, reverse};
+  }
+  if (found.has_value() && found->reverse && (n != 1 || !ReassociatingReducer(*hlo.to_apply()))) return std::nullopt;
+  return found;
+}
+
+absl::Status EmitCumulativeRow(ElementalEmitter* e, const HloInstruction* hlo, const CumulativeWindow& w,
+                               const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                               std::vector<llvm::Value*> row) {
+  llvm::IRBuilder<>* b = e->b();
+  const int64_t n = hlo->operand_count() / 2;
+  if (static_cast<int64_t>(operands.size()) != 2 * n || static_cast<int64_t>(outputs.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": malformed"));
+  }
+  const int64_t length = hlo->operand(0)->shape().dimensions(static_cast<int>(w.dimension));
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+  // The running values: init, then the reducer over elements 0..j (forward); x[j] reduced
+  // with the running value of j + 1 (reverse), whose output takes the init on its left.
+  std::vector<llvm::AllocaInst*> running;
+  std::vector<llvm::Value*> inits;
+  for (int64_t i = 0; i < n; ++i) {
+    running.push_back(entry.CreateAlloca(e->RegisterType(hlo->operand(i)->shape().element_type())));
+    ASSIGN_OR_RETURN(llvm::Value* init, operands[n + i](IrIndex{}));
+    inits.push_back(init);
+    if (!w.reverse) b->CreateStore(init, running[i]);
+  }
+  auto load = [&](int64_t i) { return b->CreateLoad(running[i]->getAllocatedType(), running[i]); };
+  auto reduce = [&](const std::vector<llvm::Value*>& args) -> absl::StatusOr<std::vector<llvm::Value*>> {
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, e->EmitScalarComputation(*hlo->to_apply(), args));
+    if (static_cast<int64_t>(r.size()) != n) {
+      return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": reducer arity mismatch"));
+    }
+    return r;
+  };
+  return EmitForLoop(b, b->getInt64(0), b->getInt64(length), "scan", [&](llvm::Value* k) -> absl::Status {
+    llvm::Value* j = w.reverse ? b->CreateSub(b->getInt64(length - 1), k) : k;
+    row[w.dimension] = j;
+    IrIndex at;
+    at.multi = row;
+    std::vector<llvm::Value*> x;
+    for (int64_t i = 0; i < n; ++i) {
+      ASSIGN_OR_RETURN(llvm::Value* v, operands[i](at));
+      x.push_back(v);
+    }
+    std::vector<llvm::Value*> out;
+    if (!w.reverse) {
+      std::vector<llvm::Value*> args;
+      for (int64_t i = 0; i < n; ++i) args.push_back(load(i));
+      args.insert(args.end(), x.begin(), x.end());
+      ASSIGN_OR_RETURN(out, reduce(args));
+      for (int64_t i = 0; i < n; ++i) b->CreateStore(out[i], running[i]);
+    } else {
+      // The last element starts the suffix; each earlier one goes on its left.
+      llvm::Value* suffix = x[0];
+      llvm::Value* first = b->CreateICmpEQ(k, b->getInt64(0));
+      llvm::BasicBlock* before = b->GetInsertBlock();
+      llvm::BasicBlock* combine = llvm::BasicBlock::Create(b->getContext(), "scan.combine", f);
+      llvm::BasicBlock* done = llvm::BasicBlock::Create(b->getContext(), "scan.done", f);
+      b->CreateCondBr(first, done, combine);
+      b->SetInsertPoint(combine);
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, reduce({x[0], load(0)}));
+      llvm::BasicBlock* combined = b->GetInsertBlock();
+      b->CreateBr(done);
+      b->SetInsertPoint(done);
+      llvm::PHINode* phi = b->CreatePHI(suffix->getType(), 2, "suffix");
+      phi->addIncoming(suffix, before);
+      phi->addIncoming(r[0], combined);
+      b->CreateStore(phi, running[0]);
+      ASSIGN_OR_RETURN(out, reduce({inits[0], phi}));
+    }
+    for (int64_t i = 0; i < n; ++i) e->StoreElement(out[i], outputs[i].base, outputs[i].shape, at);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status EmitCumulativeWindowLoops(ElementalEmitter* e, const HloInstruction* hlo,
+                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs) {
+  const std::optional<CumulativeWindow> w = AsCumulativeWindow(*hlo);
+  if (!w.has_value()) return absl::InternalError(absl::StrCat(hlo->name(), " is not a cumulative reduce-window"));
+  std::vector<int64_t> others(hlo->operand(0)->shape().dimensions().begin(), hlo->operand(0)->shape().dimensions().end());
+  others[w->dimension] = 1;
+  e->ClearCache();
+  RETURN_IF_ERROR(EmitLoopsOver(e->b(), others, "row", [&](const std::vector<llvm::Value*>& row) {
+    return EmitCumulativeRow(e, hlo, *w, operands, outputs, row);
+  }));
+  e->ClearCache();
+  return absl::OkStatus();
 }
 
 }  // namespace cpu

@@ -95,6 +95,9 @@ class ModuleEmitter {
         return EmitSerialKernel(cp, hlo, EmitSelectAndScatterLoops);
       case HloOpcode::kSort:
         return EmitSerialKernel(cp, hlo, EmitSortLoops);
+      case HloOpcode::kReduceWindow:
+        if (AsCumulativeWindow(*hlo).has_value()) return EmitSerialKernel(cp, hlo, EmitCumulativeWindowLoops);
+        break;
       default:
         if (IsAliasingInstruction(*hlo)) return absl::OkStatus();
         if (IsRuntimeCallOp(*hlo)) return EmitRuntimeCallInstruction(cp, hlo);

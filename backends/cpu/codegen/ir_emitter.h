@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "backends/cpu/codegen/cumulative_window.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
 #include "hlo/hlo_module.h"
@@ -210,6 +211,15 @@ struct SerialOutput {
 absl::Status EmitScatterLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
                               const std::vector<SerialOutput>& outputs);
 absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction* hlo,
+                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs);
+
+// The scan of one row of cumulative reduce-window `hlo` (cumulative_window.h): `row` indexes every dimension but
+// w.dimension (whose entry is ignored).
+absl::Status EmitCumulativeRow(ElementalEmitter* e, const HloInstruction* hlo, const CumulativeWindow& w,
+                               const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                               std::vector<llvm::Value*> row);
+// Every row's scan, in row-major order of the other dimensions.
+absl::Status EmitCumulativeWindowLoops(ElementalEmitter* e, const HloInstruction* hlo,
                                        const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs);
 
 // The pieces those loops are made of, for emitters that order the work otherwise (the gpu

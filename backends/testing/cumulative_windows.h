@@ -1,0 +1,82 @@
+#ifndef XLA_BACKENDS_TESTING_CUMULATIVE_WINDOWS_H_
+#define XLA_BACKENDS_TESTING_CUMULATIVE_WINDOWS_H_
+
+// Cumulative reduce-windows (as JAX lowers cumsum, cumprod, cummax, cummin, logcumsumexp) for
+// the cpu and gpu backends' scan tests (cumulative_window.h).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace xla {
+namespace testing {
+
+// A reduce-window of T[dims] by `reducer` (the body of a computation of a and b) from init
+// `init`: along `axis` a window of the whole dimension with padding before it (or after,
+// `reverse`), elsewhere windows of one; `window` replaces the window attribute when set.
+inline std::string CumulativeWindowModule(const std::string& t, const std::vector<int64_t>& dims, int64_t axis, bool reverse,
+                       const std::string& reducer, const std::string& init = "0", const std::string& window = "") {
+  std::vector<std::string> sizes, pads;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const bool along = static_cast<int64_t>(d) == axis;
+    sizes.push_back(std::to_string(along ? dims[d] : 1));
+    pads.push_back(!along ? "0_0" : reverse ? absl::StrCat("0_", dims[d] - 1) : absl::StrCat(dims[d] - 1, "_0"));
+  }
+  const std::string shape = absl::StrCat(t, "[", absl::StrJoin(dims, ","), "]");
+  const std::string attr = window.empty()
+                               ? absl::StrCat("window={size=", absl::StrJoin(sizes, "x"), " pad=", absl::StrJoin(pads, "x"), "}")
+                               : window;
+  return absl::StrCat("HloModule cumulative\nreduce {\n  a = ", t, "[] parameter(0)\n  b = ", t,
+                      "[] parameter(1)\n  ROOT r = ", t, "[] ", reducer, "\n}\nENTRY e {\n  x = ", shape,
+                      " parameter(0)\n  init = ", t, "[] constant(", init, ")\n  ROOT s = ", shape,
+                      " reduce-window(x, init), ", attr, ", to_apply=reduce\n}\n");
+}
+
+// logcumsumexp of f32[4,300] along its last dimension: the reducer is log(exp(a) + exp(b))
+// in its stable form, from -inf.
+inline constexpr char kLogCumSumExpModule[] = R"(HloModule logcumsumexp
+reduce {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  m = f32[] maximum(a, b)
+  da = f32[] subtract(a, m)
+  db = f32[] subtract(b, m)
+  ea = f32[] exponential(da)
+  eb = f32[] exponential(db)
+  s = f32[] add(ea, eb)
+  l = f32[] log(s)
+  ROOT r = f32[] add(m, l)
+}
+ENTRY e {
+  x = f32[4,300] parameter(0)
+  init = f32[] constant(-inf)
+  ROOT s = f32[4,300] reduce-window(x, init), window={size=1x300 pad=0_0x299_0}, to_apply=reduce
+})";
+
+// A running maximum of f32[500] with the position where it was first reached (two operands).
+inline constexpr char kCumMaxWithPositionModule[] = R"(HloModule cummax
+reduce {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  keep = pred[] compare(a, b), direction=GE
+  v = f32[] select(keep, a, b)
+  k = s32[] select(keep, i, j)
+  ROOT t = (f32[], s32[]) tuple(v, k)
+}
+ENTRY e {
+  x = f32[500] parameter(0)
+  ids = s32[500] iota(), iota_dimension=0
+  lowest = f32[] constant(-inf)
+  none = s32[] constant(-1)
+  ROOT s = (f32[500], s32[500]) reduce-window(x, ids, lowest, none), window={size=500 pad=499_0}, to_apply=reduce
+})";
+
+}  // namespace testing
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_TESTING_CUMULATIVE_WINDOWS_H_
