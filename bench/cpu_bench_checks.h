@@ -90,6 +90,17 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     if (std::abs(out[0] - want) > 1e-6 * x.size()) return absl::StrFormat("sum = %g, want %g", out[0], want);
     return "";
   }
+  if (w.name == "cumsum") {
+    double want = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      want += x[i];
+      // f32 running sums of values in [-1, 1): a loose bound, as for sum.
+      if (i % 4099 == 0 && std::abs(out[i] - want) > 1e-6 * static_cast<double>(i + 1)) {
+        return absl::StrFormat("cumsum[%d] = %g, want %g", i, out[i], want);
+      }
+    }
+    return "";
+  }
   if (w.name == "matmul" || w.name == "matmul_wT") {
     const absl::Span<const float> y = inputs[1].data<float>();
     const int64_t n = w.parameters[0].dimensions(0);

@@ -51,6 +51,8 @@ def workload(name, rng):
         return np.matmul, (uniform(rng, 2048, 2048), uniform(rng, 2048, 2048))
     if name == "matmul_wT":
         return (lambda a, b: a @ b.T), (uniform(rng, 2048, 2048), uniform(rng, 2048, 2048))
+    if name == "cumsum":
+        return np.cumsum, (uniform(rng, 4 << 20),)
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

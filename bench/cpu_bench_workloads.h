@@ -221,10 +221,19 @@ ENTRY main {
 }
 
 // The issue's sizes, and x . w^T beside the plain product.
+// jnp.cumsum as JAX lowers it: a reduce-window whose window spans the whole array, padded
+// before it (a scan on the backends, cumulative_window.h), against np.cumsum.
+inline Workload CumsumWorkload(int64_t n) {
+  std::string hlo = absl::StrCat("HloModule cumsum\n", kReducers, "ENTRY main {\n  x = f32[", n,
+                                 "] parameter(0)\n  zero = f32[] constant(0)\n  ROOT s = f32[", n,
+                                 "] reduce-window(x, zero), window={size=", n, " pad=", n - 1, "_0}, to_apply=add_f32\n}");
+  return {"cumsum", hlo, {Shape(F32, {n})}, Aim::kSpeedupOverNumpy, 1.0};
+}
+
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
-          ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256)};
+          ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20)};
 }
 
 }  // namespace bench
