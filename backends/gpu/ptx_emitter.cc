@@ -268,6 +268,8 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
     kernel->in_place = UpdatesInPlace(*hlo);  // a scatter's fill skips outputs that are their operands
     ASSIGN_OR_RETURN(launches, ScatterLaunches(hlo, DeterministicOps(), &kernel->scratch_bytes));
     if (launches.empty()) return absl::InternalError(absl::StrCat("gpu: ", hlo->name(), " has no launches"));
+  } else if (hlo->opcode() == HloOpcode::kReduceWindow) {
+    ASSIGN_OR_RETURN(launches, ScanLaunches(hlo, &kernel->scratch_bytes));
   } else {
     ASSIGN_OR_RETURN(const LongSortScratch sort, SortScratch(*hlo));
     kernel->scratch_bytes = sort.bytes();

@@ -105,6 +105,11 @@ enum class ScatterStrategy {
                     // element (the element its window selects, then its position)
 };
 inline constexpr int64_t kMaxWindowsPerOutput = 64;
+// A cumulative reduce-window (cpu/codegen/cumulative_window.h) of fewer rows than this, each of
+// at least kLongScanRow elements, with a reducer that reassociates, scans its rows in chunks a
+// thread each (ptx_scan.cc); the rest scan a thread per row.
+inline constexpr int64_t kManyScanRows = 8192;
+inline constexpr int64_t kLongScanRow = 2048;
 // The strategy for scatter or select-and-scatter `hlo` (INVALID_ARGUMENT when malformed).
 // `deterministic` leaves out the atomic strategies on floats.
 absl::StatusOr<ScatterStrategy> ChooseScatterStrategy(const HloInstruction& hlo, bool deterministic);

@@ -117,6 +117,12 @@ struct KernelLaunch {
 // *scratch_bytes: the scratch memory the launches use (PtxKernel::scratch_bytes).
 absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* hlo, bool deterministic,
                                                           int64_t* scratch_bytes);
+// ptx_scan.cc: the launches of a cumulative reduce-window (cumulative_window.h) whose rows are
+// fewer than kManyScanRows and long, with a reducer that may associate in any order: chunks
+// scanned a thread each, their totals scanned a thread per row, each element then combined with
+// its chunk's prefix (floats round in that order). None for the rest: a thread per row scans
+// them in the interpreter's order (kManyScanRows: ptx_emitter.h).
+absl::StatusOr<std::vector<KernelLaunch>> ScanLaunches(const HloInstruction* hlo, int64_t* scratch_bytes);
 // ptx_sort.cc: a sort's launches when it is spread over the grid (LongSortScratch::spread),
 // else none (EmitSortBody emits it as a row kernel).
 absl::StatusOr<std::vector<KernelLaunch>> SpreadSortLaunches(const HloInstruction* hlo);

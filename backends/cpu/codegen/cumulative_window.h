@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
 
 namespace xla {
@@ -26,6 +27,10 @@ struct CumulativeWindow {
   bool reverse = false;
 };
 std::optional<CumulativeWindow> AsCumulativeWindow(const HloInstruction& hlo);
+// Whether `reducer` applies one of add, multiply, maximum, minimum, and, or, xor to its two
+// parameters (either order) and returns it: a scan with it may associate in any order (exactly
+// but for float sums and products, which round in that order).
+bool ReassociatingReducer(const HloComputation& reducer);
 
 }  // namespace cpu
 }  // namespace xla

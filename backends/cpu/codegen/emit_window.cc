@@ -117,10 +117,6 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceWindowGenerator(const HloI
   });
 }
 
-namespace {
-
-// Whether `reducer` applies one of add, multiply, maximum, minimum, and, or, xor to its two
-// parameters (either order) and returns it: an op whose scan may run from the end.
 bool ReassociatingReducer(const HloComputation& reducer) {
   if (reducer.num_parameters() != 2) return false;
   const HloInstruction* root = reducer.root_instruction();
@@ -141,8 +137,6 @@ bool ReassociatingReducer(const HloComputation& reducer) {
       return false;
   }
 }
-
-}  // namespace
 
 std::optional<CumulativeWindow> AsCumulativeWindow(const HloInstruction& hlo) {
   if (hlo.opcode() != HloOpcode::kReduceWindow || hlo.to_apply() == nullptr) return std::nullopt;
