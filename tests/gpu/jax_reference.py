@@ -5,8 +5,8 @@ written with jax.numpy and compiled by JAX's own XLA: GELU (tanh form) over f32[
 row softmax over f32[16384,16384], an 8192^3 bf16 matmul, the MLP forward at batch 4096 (f32,
 default precision), a stable argsort of 16M f32 keys, a 1000-step fori_loop over f32[4096] and
 256 row updates of a f32[4096,4096] KV cache in a fori_loop, a cholesky solve of 4096 rows, an
-f32[8192,8192] transpose and attention's key transpose ([8,4096,32,128] bf16 to [8,32,128,4096],
-scaled).
+f32[8192,8192] transpose, attention's key transpose ([8,4096,32,128] bf16 to [8,32,128,4096],
+scaled) and a cumsum of 16M f32.
 Prints one markdown row per benchmark (median of 10 after a warm-up); prints a single line saying
 why and exits 0 where JAX or its GPU is missing.
 """
@@ -114,6 +114,11 @@ def main():
     k = jax.random.uniform(key, (8, 4096, 32, 128), jnp.float32, -1, 1).astype(jnp.bfloat16)
     s = median_seconds(jax.jit(lambda k: jnp.transpose(k, (0, 2, 3, 1)) * jnp.bfloat16(0.125)), k)
     rows.append(f"| jax key_transpose_bf16 | {s * 1e3:.3f} ms, {2 * k.nbytes / s / 1e9:.0f} GB/s | JAX {jax.__version__} |")
+    del k
+    x = jax.random.uniform(key, (1 << 24,), jnp.float32, -1, 1)
+    s = median_seconds(jax.jit(jnp.cumsum), x)
+    rows.append(f"| jax cumsum_16M | {s * 1e3:.3f} ms, {2 * x.nbytes / s / 1e9:.0f} GB/s | JAX {jax.__version__} |")
+    del x
     for row in rows:
         print(row)
     return 0

@@ -13,6 +13,7 @@
 #include "backends/gpu/testing/gpu_scatter_modules.h"
 #include "backends/gpu/testing/gpu_reuse_modules.h"
 #include "backends/gpu/testing/gpu_transpose_modules.h"
+#include "backends/testing/cumulative_windows.h"
 #include "hlo/float_types.h"
 #include "hlo/literal.h"
 #include "hlo/primitive_util.h"
@@ -781,6 +782,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       // the same indices adding atomically.
       {"scatter_sorted_16M", ScalarScatterModule(1 << 20, 1 << 24, "subtract(b, a)"), "bench"},
       {"scatter_add_16M", ScalarScatterModule(1 << 20, 1 << 24, "add(a, b)"), "bench"},
+      {"cumsum_16M", ::xla::testing::CumulativeWindowModule("f32", {1 << 24}, 0, false, "add(a, b)"), "bench"},
       // 128 blocks of 32 rows; a thread per matrix took ~2e10 dependent steps on one thread.
       {"cholesky_solve_4096", CholeskySolveModule(4096, 16), "bench"},
       // 256 MiB each way; a tiled transpose reads and writes whole sectors.
