@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "hlo/builder/builder_test_util.h"
 #include "hlo/builder/xla_builder.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
@@ -30,18 +31,7 @@ ChannelHandle Channel(int64_t handle, ChannelHandle::ChannelType type) {
   return channel;
 }
 
-// The module `b` builds, verified.
-std::unique_ptr<HloModule> BuildVerified(XlaBuilder& b) {
-  absl::StatusOr<XlaComputation> computation = b.Build();
-  EXPECT_TRUE(computation.ok()) << computation.status();
-  if (!computation.ok()) return nullptr;
-  absl::StatusOr<std::unique_ptr<HloModule>> module = computation->ToModule();
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return nullptr;
-  absl::Status verified = VerifyHloModule(**module);
-  EXPECT_TRUE(verified.ok()) << verified;
-  return std::move(*module);
-}
+using builder_testing::BuildVerified;
 
 std::vector<const HloInstruction*> Instructions(const HloModule& module, HloOpcode opcode) {
   std::vector<const HloInstruction*> found;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/builder/builder_test_util.h"
 #include "hlo/builder/xla_builder.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
@@ -25,19 +26,13 @@ Shape Vs32(std::vector<int64_t> dims) { return ShapeUtil::MakeShape(S32, dims); 
 
 // The module `b` builds, verified, and checked to survive printing and parsing unchanged.
 std::unique_ptr<HloModule> BuildVerified(XlaBuilder& b) {
-  absl::StatusOr<XlaComputation> computation = b.Build();
-  EXPECT_TRUE(computation.ok()) << computation.status();
-  if (!computation.ok()) return nullptr;
-  absl::StatusOr<std::unique_ptr<HloModule>> module = computation->ToModule();
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return nullptr;
-  absl::Status verified = VerifyHloModule(**module);
-  EXPECT_TRUE(verified.ok()) << verified;
-  const std::string text = HloModuleToString(**module);
+  std::unique_ptr<HloModule> module = builder_testing::BuildVerified(b);
+  if (module == nullptr) return nullptr;
+  const std::string text = HloModuleToString(*module);
   absl::StatusOr<std::unique_ptr<HloModule>> reparsed = ParseAndReturnUnverifiedModule(text);
   EXPECT_TRUE(reparsed.ok()) << reparsed.status() << "\n" << text;
   if (reparsed.ok()) EXPECT_EQ(HloModuleToString(**reparsed), text);
-  return std::move(*module);
+  return module;
 }
 
 const HloInstruction* Root(const HloModule& module) { return module.entry_computation()->root_instruction(); }
