@@ -251,8 +251,10 @@ using shape_inference_internal::OpContext;
 absl::StatusOr<Shape> InferHloShape(HloOpcode opcode,
                                     absl::Span<const Shape* const> operand_shapes,
                                     const HloInstructionProto& attrs,
-                                    absl::Span<const ProgramShape* const> called_program_shapes) {
+                                    absl::Span<const ProgramShape* const> called_program_shapes,
+                                    const Shape* declared) {
   OpContext ctx{opcode, operand_shapes, attrs, called_program_shapes};
+  ctx.declared = declared;
   std::optional<Shape> literal_shape;
   if (opcode == HloOpcode::kConstant && attrs.has_literal()) {
     absl::StatusOr<Shape> s = Shape::FromProto(attrs.literal().shape());

@@ -25,10 +25,14 @@ namespace xla {
 // state/output split, fusion...) return an error saying the shape must be given.
 //
 // The result carries no layout; callers add layouts where they need them.
+//
+// With `declared`, the shape is checked as the verifier checks an instruction's: ops whose
+// shape must be given (dynamic-reshape, rng-bit-generator, ...) validate and return it.
 absl::StatusOr<Shape> InferHloShape(HloOpcode opcode,
                                     absl::Span<const Shape* const> operand_shapes,
                                     const HloInstructionProto& attrs,
-                                    absl::Span<const ProgramShape* const> called_program_shapes);
+                                    absl::Span<const ProgramShape* const> called_program_shapes,
+                                    const Shape* declared = nullptr);
 
 // Same, reading everything from an instruction (operands' shapes, attrs(), called
 // computations, the literal of a constant).

@@ -290,25 +290,10 @@ absl::Status EmitKernel(llvm::Module* module, PtxKernel* kernel, const GpuTarget
     return absl::OkStatus();
   }
   if (const std::optional<cpu::CumulativeWindow> w = cpu::AsCumulativeWindow(*hlo)) {
-    // A cumulative reduce-window: a thread per row scans it (cumulative_window.h), n reducer
-    // calls per row where a thread per output would make n^2 / 2.
-    const int64_t length = hlo->operand(0)->shape().dimensions(static_cast<int>(w->dimension));
-    const int64_t rows = ShapeUtil::ElementsIn(hlo->operand(0)->shape()) / length;
-    kernel->max_blocks = (rows + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
-    return EmitKernelFunction(module, hlo, kernel->name, [&](KernelContext& k) -> absl::Status {
-      llvm::IRBuilder<>& b = *k.b;
-      std::vector<cpu::Generator> operands;
-      for (int64_t i = 0; i < hlo->operand_count(); ++i) {
-        ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(i));
-      }
-      const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
-      std::vector<int64_t> others(hlo->operand(0)->shape().dimensions().begin(),
-                                  hlo->operand(0)->shape().dimensions().end());
-      others[w->dimension] = 1;
-      return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(rows), GridThreads(&b), "row", [&](llvm::Value* r) {
-        return cpu::EmitCumulativeRow(k.elemental, hlo, *w, operands, outputs, RowMajorIndex(&b, others, r));
-      });
-    }, scratch);
+    // A cumulative reduce-window ScanLaunches left to a thread per row.
+    kernel->max_blocks = RowScanBlocks(*hlo, *w);
+    return EmitKernelFunction(module, hlo, kernel->name, [&](KernelContext& k) { return EmitRowScansBody(k, hlo, *w); },
+                              scratch);
   }
   if (hlo->opcode() != HloOpcode::kScatter && UpdatesInPlace(*hlo)) {
     kernel->in_place = true;

@@ -123,6 +123,10 @@ absl::StatusOr<std::vector<KernelLaunch>> ScatterLaunches(const HloInstruction* 
 // its chunk's prefix (floats round in that order). None for the rest: a thread per row scans
 // them in the interpreter's order (kManyScanRows: ptx_emitter.h).
 absl::StatusOr<std::vector<KernelLaunch>> ScanLaunches(const HloInstruction* hlo, int64_t* scratch_bytes);
+// The rest: a thread per row, in the interpreter's order for a forward scan (the blocks that
+// cover the rows, and the body).
+int64_t RowScanBlocks(const HloInstruction& hlo, const cpu::CumulativeWindow& w);
+absl::Status EmitRowScansBody(KernelContext& k, const HloInstruction* hlo, const cpu::CumulativeWindow& w);
 // ptx_sort.cc: a sort's launches when it is spread over the grid (LongSortScratch::spread),
 // else none (EmitSortBody emits it as a row kernel).
 absl::StatusOr<std::vector<KernelLaunch>> SpreadSortLaunches(const HloInstruction* hlo);

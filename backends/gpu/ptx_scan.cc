@@ -1,6 +1,6 @@
-// Long cumulative reduce-windows on the gpu (ptx_kernel_util.h, ScanLaunches): a row too long
-// for one thread to scan in good time is cut into chunks that threads scan at once, the chunks'
-// totals are scanned per row, and each element then takes its chunk's prefix.
+// Cumulative reduce-windows on the gpu (ptx_kernel_util.h): a thread per row scans it
+// (EmitRowScansBody), or, for few long rows, ScanLaunches cuts each row into chunks that threads
+// scan at once, scans the chunks' totals per row, and gives each element its chunk's prefix.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -145,6 +145,25 @@ KernelBody ApplyPrefixes(const HloInstruction* hlo, ScanShape s) {
 }
 
 }  // namespace
+
+int64_t RowScanBlocks(const HloInstruction& hlo, const cpu::CumulativeWindow& w) {
+  const Shape& input = hlo.operand(0)->shape();
+  const int64_t rows = ShapeUtil::ElementsIn(input) / input.dimensions(static_cast<int>(w.dimension));
+  return (rows + kGpuThreadsPerBlock - 1) / kGpuThreadsPerBlock;
+}
+
+absl::Status EmitRowScansBody(KernelContext& k, const HloInstruction* hlo, const cpu::CumulativeWindow& w) {
+  llvm::IRBuilder<>& b = *k.b;
+  const ScanShape s = ShapeOf(hlo, w);
+  std::vector<cpu::Generator> operands;
+  for (int64_t i = 0; i < hlo->operand_count(); ++i) {
+    ASSIGN_OR_RETURN(operands.emplace_back(), k.operand(i));
+  }
+  const std::vector<cpu::SerialOutput> outputs = OutputArrays(k, hlo);
+  return EmitStridedLoop(&b, GlobalThread(&b), b.getInt64(s.rows), GridThreads(&b), "row", [&](llvm::Value* r) {
+    return cpu::EmitCumulativeRow(k.elemental, hlo, w, operands, outputs, RowMajorIndex(&b, s.others, r));
+  });
+}
 
 absl::StatusOr<std::vector<KernelLaunch>> ScanLaunches(const HloInstruction* hlo, int64_t* scratch_bytes) {
   std::vector<KernelLaunch> launches;

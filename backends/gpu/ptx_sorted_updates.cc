@@ -142,11 +142,10 @@ KernelBody SortedApplyBody(SortedKeys keys, int64_t updates, MakeApplyOne make) 
             llvm::Value* next = b.CreateAdd(r, b.getInt64(1));
             r->addIncoming(next, b.GetInsertBlock());
             llvm::Value* in_range = b.CreateICmpULT(next, b.getInt64(updates));
-            // Past the last update the load reads the padding (all ones: another element).
+            // Past the last update the load reads the padding (all ones: no element's key).
             llvm::Value* next_key = b.CreateLoad(
                 b.getInt64Ty(), KeyAt(&b, k.scratch, b.CreateSelect(in_range, next, b.getInt64(keys.padded - 1))));
-            llvm::Value* same = b.CreateAnd(in_range, b.CreateICmpEQ(element_of(next_key), element_of(key)));
-            b.CreateCondBr(b.CreateAnd(same, b.CreateICmpNE(next_key, none)), loop, done);
+            b.CreateCondBr(b.CreateAnd(in_range, b.CreateICmpEQ(element_of(next_key), element_of(key))), loop, done);
             b.SetInsertPoint(done);
             return absl::OkStatus();
           });

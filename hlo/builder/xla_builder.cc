@@ -166,7 +166,7 @@ absl::StatusOr<XlaOp> XlaBuilder::AddOpWithShape(HloOpcode opcode, const Shape& 
 }
 
 absl::StatusOr<Shape> XlaBuilder::InferShape(const HloInstructionProto& instr, HloOpcode opcode,
-                                             absl::Span<const XlaOp> operands) const {
+                                             absl::Span<const XlaOp> operands, bool declared_shape) const {
   std::vector<const Shape*> operand_shapes;
   for (XlaOp op : operands) {
     ASSIGN_OR_RETURN(const Shape* shape, GetShapePtr(op));
@@ -181,13 +181,24 @@ absl::StatusOr<Shape> XlaBuilder::InferShape(const HloInstructionProto& instr, H
   }
   std::vector<const ProgramShape*> called_ptrs;
   for (const ProgramShape& ps : called) called_ptrs.push_back(&ps);
-  return InferHloShape(opcode, operand_shapes, instr, called_ptrs);
+  std::optional<Shape> declared;
+  if (declared_shape) {
+    ASSIGN_OR_RETURN(declared, Shape::FromProto(instr.shape()));
+  }
+  return InferHloShape(opcode, operand_shapes, instr, called_ptrs, declared.has_value() ? &*declared : nullptr);
 }
 
 absl::StatusOr<XlaOp> XlaBuilder::AddInferredInstruction(HloInstructionProto&& instr,
                                                          HloOpcode opcode,
                                                          absl::Span<const XlaOp> operands) {
   ASSIGN_OR_RETURN(Shape shape, InferShape(instr, opcode, operands));
+  *instr.mutable_shape() = shape.ToProto();
+  return AddInstruction(std::move(instr), opcode, operands);
+}
+
+absl::StatusOr<XlaOp> XlaBuilder::AddCheckedInstruction(HloInstructionProto&& instr, HloOpcode opcode,
+                                                        absl::Span<const XlaOp> operands) {
+  ASSIGN_OR_RETURN(Shape shape, InferShape(instr, opcode, operands, /*declared_shape=*/true));
   *instr.mutable_shape() = shape.ToProto();
   return AddInstruction(std::move(instr), opcode, operands);
 }

@@ -155,10 +155,15 @@ class XlaBuilder {
                                        absl::Span<const XlaOp> operands);
   // Infers the shape with InferHloShape from the operands, `instr`'s attributes and the
   // called computations already added to `instr` (AddCalledComputation), then records it.
+  // With `declared_shape`, instr's shape is checked as the verifier checks it (ops whose
+  // shape must be given, such as dynamic-reshape, validate it against their operands).
   absl::StatusOr<Shape> InferShape(const HloInstructionProto& instr, HloOpcode opcode,
-                                   absl::Span<const XlaOp> operands) const;
+                                   absl::Span<const XlaOp> operands, bool declared_shape = false) const;
   absl::StatusOr<XlaOp> AddInferredInstruction(HloInstructionProto&& instr, HloOpcode opcode,
                                                absl::Span<const XlaOp> operands);
+  // The same for an instruction whose shape `instr` already declares.
+  absl::StatusOr<XlaOp> AddCheckedInstruction(HloInstructionProto&& instr, HloOpcode opcode,
+                                              absl::Span<const XlaOp> operands);
   // Copies `computation` (and everything it calls) into this builder with fresh ids and
   // appends its entry id to instr->called_computation_ids().
   absl::Status AddCalledComputation(const XlaComputation& computation, HloInstructionProto* instr);

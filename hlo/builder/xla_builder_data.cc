@@ -213,7 +213,7 @@ XlaOp DynamicReshape(XlaOp operand, absl::Span<const XlaOp> dim_sizes, absl::Spa
                                                      " dynamic flags; one each per result dimension"));
     }
     // The result is bounded by new_size_bounds; its dimensions flagged dynamic take the size
-    // operands' values at run time (shape inference checks the sizes are s32 scalars).
+    // operands' values at run time.
     Shape result;
     result.set_element_type(shape->element_type());
     for (size_t d = 0; d < new_size_bounds.size(); ++d) {
@@ -222,20 +222,12 @@ XlaOp DynamicReshape(XlaOp operand, absl::Span<const XlaOp> dim_sizes, absl::Spa
       }
       result.add_dimensions(new_size_bounds[d], dims_are_dynamic[d]);
     }
-    for (size_t d = 0; d < dim_sizes.size(); ++d) {
-      ASSIGN_OR_RETURN(const Shape* size, b->GetShapePtr(dim_sizes[d]));
-      if (!size->IsArray() || size->rank() != 0 || size->element_type() != S32) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("dynamic-reshape: size ", d, " must be an s32 scalar, got ", size->ToString()));
-      }
-    }
-    if (!result.is_dynamic() && ShapeUtil::ElementsIn(result) != ShapeUtil::ElementsIn(*shape)) {
-      return absl::InvalidArgumentError(absl::StrCat("dynamic-reshape of ", shape->ToString(), " to ",
-                                                     result.ToString(), ": the element counts differ"));
-    }
+    // Shape inference checks the sizes (s32 scalars) and the bounds against the operand.
+    HloInstructionProto instr;
+    *instr.mutable_shape() = result.ToProto();
     std::vector<XlaOp> operands = {operand};
     operands.insert(operands.end(), dim_sizes.begin(), dim_sizes.end());
-    return b->AddOpWithShape(HloOpcode::kDynamicReshape, result, operands);
+    return b->AddCheckedInstruction(std::move(instr), HloOpcode::kDynamicReshape, operands);
   });
 }
 

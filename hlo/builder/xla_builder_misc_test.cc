@@ -105,6 +105,24 @@ TEST(XlaBuilderMiscTest, DynamicReshapeBoundsAndFlagsItsDimensions) {
   XlaOp wide = ConstantR0<int64_t>(&types, 4);
   DynamicReshape(z, {wide, wide}, {4, 6}, {true, false});
   EXPECT_NE(Error(types).find("must be an s32 scalar"), std::string::npos);
+
+  XlaBuilder negative("dynamic_reshape_negative");
+  XlaOp v = Parameter(&negative, 0, Vf32({4, 6}), "v");
+  XlaOp four = ConstantR0<int32_t>(&negative, 4);
+  DynamicReshape(v, {four, four}, {4, -6}, {true, false});
+  EXPECT_NE(Error(negative).find("negative bound -6"), std::string::npos);
+
+  // Static bounds must hold the operand's elements exactly.
+  XlaBuilder counts_differ("dynamic_reshape_count");
+  XlaOp u = Parameter(&counts_differ, 0, Vf32({4, 6}), "u");
+  XlaOp five = ConstantR0<int32_t>(&counts_differ, 5);
+  DynamicReshape(u, {five, five}, {5, 5}, {false, false});
+  EXPECT_FALSE(Error(counts_differ).empty());
+
+  XlaBuilder tuple("dynamic_reshape_tuple");
+  XlaOp t = Tuple(&tuple, {Parameter(&tuple, 0, Vf32({4}), "t")});
+  DynamicReshape(t, {ConstantR0<int32_t>(&tuple, 4)}, {4}, {true});
+  EXPECT_NE(Error(tuple).find("dynamic-reshape of ("), std::string::npos);
 }
 
 TEST(XlaBuilderMiscTest, CompositeCallIsACallNamingItsComposite) {

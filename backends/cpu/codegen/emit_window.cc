@@ -197,9 +197,10 @@ absl::Status EmitCumulativeRow(ElementalEmitter* e, const HloInstruction* hlo, c
     }
     return r;
   };
-  return EmitForLoop(b, b->getInt64(0), b->getInt64(length), "scan", [&](llvm::Value* k) -> absl::Status {
-    llvm::Value* j = w.reverse ? b->CreateSub(b->getInt64(length - 1), k) : k;
-    row[w.dimension] = j;
+  // Scan position k (element k forward, length - 1 - k reverse); the reverse scan's first
+  // position starts the suffix, so it is emitted before the loop rather than branched on.
+  auto step = [&](llvm::Value* k, bool first) -> absl::Status {
+    row[w.dimension] = w.reverse ? b->CreateSub(b->getInt64(length - 1), k) : k;
     IrIndex at;
     at.multi = row;
     std::vector<llvm::Value*> x;
@@ -215,27 +216,21 @@ absl::Status EmitCumulativeRow(ElementalEmitter* e, const HloInstruction* hlo, c
       ASSIGN_OR_RETURN(out, reduce(args));
       for (int64_t i = 0; i < n; ++i) b->CreateStore(out[i], running[i]);
     } else {
-      // The last element starts the suffix; each earlier one goes on its left.
+      // Each earlier element goes on the suffix's left; the output takes the init on its left.
       llvm::Value* suffix = x[0];
-      llvm::Value* first = b->CreateICmpEQ(k, b->getInt64(0));
-      llvm::BasicBlock* before = b->GetInsertBlock();
-      llvm::BasicBlock* combine = llvm::BasicBlock::Create(b->getContext(), "scan.combine", f);
-      llvm::BasicBlock* done = llvm::BasicBlock::Create(b->getContext(), "scan.done", f);
-      b->CreateCondBr(first, done, combine);
-      b->SetInsertPoint(combine);
-      ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, reduce({x[0], load(0)}));
-      llvm::BasicBlock* combined = b->GetInsertBlock();
-      b->CreateBr(done);
-      b->SetInsertPoint(done);
-      llvm::PHINode* phi = b->CreatePHI(suffix->getType(), 2, "suffix");
-      phi->addIncoming(suffix, before);
-      phi->addIncoming(r[0], combined);
-      b->CreateStore(phi, running[0]);
-      ASSIGN_OR_RETURN(out, reduce({inits[0], phi}));
+      if (!first) {
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, reduce({x[0], load(0)}));
+        suffix = r[0];
+      }
+      b->CreateStore(suffix, running[0]);
+      ASSIGN_OR_RETURN(out, reduce({inits[0], suffix}));
     }
     for (int64_t i = 0; i < n; ++i) e->StoreElement(out[i], outputs[i].base, outputs[i].shape, at);
     return absl::OkStatus();
-  });
+  };
+  if (!w.reverse) return EmitForLoop(b, b->getInt64(0), b->getInt64(length), "scan", [&](llvm::Value* k) { return step(k, false); });
+  RETURN_IF_ERROR(step(b->getInt64(0), true));
+  return EmitForLoop(b, b->getInt64(1), b->getInt64(length), "scan", [&](llvm::Value* k) { return step(k, false); });
 }
 
 absl::Status EmitCumulativeWindowLoops(ElementalEmitter* e, const HloInstruction* hlo,
