@@ -101,6 +101,19 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "cumsum_cols") {  // d[i, j] = x[0, j] + ... + x[i, j]
+    const int64_t rows = w.parameters[0].dimensions(0), cols = w.parameters[0].dimensions(1);
+    for (int64_t j = 0; j < cols; j += 37) {
+      double want = 0;
+      for (int64_t i = 0; i < rows; ++i) {
+        want += x[i * cols + j];
+        if (std::abs(out[i * cols + j] - want) > 1e-6 * static_cast<double>(i + 1)) {
+          return absl::StrFormat("cumsum_cols[%d,%d] = %g, want %g", i, j, out[i * cols + j], want);
+        }
+      }
+    }
+    return "";
+  }
   if (w.name == "matmul" || w.name == "matmul_wT") {
     const absl::Span<const float> y = inputs[1].data<float>();
     const int64_t n = w.parameters[0].dimensions(0);

@@ -53,6 +53,8 @@ def workload(name, rng):
         return (lambda a, b: a @ b.T), (uniform(rng, 2048, 2048), uniform(rng, 2048, 2048))
     if name == "cumsum":
         return np.cumsum, (uniform(rng, 4 << 20),)
+    if name == "cumsum_cols":
+        return (lambda x: np.cumsum(x, axis=0)), (uniform(rng, 4096, 1024),)
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

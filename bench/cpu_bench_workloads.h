@@ -230,10 +230,21 @@ inline Workload CumsumWorkload(int64_t n) {
   return {"cumsum", hlo, {Shape(F32, {n})}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
+// jnp.cumsum(x, axis=0) of a [rows, cols] matrix: each column a scan, the columns run side
+// by side in tiles of adjacent ones (and tiles over threads), against np.cumsum(x, axis=0).
+inline Workload CumsumColumnsWorkload(int64_t rows, int64_t cols) {
+  std::string hlo = absl::StrCat("HloModule cumsum_cols\n", kReducers, "ENTRY main {\n  x = f32[", rows, ",", cols,
+                                 "] parameter(0)\n  zero = f32[] constant(0)\n  ROOT s = f32[", rows, ",", cols,
+                                 "] reduce-window(x, zero), window={size=", rows, "x1 pad=", rows - 1,
+                                 "_0x0_0}, to_apply=add_f32\n}");
+  return {"cumsum_cols", hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 1.0};
+}
+
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
-          ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20)};
+          ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
+          CumsumColumnsWorkload(4096, 1024)};
 }
 
 }  // namespace bench

@@ -107,6 +107,64 @@ TEST(CpuCumulativeWindow, ReverseScansAgreeExactlyForIntegersAndOrderOpsWithinRo
   EXPECT_TRUE(SameOnBothBackends(shifted, {Random(S64, {100}, 9)}));
 }
 
+// Scans along a dimension that is not the minor-most run as tiles of adjacent rows side by
+// side (a partial tile last, several dimensions inside the scan's, reverse and variadic ones
+// too); large ones are shared out over threads, rows or tiles each. Forward scans and integer
+// ones stay exact.
+TEST(CpuCumulativeWindow, TiledAndThreadedScansAreExact) {
+  struct Case {
+    std::string type;
+    std::vector<int64_t> dims;
+    int64_t axis;
+    bool reverse;
+    std::string reducer, init;
+  };
+  const std::vector<Case> cases = {
+      {"f32", {40, 600}, 0, false, "add(a, b)", "0"},          // three tiles, the last of 88 rows
+      {"f32", {64, 300}, 0, false, "add(a, b)", "0.5"},        // threaded tiles
+      {"f32", {256, 128}, 1, false, "add(a, b)", "0"},         // threaded rows
+      {"f64", {5, 30, 3, 100}, 1, false, "subtract(b, a)", "1"},  // two dimensions inside the scan's
+      {"s32", {50, 700}, 0, true, "add(a, b)", "1000"},        // reverse tiles, init not the identity
+      {"f32", {33, 9, 7}, 0, true, "maximum(a, b)", "-inf"},
+      {"u16", {64, 2, 300}, 0, true, "multiply(b, a)", "3"},   // threaded reverse tiles
+  };
+  // Exact, though a NaN's sign may differ (x86 keeps the first operand's NaN and LLVM may
+  // swap an add's operands): rtol 0 compares values, NaN matching NaN.
+  for (const Case& c : cases) {
+    const std::string text = CumulativeWindowModule(c.type, c.dims, c.axis, c.reverse, c.reducer, c.init);
+    ASSERT_TRUE(Recognized(text).has_value()) << text;
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(c.type);
+    EXPECT_TRUE(SameOnBothBackends(text, {Random(t, c.dims, 11 + c.axis)}, 0)) << text;
+  }
+  // A column-major array scanned along dimension 0 has rows contiguous in memory.
+  std::string column_major = CumulativeWindowModule("f32", {100, 70}, 0, false, "add(a, b)");
+  for (size_t at; (at = column_major.find("f32[100,70] ")) != std::string::npos;) {
+    column_major.replace(at, 12, "f32[100,70]{0,1} ");
+  }
+  EXPECT_TRUE(SameOnBothBackends(column_major, {Random(F32, {100, 70}, 12)}, 0)) << column_major;
+  // A running maximum with its position, down the columns of f32[64, 300] (two operands).
+  const std::string cummax = R"(HloModule cummax
+reduce {
+  a = f32[] parameter(0)
+  i = s32[] parameter(1)
+  b = f32[] parameter(2)
+  j = s32[] parameter(3)
+  keep = pred[] compare(a, b), direction=GE
+  v = f32[] select(keep, a, b)
+  k = s32[] select(keep, i, j)
+  ROOT t = (f32[], s32[]) tuple(v, k)
+}
+ENTRY e {
+  x = f32[64,300] parameter(0)
+  ids = s32[64,300] iota(), iota_dimension=0
+  lowest = f32[] constant(-inf)
+  none = s32[] constant(-1)
+  ROOT s = (f32[64,300], s32[64,300]) reduce-window(x, ids, lowest, none), window={size=64x1 pad=63_0x0_0}, to_apply=reduce
+})";
+  ASSERT_TRUE(Recognized(cummax).has_value());
+  EXPECT_TRUE(SameOnBothBackends(cummax, {Random(F32, {64, 300}, 13)}, 0));
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace xla

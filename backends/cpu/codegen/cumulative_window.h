@@ -2,7 +2,7 @@
 #define XLA_BACKENDS_CPU_CODEGEN_CUMULATIVE_WINDOW_H_
 
 // Which reduce-windows the cpu and gpu backends run as scans (no LLVM here: the emitters are
-// EmitCumulativeRow and EmitCumulativeWindowLoops in ir_emitter.h, emit_window.cc).
+// EmitCumulativeRow and EmitCumulativeWindowRange in ir_emitter.h, emit_window.cc).
 
 #include <cstdint>
 #include <optional>

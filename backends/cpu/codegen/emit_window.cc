@@ -233,18 +233,149 @@ absl::Status EmitCumulativeRow(ElementalEmitter* e, const HloInstruction* hlo, c
   return EmitForLoop(b, b->getInt64(1), b->getInt64(length), "scan", [&](llvm::Value* k) { return step(k, false); });
 }
 
-absl::Status EmitCumulativeWindowLoops(ElementalEmitter* e, const HloInstruction* hlo,
-                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs) {
-  const std::optional<CumulativeWindow> w = AsCumulativeWindow(*hlo);
-  if (!w.has_value()) return absl::InternalError(absl::StrCat(hlo->name(), " is not a cumulative reduce-window"));
-  std::vector<int64_t> others(hlo->operand(0)->shape().dimensions().begin(), hlo->operand(0)->shape().dimensions().end());
-  others[w->dimension] = 1;
+absl::StatusOr<CumulativeWindowSplit> SplitCumulativeWindow(const HloInstruction& hlo, const Shape& out) {
+  const std::optional<CumulativeWindow> w = AsCumulativeWindow(hlo);
+  if (!w.has_value()) return absl::InternalError(absl::StrCat(hlo.name(), " is not a cumulative reduce-window"));
+  const Shape& input = hlo.operand(0)->shape();
+  if (!out.IsArray() || out.dimensions() != input.dimensions() || !out.has_layout()) {
+    return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo.name(), ": output differs from its input"));
+  }
+  CumulativeWindowSplit split;
+  split.window = *w;
+  split.length = input.dimensions(static_cast<int>(w->dimension));
+  bool inside = true;  // before the scan's dimension in minor-to-major order
+  for (const int64_t d : out.layout().minor_to_major()) {
+    if (d == w->dimension) {
+      inside = false;
+      continue;
+    }
+    (inside ? split.inner_dims : split.outer_dims).push_back(d);
+    (inside ? split.inner : split.outer) *= out.dimensions(static_cast<int>(d));
+  }
+  split.tile = std::min(split.inner, kCumulativeWindowTile);
+  split.tiles = split.tile == 0 ? 0 : (split.inner + split.tile - 1) / split.tile;
+  return split;
+}
+
+namespace {
+
+// Sets row[d] for the dimensions `dims` (minor-most first) of `shape` from `linear`, their
+// position in that order.
+void Delinearize(llvm::IRBuilder<>* b, const Shape& shape, const std::vector<int64_t>& dims, llvm::Value* linear,
+                 std::vector<llvm::Value*>& row) {
+  for (size_t j = 0; j < dims.size(); ++j) {
+    const int64_t size = shape.dimensions(static_cast<int>(dims[j]));
+    row[dims[j]] = j + 1 == dims.size() ? linear : b->CreateURem(linear, b->getInt64(size));
+    if (j + 1 < dims.size()) linear = b->CreateUDiv(linear, b->getInt64(size));
+  }
+}
+
+}  // namespace
+
+absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction* hlo,
+                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                                       llvm::Value* begin, llvm::Value* end) {
+  if (outputs.empty()) return absl::InternalError(absl::StrCat(hlo->name(), " has no outputs"));
+  ASSIGN_OR_RETURN(const CumulativeWindowSplit s, SplitCumulativeWindow(*hlo, outputs[0].shape));
+  const CumulativeWindow& w = s.window;
+  const int64_t n = hlo->operand_count() / 2;
+  if (static_cast<int64_t>(operands.size()) != 2 * n || static_cast<int64_t>(outputs.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": malformed"));
+  }
+  llvm::IRBuilder<>* b = e->b();
+  const Shape& shape = outputs[0].shape;
+  std::vector<llvm::Value*> row(static_cast<size_t>(shape.rank()), b->getInt64(0));
   e->ClearCache();
-  RETURN_IF_ERROR(EmitLoopsOver(e->b(), others, "row", [&](const std::vector<llvm::Value*>& row) {
-    return EmitCumulativeRow(e, hlo, *w, operands, outputs, row);
-  }));
+  absl::Status status = EmitForLoop(b, begin, end, "scan.item", [&](llvm::Value* item) -> absl::Status {
+    if (s.inner == 1) {
+      // A row contiguous in memory (or of stride 1 along the scan): its scan.
+      Delinearize(b, shape, s.outer_dims, item, row);
+      return EmitCumulativeRow(e, hlo, w, operands, outputs, row);
+    }
+    // A tile of `tile` rows side by side in memory, scanned together: position k of every row
+    // of the tile, then position k + 1, each row reading its running value back from its
+    // previous output (the loop over the tile vectorizes; each row reduces in its own order,
+    // as EmitCumulativeRow's).
+    Delinearize(b, shape, s.outer_dims, b->CreateUDiv(item, b->getInt64(s.tiles)), row);
+    llvm::Value* first = b->CreateMul(b->CreateURem(item, b->getInt64(s.tiles)), b->getInt64(s.tile));
+    llvm::Value* last = b->CreateAdd(first, b->getInt64(s.tile));
+    last = b->CreateSelect(b->CreateICmpULT(last, b->getInt64(s.inner)), last, b->getInt64(s.inner));
+    auto reduce = [&](const std::vector<llvm::Value*>& args) -> absl::StatusOr<std::vector<llvm::Value*>> {
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, e->EmitScalarComputation(*hlo->to_apply(), args));
+      if (static_cast<int64_t>(r.size()) != n) {
+        return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": reducer arity mismatch"));
+      }
+      return r;
+    };
+    auto index_at = [&](llvm::Value* i, llvm::Value* position) {
+      std::vector<llvm::Value*> at = row;
+      Delinearize(b, shape, s.inner_dims, i, at);
+      at[w.dimension] = position;
+      IrIndex index;
+      index.multi = std::move(at);
+      return index;
+    };
+    auto load_output = [&](int64_t j, const IrIndex& at) { return e->LoadElement(outputs[j].base, outputs[j].shape, at); };
+    auto store_output = [&](int64_t j, llvm::Value* v, const IrIndex& at) {
+      e->StoreElement(v, outputs[j].base, outputs[j].shape, at);
+    };
+    // Scan step k over the tile; `first`: the step that starts every row.
+    auto step = [&](llvm::Value* k, bool starts) -> absl::Status {
+      return EmitForLoop(b, first, last, "scan.tile", [&](llvm::Value* i) -> absl::Status {
+        llvm::Value* position = w.reverse ? b->CreateSub(b->getInt64(s.length - 1), k) : k;
+        const IrIndex at = index_at(i, position);
+        std::vector<llvm::Value*> x;
+        for (int64_t j = 0; j < n; ++j) {
+          ASSIGN_OR_RETURN(llvm::Value* v, operands[j](at));
+          x.push_back(v);
+        }
+        if (!w.reverse) {
+          std::vector<llvm::Value*> args;
+          const IrIndex previous = starts ? IrIndex{} : index_at(i, b->CreateSub(position, b->getInt64(1)));
+          for (int64_t j = 0; j < n; ++j) {
+            if (starts) {
+              ASSIGN_OR_RETURN(llvm::Value* init, operands[n + j](IrIndex{}));
+              args.push_back(init);
+            } else {
+              args.push_back(load_output(j, previous));
+            }
+          }
+          args.insert(args.end(), x.begin(), x.end());
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> out, reduce(args));
+          for (int64_t j = 0; j < n; ++j) store_output(j, out[j], at);
+          return absl::OkStatus();
+        }
+        // Reverse (one operand): the output of position p holds the suffix from p until step
+        // p - 1 reads it, which then stores init reduced with it there, as EmitCumulativeRow's.
+        if (starts) {
+          store_output(0, x[0], at);
+          return absl::OkStatus();
+        }
+        const IrIndex next = index_at(i, b->CreateAdd(position, b->getInt64(1)));
+        llvm::Value* suffix = load_output(0, next);
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, reduce({x[0], suffix}));
+        ASSIGN_OR_RETURN(llvm::Value* init, operands[n](IrIndex{}));
+        ASSIGN_OR_RETURN(std::vector<llvm::Value*> done, reduce({init, suffix}));
+        store_output(0, done[0], next);
+        store_output(0, r[0], at);
+        return absl::OkStatus();
+      });
+    };
+    RETURN_IF_ERROR(step(b->getInt64(0), true));
+    RETURN_IF_ERROR(EmitForLoop(b, b->getInt64(1), b->getInt64(s.length), "scan",
+                                [&](llvm::Value* k) { return step(k, false); }));
+    if (!w.reverse) return absl::OkStatus();
+    // The reverse scan's last position (element 0) still holds its suffix.
+    return EmitForLoop(b, first, last, "scan.tile", [&](llvm::Value* i) -> absl::Status {
+      const IrIndex at = index_at(i, b->getInt64(0));
+      ASSIGN_OR_RETURN(llvm::Value* init, operands[n](IrIndex{}));
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> done, reduce({init, load_output(0, at)}));
+      store_output(0, done[0], at);
+      return absl::OkStatus();
+    });
+  });
   e->ClearCache();
-  return absl::OkStatus();
+  return status;
 }
 
 }  // namespace cpu

@@ -96,7 +96,7 @@ class ModuleEmitter {
       case HloOpcode::kSort:
         return EmitSerialKernel(cp, hlo, EmitSortLoops);
       case HloOpcode::kReduceWindow:
-        if (AsCumulativeWindow(*hlo).has_value()) return EmitSerialKernel(cp, hlo, EmitCumulativeWindowLoops);
+        if (AsCumulativeWindow(*hlo).has_value()) return EmitCumulativeWindow(cp, hlo);
         break;
       default:
         if (IsAliasingInstruction(*hlo)) return absl::OkStatus();
@@ -269,6 +269,29 @@ class ModuleEmitter {
   using SerialLoops = absl::Status (*)(ElementalEmitter*, const HloInstruction*, const std::vector<Generator>&,
                                        const std::vector<SerialOutput>&);
   absl::Status EmitSerialKernel(const ComputationPlan& cp, const HloInstruction* hlo, SerialLoops loops) {
+    return EmitItemsKernel(cp, hlo, 1, 1,
+                           [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                               llvm::Value*, llvm::Value*) { return loops(&elemental_, hlo, operands, outputs); });
+  }
+
+  // The scans of a cumulative reduce-window, rows (or tiles of rows) shared out by parallel_for.
+  absl::Status EmitCumulativeWindow(const ComputationPlan& cp, const HloInstruction* hlo) {
+    const std::vector<int>& out = cp.slots(hlo);
+    if (out.empty()) return absl::InternalError(absl::StrCat(hlo->name(), " has no output slots"));
+    ASSIGN_OR_RETURN(const CumulativeWindowSplit split, SplitCumulativeWindow(*hlo, plan_.slots[out[0]].shape));
+    return EmitItemsKernel(cp, hlo, split.items(), split.length * split.tile,
+                           [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                               llvm::Value* begin, llvm::Value* end) {
+                             return EmitCumulativeWindowRange(&elemental_, hlo, operands, outputs, begin, end);
+                           });
+  }
+
+  // A kernel over `items` independent items whose body `range` emits for items [begin, end),
+  // called through parallel_for when items * work_per_item is large, else once for all.
+  using ItemRange = std::function<absl::Status(const std::vector<Generator>&, const std::vector<SerialOutput>&,
+                                               llvm::Value* begin, llvm::Value* end)>;
+  absl::Status EmitItemsKernel(const ComputationPlan& cp, const HloInstruction* hlo, int64_t items,
+                               int64_t work_per_item, const ItemRange& range) {
     const std::vector<int>& out = cp.slots(hlo);
     if (out.empty()) return absl::InternalError(absl::StrCat(hlo->name(), " has no output slots"));
     llvm::LLVMContext& c = module_->getContext();
@@ -292,7 +315,7 @@ class ModuleEmitter {
       }
       std::vector<SerialOutput> outputs;
       for (int s : out) outputs.push_back(SerialOutput{KernelSlotPointer(s), plan_.slots[s].shape});
-      RETURN_IF_ERROR(loops(&elemental_, hlo, operands, outputs));
+      RETURN_IF_ERROR(range(operands, outputs, kernel->getArg(1), kernel->getArg(2)));
       b_.CreateRetVoid();
       return absl::OkStatus();
     }();
@@ -302,7 +325,14 @@ class ModuleEmitter {
       kernel->eraseFromParent();
       return status;
     }
-    b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(1)});
+    if (items > 1 && items * work_per_item >= kParallelElements) {
+      llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
+          "__xla_cpu_parallel_for",
+          llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false));
+      b_.CreateCall(parallel_for, {kernel, main_slots_, b_.getInt64(items), b_.getInt64(work_per_item)});
+    } else if (items > 0) {
+      b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(items)});
+    }
     return absl::OkStatus();
   }
 

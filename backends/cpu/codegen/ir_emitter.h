@@ -218,9 +218,24 @@ absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction
 absl::Status EmitCumulativeRow(ElementalEmitter* e, const HloInstruction* hlo, const CumulativeWindow& w,
                                const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                std::vector<llvm::Value*> row);
-// Every row's scan, in row-major order of the other dimensions.
-absl::Status EmitCumulativeWindowLoops(ElementalEmitter* e, const HloInstruction* hlo,
-                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs);
+// How a cumulative reduce-window's scans split into items a parallel_for shares out, for an
+// output laid out as `out`: the dimensions more minor than the scan's (inner, minor-most first)
+// and more major (outer). With inner == 1 an item is a row; else a tile of up to
+// kCumulativeWindowTile adjacent rows scanned side by side, `tiles` of them per outer position.
+inline constexpr int64_t kCumulativeWindowTile = 256;
+struct CumulativeWindowSplit {
+  CumulativeWindow window;
+  int64_t length = 0;
+  std::vector<int64_t> inner_dims, outer_dims;
+  int64_t inner = 1, outer = 1, tile = 1, tiles = 1;
+  int64_t items() const { return outer * tiles; }
+};
+absl::StatusOr<CumulativeWindowSplit> SplitCumulativeWindow(const HloInstruction& hlo, const Shape& out);
+// The scans of items [begin, end) of SplitCumulativeWindow(hlo, outputs[0].shape); items are
+// independent, so threads may run disjoint ranges at once.
+absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction* hlo,
+                                       const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                                       llvm::Value* begin, llvm::Value* end);
 
 // The pieces those loops are made of, for emitters that order the work otherwise (the gpu
 // backend runs updates a thread each where that cannot change the result).
