@@ -21,7 +21,7 @@ namespace {
 using testing::RandomLiteral;
 using testing::SameOnBothBackends;
 using ::xla::testing::CumulativeWindowModule;
-using ::xla::testing::kCumMaxWithPositionModule;
+using ::xla::testing::CumMaxWithPositionModule;
 using ::xla::testing::kLogCumSumExpModule;
 
 std::optional<CumulativeWindow> Recognized(const std::string& text) {
@@ -86,7 +86,7 @@ TEST(CpuCumulativeWindow, LogCumSumExpAndVariadicCumMaxAreExact) {
   EXPECT_TRUE(Recognized(logaddexp).has_value());
   EXPECT_TRUE(SameOnBothBackends(logaddexp, {Random(F32, {4, 300}, 3, /*specials=*/false)}));
   // A running maximum with the position it was first reached (two operands).
-  const std::string cummax = kCumMaxWithPositionModule;
+  const std::string cummax = CumMaxWithPositionModule({500}, 0);
   EXPECT_TRUE(SameOnBothBackends(cummax, {Random(F32, {500}, 4)}));
 }
 
@@ -143,24 +143,7 @@ TEST(CpuCumulativeWindow, TiledAndThreadedScansAreExact) {
   }
   EXPECT_TRUE(SameOnBothBackends(column_major, {Random(F32, {100, 70}, 12)}, 0)) << column_major;
   // A running maximum with its position, down the columns of f32[64, 300] (two operands).
-  const std::string cummax = R"(HloModule cummax
-reduce {
-  a = f32[] parameter(0)
-  i = s32[] parameter(1)
-  b = f32[] parameter(2)
-  j = s32[] parameter(3)
-  keep = pred[] compare(a, b), direction=GE
-  v = f32[] select(keep, a, b)
-  k = s32[] select(keep, i, j)
-  ROOT t = (f32[], s32[]) tuple(v, k)
-}
-ENTRY e {
-  x = f32[64,300] parameter(0)
-  ids = s32[64,300] iota(), iota_dimension=0
-  lowest = f32[] constant(-inf)
-  none = s32[] constant(-1)
-  ROOT s = (f32[64,300], s32[64,300]) reduce-window(x, ids, lowest, none), window={size=64x1 pad=63_0x0_0}, to_apply=reduce
-})";
+  const std::string cummax = CumMaxWithPositionModule({64, 300}, 0);
   ASSERT_TRUE(Recognized(cummax).has_value());
   EXPECT_TRUE(SameOnBothBackends(cummax, {Random(F32, {64, 300}, 13)}, 0));
 }

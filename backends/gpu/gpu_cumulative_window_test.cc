@@ -93,7 +93,7 @@ TEST(GpuCumulativeWindowTest, ForwardScansAreExact) {
   const std::string text = CumulativeWindowModule("f32", {5000}, 0, false, "subtract(b, a)", "0.5");
   Agree(text, {Values(ShapeUtil::MakeShape(F32, {5000}), 3)}, /*exact=*/true);
   Agree(::xla::testing::kLogCumSumExpModule, {Values(ShapeUtil::MakeShape(F32, {4, 300}), 4)}, /*exact=*/false);
-  Agree(::xla::testing::kCumMaxWithPositionModule, {Values(ShapeUtil::MakeShape(F32, {500}), 5)}, /*exact=*/true);
+  Agree(::xla::testing::CumMaxWithPositionModule({500}, 0), {Values(ShapeUtil::MakeShape(F32, {500}), 5)}, /*exact=*/true);
 }
 
 // Few long rows: cut into chunks scanned at once (ScanLaunches), exact for integers and

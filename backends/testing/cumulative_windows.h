@@ -14,21 +14,25 @@
 namespace xla {
 namespace testing {
 
-// A reduce-window of T[dims] by `reducer` (the body of a computation of a and b) from init
-// `init`: along `axis` a window of the whole dimension with padding before it (or after,
-// `reverse`), elsewhere windows of one; `window` replaces the window attribute when set.
-inline std::string CumulativeWindowModule(const std::string& t, const std::vector<int64_t>& dims, int64_t axis, bool reverse,
-                       const std::string& reducer, const std::string& init = "0", const std::string& window = "") {
+// The window attribute of a cumulative reduce-window of [dims]: along `axis` a window of the
+// whole dimension with padding before it (or after, `reverse`), elsewhere windows of one.
+inline std::string CumulativeWindowAttr(const std::vector<int64_t>& dims, int64_t axis, bool reverse) {
   std::vector<std::string> sizes, pads;
   for (size_t d = 0; d < dims.size(); ++d) {
     const bool along = static_cast<int64_t>(d) == axis;
     sizes.push_back(std::to_string(along ? dims[d] : 1));
     pads.push_back(!along ? "0_0" : reverse ? absl::StrCat("0_", dims[d] - 1) : absl::StrCat(dims[d] - 1, "_0"));
   }
+  return absl::StrCat("window={size=", absl::StrJoin(sizes, "x"), " pad=", absl::StrJoin(pads, "x"), "}");
+}
+
+// A reduce-window of T[dims] by `reducer` (the body of a computation of a and b) from init
+// `init`, cumulative along `axis` (CumulativeWindowAttr); `window` replaces the window
+// attribute when set.
+inline std::string CumulativeWindowModule(const std::string& t, const std::vector<int64_t>& dims, int64_t axis, bool reverse,
+                       const std::string& reducer, const std::string& init = "0", const std::string& window = "") {
   const std::string shape = absl::StrCat(t, "[", absl::StrJoin(dims, ","), "]");
-  const std::string attr = window.empty()
-                               ? absl::StrCat("window={size=", absl::StrJoin(sizes, "x"), " pad=", absl::StrJoin(pads, "x"), "}")
-                               : window;
+  const std::string attr = window.empty() ? CumulativeWindowAttr(dims, axis, reverse) : window;
   return absl::StrCat("HloModule cumulative\nreduce {\n  a = ", t, "[] parameter(0)\n  b = ", t,
                       "[] parameter(1)\n  ROOT r = ", t, "[] ", reducer, "\n}\nENTRY e {\n  x = ", shape,
                       " parameter(0)\n  init = ", t, "[] constant(", init, ")\n  ROOT s = ", shape,
@@ -56,8 +60,11 @@ ENTRY e {
   ROOT s = f32[4,300] reduce-window(x, init), window={size=1x300 pad=0_0x299_0}, to_apply=reduce
 })";
 
-// A running maximum of f32[500] with the position where it was first reached (two operands).
-inline constexpr char kCumMaxWithPositionModule[] = R"(HloModule cummax
+// A running maximum of f32[dims] along `axis` with the position where it was first reached
+// (two operands).
+inline std::string CumMaxWithPositionModule(const std::vector<int64_t>& dims, int64_t axis) {
+  const std::string d = absl::StrJoin(dims, ",");
+  return absl::StrCat(R"(HloModule cummax
 reduce {
   a = f32[] parameter(0)
   i = s32[] parameter(1)
@@ -69,12 +76,11 @@ reduce {
   ROOT t = (f32[], s32[]) tuple(v, k)
 }
 ENTRY e {
-  x = f32[500] parameter(0)
-  ids = s32[500] iota(), iota_dimension=0
-  lowest = f32[] constant(-inf)
-  none = s32[] constant(-1)
-  ROOT s = (f32[500], s32[500]) reduce-window(x, ids, lowest, none), window={size=500 pad=499_0}, to_apply=reduce
-})";
+  x = f32[)", d, "] parameter(0)\n  ids = s32[", d, "] iota(), iota_dimension=", axis,
+                      "\n  lowest = f32[] constant(-inf)\n  none = s32[] constant(-1)\n  ROOT s = (f32[", d,
+                      "], s32[", d, "]) reduce-window(x, ids, lowest, none), ", CumulativeWindowAttr(dims, axis, false),
+                      ", to_apply=reduce\n}\n");
+}
 
 }  // namespace testing
 }  // namespace xla
