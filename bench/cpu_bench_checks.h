@@ -101,6 +101,28 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "sort") {  // x's values in nondecreasing order
+    std::vector<float> want(x.begin(), x.end());
+    std::sort(want.begin(), want.end());
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (out[i] != want[i]) return absl::StrFormat("sort[%d] = %g, want %g", i, out[i], want[i]);
+    }
+    return "";
+  }
+  if (w.name == "argsort") {  // each row: the positions of its values in stable sorted order
+    const int64_t cols = w.parameters[0].dimensions(1);
+    for (int64_t r = 0; r * cols < static_cast<int64_t>(x.size()); r += 17) {
+      std::vector<int64_t> want(cols);
+      for (int64_t c = 0; c < cols; ++c) want[c] = c;
+      std::stable_sort(want.begin(), want.end(), [&](int64_t a, int64_t b) { return x[r * cols + a] < x[r * cols + b]; });
+      for (int64_t c = 0; c < cols; ++c) {
+        if (out[r * cols + c] != static_cast<float>(want[c])) {
+          return absl::StrFormat("argsort[%d,%d] = %g, want %d", r, c, out[r * cols + c], want[c]);
+        }
+      }
+    }
+    return "";
+  }
   if (w.name == "cumsum_cols") {  // d[i, j] = x[0, j] + ... + x[i, j]
     const int64_t rows = w.parameters[0].dimensions(0), cols = w.parameters[0].dimensions(1);
     for (int64_t j = 0; j < cols; j += 37) {

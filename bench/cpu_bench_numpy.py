@@ -55,6 +55,10 @@ def workload(name, rng):
         return np.cumsum, (uniform(rng, 4 << 20),)
     if name == "cumsum_cols":
         return (lambda x: np.cumsum(x, axis=0)), (uniform(rng, 4096, 1024),)
+    if name == "sort":
+        return np.sort, (uniform(rng, 1 << 20),)
+    if name == "argsort":
+        return (lambda x: np.argsort(x, axis=1, kind="stable").astype(F)), (uniform(rng, 256, 4096),)
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

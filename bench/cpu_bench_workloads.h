@@ -240,11 +240,57 @@ inline Workload CumsumColumnsWorkload(int64_t rows, int64_t cols) {
   return {"cumsum_cols", hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
+// JAX's comparator for jnp.sort / jnp.argsort of f32: -0 to +0 and NaNs to one NaN, then a
+// total-order less-than (a radix sort by key on the cpu, emit_sort.cc).
+inline const char* kJaxSortLess = R"(
+jax_less {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  zero = f32[] constant(0)
+  nan = f32[] constant(nan)
+  xz = pred[] compare(x, zero), direction=EQ
+  x0 = f32[] select(xz, zero, x)
+  xn = pred[] compare(x, x), direction=NE
+  x1 = f32[] select(xn, nan, x0)
+  yz = pred[] compare(y, zero), direction=EQ
+  y0 = f32[] select(yz, zero, y)
+  yn = pred[] compare(y, y), direction=NE
+  y1 = f32[] select(yn, nan, y0)
+  ROOT lt = pred[] compare(x1, y1), direction=LT, type=TOTALORDER
+}
+jax_less_indexed {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  ROOT lt = pred[] call(x, y), to_apply=jax_less
+}
+)";
+
+// jnp.sort(x) of f32[n] (stable) against np.sort(x).
+inline Workload SortWorkload(int64_t n) {
+  std::string hlo = absl::StrCat("HloModule sort\n", kJaxSortLess, "ENTRY main {\n  x = f32[", n,
+                                 "] parameter(0)\n  ROOT s = f32[", n,
+                                 "] sort(x), dimensions={0}, is_stable=true, to_apply=jax_less\n}");
+  return {"sort", hlo, {Shape(F32, {n})}, Aim::kSpeedupOverNumpy, 0.5};
+}
+
+// jnp.argsort(x, axis=1) of f32[rows, cols] (stable; the indices converted to f32 for the
+// bench's checks) against np.argsort(x, axis=1, kind="stable").
+inline Workload ArgsortWorkload(int64_t rows, int64_t cols) {
+  const std::string f = absl::StrCat("f32[", rows, ",", cols, "]"), s = absl::StrCat("s32[", rows, ",", cols, "]");
+  std::string hlo = absl::StrCat("HloModule argsort\n", kJaxSortLess, "ENTRY main {\n  x = ", f,
+                                 " parameter(0)\n  i = ", s, " iota(), iota_dimension=1\n  s = (", f, ", ", s,
+                                 ") sort(x, i), dimensions={1}, is_stable=true, to_apply=jax_less_indexed\n  n = ", s,
+                                 " get-tuple-element(s), index=1\n  ROOT r = ", f, " convert(n)\n}");
+  return {"argsort", hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 1.0};
+}
+
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
           ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
-          CumsumColumnsWorkload(4096, 1024)};
+          CumsumColumnsWorkload(4096, 1024), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096)};
 }
 
 }  // namespace bench

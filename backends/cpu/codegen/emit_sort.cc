@@ -1,11 +1,18 @@
 // sort: the kernel copies the operands into the outputs, then calls __xla_cpu_sort
 // (runtime/sort.cc) on the outputs with the HLO comparator compiled to its own function,
-// `i32 comparator(ptr* elements)`.
+// `i32 comparator(ptr* elements)`. When the comparator compares f(a) with f(b) by LT or GT for
+// one operand's elements a and b (a plain compare, or JAX's, which first maps -0 to +0 and
+// every NaN to one), it calls __xla_cpu_sort_keyed with a key function too,
+// `i32 key(ptr element, ptr u64_key)`, so that lines are radix-sorted by unsigned keys.
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/ir_emitter.h"
+#include "hlo/comparison_util.h"
+#include "hlo/literal.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -38,6 +45,150 @@ absl::StatusOr<llvm::Function*> EmitComparator(ElementalEmitter* e, llvm::Module
       return absl::InvalidArgumentError(absl::StrCat("sort ", hlo->name(), ": the comparator must return pred"));
     }
     b->CreateRet(b->CreateZExt(result[0], b->getInt32Ty()));
+    return absl::OkStatus();
+  }();
+  b->restoreIP(saved);
+  if (!status.ok()) {
+    f->eraseFromParent();
+    return status;
+  }
+  return f;
+}
+
+// A comparator `compare(f(p[2k]), f(p[2k+1])), direction=LT or GT` (f the same scalar
+// function on both sides: elementwise ops and constants only).
+struct SortKeyPlan {
+  int64_t operand = 0;
+  const HloInstruction* lhs = nullptr;  // f(p[2k])
+  PrimitiveType type = PRIMITIVE_TYPE_INVALID;  // f's result type, compared
+  ComparisonType comparison = ComparisonType::kFloat;
+  bool descending = false;
+  int64_t key_bits = 0;
+};
+
+bool IsKeyOp(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kConstant: case HloOpcode::kSelect: case HloOpcode::kCompare: case HloOpcode::kConvert:
+    case HloOpcode::kNegate: case HloOpcode::kAbs: case HloOpcode::kAdd: case HloOpcode::kSubtract:
+    case HloOpcode::kMultiply: case HloOpcode::kMaximum: case HloOpcode::kMinimum: case HloOpcode::kAnd:
+    case HloOpcode::kOr: case HloOpcode::kXor: case HloOpcode::kNot: case HloOpcode::kIsFinite:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `a` computes from parameter 2k what `b` computes from parameter 2k + 1 (*k is set by
+// the first pair of parameters met).
+bool Mirrored(const HloInstruction* a, const HloInstruction* b, std::optional<int64_t>* k) {
+  if (a->opcode() == HloOpcode::kParameter || b->opcode() == HloOpcode::kParameter) {
+    if (a->opcode() != b->opcode()) return false;
+    const int64_t pa = a->parameter_number(), pb = b->parameter_number();
+    if (pa % 2 != 0 || pb != pa + 1 || (k->has_value() && **k != pa / 2)) return false;
+    *k = pa / 2;
+    return a->shape() == b->shape();
+  }
+  if (!IsKeyOp(a->opcode()) || !ShapeUtil::IsScalar(a->shape())) return false;
+  return a->Identical(
+      *b, [&](const HloInstruction* x, const HloInstruction* y) { return Mirrored(x, y, k); },
+      [](const HloComputation*, const HloComputation*) { return false; });
+}
+
+std::optional<SortKeyPlan> MatchSortKey(const HloInstruction& sort) {
+  const HloComputation* comparator = sort.to_apply();
+  if (comparator == nullptr) return std::nullopt;
+  const HloInstruction* root = comparator->root_instruction();
+  if (root->opcode() != HloOpcode::kCompare || root->operand_count() != 2) return std::nullopt;
+  const std::optional<ComparisonDirection> dir = StringToComparisonDirection(root->attrs().comparison_direction());
+  if (!dir.has_value() || (*dir != ComparisonDirection::kLt && *dir != ComparisonDirection::kGt)) return std::nullopt;
+  SortKeyPlan plan;
+  plan.type = root->operand(0)->shape().element_type();
+  plan.comparison = DefaultComparisonType(plan.type);
+  if (!root->attrs().comparison_type().empty()) {
+    const std::optional<ComparisonType> parsed = StringToComparisonType(root->attrs().comparison_type());
+    if (!parsed.has_value()) return std::nullopt;
+    plan.comparison = *parsed;
+  }
+  const PrimitiveType t = plan.type;
+  const bool is_float = t == F16 || t == BF16 || t == F32 || t == F64;
+  const bool is_int = t == PRED || ((primitive_util::IsSignedIntegralType(t) || primitive_util::IsUnsignedIntegralType(t)) &&
+                                    primitive_util::BitWidth(t) >= 8);
+  const bool float_comparison = plan.comparison == ComparisonType::kFloat || plan.comparison == ComparisonType::kFloatTotalOrder;
+  if (!(is_float && float_comparison) && !(is_int && !float_comparison)) return std::nullopt;
+  std::optional<int64_t> k;
+  if (!Mirrored(root->operand(0), root->operand(1), &k) || !k.has_value() || *k >= sort.operand_count()) {
+    return std::nullopt;
+  }
+  plan.operand = *k;
+  plan.lhs = root->operand(0);
+  plan.descending = *dir == ComparisonDirection::kGt;
+  plan.key_bits = t == PRED ? 8 : primitive_util::BitWidth(t);
+  return plan;
+}
+
+// `i32 key(ptr element, ptr key)` for `plan`: f of the element, as an unsigned key in the
+// comparison's order (XlaCpuSortKey, runtime.h). Float comparisons (not total order) first map
+// -0 to +0, which they do not tell apart, and report NaNs, which they do not order.
+absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* module, const HloInstruction* hlo,
+                                            const SortKeyPlan& plan, PrimitiveType element_type) {
+  llvm::IRBuilder<>* b = e->b();
+  llvm::LLVMContext& c = module->getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(c, 0);
+  auto* type = llvm::FunctionType::get(b->getInt32Ty(), {ptr, ptr}, false);
+  llvm::Function* f =
+      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, absl::StrCat("sort_key.", hlo->name()), module);
+  llvm::IRBuilderBase::InsertPoint saved = b->saveIP();
+  b->SetInsertPoint(llvm::BasicBlock::Create(c, "entry", f));
+  absl::Status status = [&]() -> absl::Status {
+    Shape scalar = ShapeUtil::MakeShape(element_type, {});
+    ShapeUtil::SetDefaultLayoutsIfMissing(&scalar);
+    llvm::Value* x = e->LoadElement(f->getArg(0), scalar, IrIndex{{}, b->getInt64(0), &scalar});
+    std::map<const HloInstruction*, llvm::Value*> values;
+    std::function<absl::StatusOr<llvm::Value*>(const HloInstruction*)> emit =
+        [&](const HloInstruction* h) -> absl::StatusOr<llvm::Value*> {
+      if (auto it = values.find(h); it != values.end()) return it->second;
+      llvm::Value* v = nullptr;
+      if (h->opcode() == HloOpcode::kParameter) {
+        v = x;
+      } else if (h->opcode() == HloOpcode::kConstant) {
+        v = e->ConstantElement(h->literal().untyped_data(), h->shape().element_type());
+      } else {
+        std::vector<llvm::Value*> operands;
+        for (const HloInstruction* operand : h->operands()) {
+          ASSIGN_OR_RETURN(llvm::Value* o, emit(operand));
+          operands.push_back(o);
+        }
+        ASSIGN_OR_RETURN(v, e->EmitElementwise(*h, operands));
+      }
+      values[h] = v;
+      return v;
+    };
+    ASSIGN_OR_RETURN(llvm::Value* v, emit(plan.lhs));
+    const int64_t bits = plan.key_bits;
+    llvm::Type* int_type = b->getIntNTy(static_cast<unsigned>(bits));
+    llvm::Value* unordered = b->getFalse();
+    llvm::Value* key;
+    if (primitive_util::IsFloatingPointType(plan.type)) {
+      llvm::Value* raw = b->CreateBitCast(v, int_type);
+      if (plan.comparison == ComparisonType::kFloat) {
+        llvm::Value* wide = plan.type == F16 || plan.type == BF16 ? e->WidenToF32(v, plan.type) : v;
+        unordered = b->CreateFCmpUNO(wide, wide);
+        llvm::Value* zero = b->CreateFCmpOEQ(wide, llvm::ConstantFP::get(wide->getType(), 0.0));
+        raw = b->CreateSelect(zero, llvm::ConstantInt::get(int_type, 0), raw);
+      }
+      // Negatives' magnitude bits flipped: signed integers then order as the floats do.
+      key = b->CreateXor(raw, b->CreateLShr(b->CreateAShr(raw, bits - 1), 1));
+      key = b->CreateXor(key, llvm::ConstantInt::get(int_type, llvm::APInt::getSignMask(static_cast<unsigned>(bits))));
+    } else if (plan.type == PRED) {
+      key = b->CreateZExt(v, int_type);
+    } else {
+      key = v;
+      if (plan.comparison == ComparisonType::kSigned) {
+        key = b->CreateXor(key, llvm::ConstantInt::get(int_type, llvm::APInt::getSignMask(static_cast<unsigned>(bits))));
+      }
+    }
+    b->CreateStore(b->CreateZExt(key, b->getInt64Ty()), f->getArg(1));
+    b->CreateRet(b->CreateZExt(unordered, b->getInt32Ty()));
     return absl::OkStatus();
   }();
   b->restoreIP(saved);
@@ -106,10 +257,24 @@ absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const
                    b->CreateInBoundsGEP(b->getInt64Ty(), widths, b->getInt64(i)));
   }
   llvm::Type* i64 = b->getInt64Ty();
+  std::vector<llvm::Value*> args = {b->getInt64(outer), b->getInt64(shape.dimensions(static_cast<int>(dim))),
+                                    b->getInt64(inner), b->getInt64(n), data, widths, comparator};
+  const std::optional<SortKeyPlan> plan = MatchSortKey(*hlo);
+  if (plan.has_value()) {
+    absl::StatusOr<llvm::Function*> key = EmitSortKey(e, module, hlo, *plan, types[plan->operand]);
+    if (key.ok()) {
+      args.insert(args.end(), {*key, b->getInt64(plan->operand), b->getInt64(plan->key_bits),
+                               b->getInt64(plan->descending ? 1 : 0)});
+      llvm::FunctionCallee sort = module->getOrInsertFunction(
+          "__xla_cpu_sort_keyed",
+          llvm::FunctionType::get(b->getVoidTy(), {i64, i64, i64, i64, ptr, ptr, ptr, ptr, i64, i64, i64}, false));
+      b->CreateCall(sort, args);
+      return absl::OkStatus();
+    }
+  }
   llvm::FunctionCallee sort = module->getOrInsertFunction(
       "__xla_cpu_sort", llvm::FunctionType::get(b->getVoidTy(), {i64, i64, i64, i64, ptr, ptr, ptr}, false));
-  b->CreateCall(sort, {b->getInt64(outer), b->getInt64(shape.dimensions(static_cast<int>(dim))), b->getInt64(inner),
-                       b->getInt64(n), data, widths, comparator});
+  b->CreateCall(sort, args);
   return absl::OkStatus();
 }
 

@@ -1,41 +1,224 @@
-// __xla_cpu_sort: the sort op's runtime routine. Generated code copies the operands into
-// the outputs and calls it with a comparator compiled from the HLO comparator; each line
-// along the sort dimension is ordered by std::stable_sort of an index permutation (stable
-// whatever is_stable says, as the interpreter: the stable order is a valid result and
-// reproducible, and std::stable_sort stays in bounds with comparators that are not strict
-// weak orders), then every operand's line is permuted.
+// __xla_cpu_sort and __xla_cpu_sort_keyed: the sort op's runtime routines. Generated code
+// copies the operands into the outputs and calls one of them on the outputs. Each line along
+// the sort dimension is ordered stably, whatever is_stable says, as the interpreter: the
+// stable order is a valid result and reproducible. Lines are shared out over the runtime's
+// threads; then every operand's line is permuted.
+//
+// With the comparator alone, a line is ordered by std::stable_sort of an index permutation
+// calling the comparator compiled from the HLO (std::stable_sort stays in bounds with
+// comparators that are not strict weak orders, and makes the interpreter's comparisons, so
+// it gives the interpreter's order even then). With a key function too (emit_sort.cc: the
+// comparator compares f(one operand's elements) by LT or GT, so it orders by an unsigned key
+// of f's value), a line whose keys are all ordered is radix-sorted by them instead: the
+// order is then a strict weak one, whose stable order is unique. A line with an unordered
+// key (a NaN under a float comparison) goes through the comparator.
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <numeric>
 #include <vector>
 
+#include "backends/cpu/host_memory_pool.h"
 #include "backends/cpu/runtime/runtime.h"
 
-extern "C" void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
-                               const int64_t* widths, XlaCpuComparator comparator) {
-  if (outer <= 0 || length <= 1 || inner <= 0) return;
-  std::vector<int64_t> permutation(length);
-  std::vector<void*> elements(2 * count);
-  std::vector<char> line;
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const int64_t first = o * length * inner + i;  // element index of the line's start
-      std::iota(permutation.begin(), permutation.end(), 0);
-      std::stable_sort(permutation.begin(), permutation.end(), [&](int64_t a, int64_t b) {
-        for (int64_t k = 0; k < count; ++k) {
-          char* base = static_cast<char*>(data[k]);
-          elements[2 * k] = base + (first + a * inner) * widths[k];
-          elements[2 * k + 1] = base + (first + b * inner) * widths[k];
-        }
-        return comparator(elements.data()) != 0;
-      });
-      for (int64_t k = 0; k < count; ++k) {
-        const int64_t w = widths[k];
-        char* base = static_cast<char*>(data[k]);
-        line.resize(length * w);
-        for (int64_t j = 0; j < length; ++j) std::memcpy(&line[j * w], base + (first + permutation[j] * inner) * w, w);
-        for (int64_t j = 0; j < length; ++j) std::memcpy(base + (first + j * inner) * w, &line[j * w], w);
+namespace {
+
+struct SortJob {
+  int64_t length, inner, count;
+  void** data;
+  const int64_t* widths;
+  XlaCpuComparator comparator;
+  XlaCpuSortKey key;  // null: the comparator orders every line
+  int64_t key_operand, key_bits;
+  bool descending;
+};
+
+// Scratch memory of every sort, kept once freed (up to 256 MiB in all): fresh pages cost far
+// more to write than reused ones (host_memory_pool.h).
+xla::cpu::HostMemoryPool& ScratchPool() {
+  static auto* pool = new xla::cpu::HostMemoryPool(int64_t{256} << 20);
+  return *pool;
+}
+
+// An array of uninitialized elements from ScratchPool, reallocated only to grow (every
+// element is written before it is read).
+template <typename T>
+class Buffer {
+ public:
+  T* data() { return static_cast<T*>(block_.get()); }
+  T& operator[](int64_t i) { return data()[i]; }
+  void Resize(int64_t n) {
+    if (n <= capacity_) return;
+    block_ = ScratchPool().Allocate(n * static_cast<int64_t>(sizeof(T)));
+    if (block_ == nullptr) throw std::bad_alloc();
+    capacity_ = n;
+  }
+  void Release() {
+    block_.reset();
+    capacity_ = 0;
+  }
+
+ private:
+  std::shared_ptr<void> block_;
+  int64_t capacity_ = 0;
+};
+
+// Scratch of one thread, kept between lines and calls up to kKeptScratch elements.
+struct Scratch {
+  Buffer<int64_t> order, other;  // order[j]: the element that goes to position j
+  Buffer<uint64_t> keys, other_keys;
+  Buffer<uint32_t> keys32, other_keys32;
+  Buffer<char> line;
+  std::vector<void*> elements;
+};
+constexpr int64_t kKeptScratch = int64_t{1} << 16;
+
+void OrderByComparator(const SortJob& job, int64_t first, Scratch& s) {
+  s.elements.resize(2 * job.count);
+  std::stable_sort(s.order.data(), s.order.data() + job.length, [&](int64_t a, int64_t b) {
+    for (int64_t k = 0; k < job.count; ++k) {
+      char* base = static_cast<char*>(job.data[k]);
+      s.elements[2 * k] = base + (first + a * job.inner) * job.widths[k];
+      s.elements[2 * k + 1] = base + (first + b * job.inner) * job.widths[k];
+    }
+    return job.comparator(s.elements.data()) != 0;
+  });
+}
+
+// Stable LSD radix sort of s.order by `keys` (ascending, `bits` significant bits), 8 bits a
+// pass; passes whose digit is the same for every key are skipped.
+template <typename K>
+void RadixOrder(int64_t n, int64_t bits, Buffer<K>& keys, Buffer<K>& other_keys, Scratch& s) {
+  if (n < 64) {  // short lines: a comparison sort of the keys is cheaper
+    std::stable_sort(s.order.data(), s.order.data() + n, [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
+    return;
+  }
+  const int passes = static_cast<int>((bits + 7) / 8);
+  std::vector<std::array<int64_t, 256>> counts(passes);
+  for (auto& c : counts) c.fill(0);
+  for (int64_t j = 0; j < n; ++j) {
+    const K key = keys[j];
+    for (int p = 0; p < passes; ++p) ++counts[p][(key >> (8 * p)) & 0xFF];
+  }
+  s.other.Resize(n);
+  other_keys.Resize(n);
+  // order[j] is the element in position j, keys[j] its key (moved with it).
+  for (int p = 0; p < passes; ++p) {
+    std::array<int64_t, 256>& c = counts[p];
+    if (std::find(c.begin(), c.end(), n) != c.end()) continue;  // one digit for all
+    int64_t start = 0;
+    for (int64_t& v : c) {
+      const int64_t here = v;
+      v = start;
+      start += here;
+    }
+    const int shift = 8 * p;
+    const int64_t* order = s.order.data();
+    int64_t* to = s.other.data();
+    const K* from_keys = keys.data();
+    K* to_keys = other_keys.data();
+    for (int64_t j = 0; j < n; ++j) {
+      const K key = from_keys[j];
+      const int64_t at = c[(key >> shift) & 0xFF]++;
+      to[at] = order[j];
+      to_keys[at] = key;
+    }
+    std::swap(s.order, s.other);
+    std::swap(keys, other_keys);
+  }
+}
+
+// The keys of a line's elements (descending: complemented, so that they order the other way)
+// into `keys`; false when one is unordered.
+template <typename K>
+bool LineKeys(const SortJob& job, int64_t first, Buffer<K>& keys) {
+  keys.Resize(job.length);
+  const char* base = static_cast<const char*>(job.data[job.key_operand]);
+  const int64_t w = job.widths[job.key_operand];
+  const uint64_t flip = job.descending ? (job.key_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << job.key_bits) - 1) : 0;
+  for (int64_t j = 0; j < job.length; ++j) {
+    uint64_t key = 0;
+    if (job.key(base + (first + j * job.inner) * w, &key) != 0) return false;
+    keys[j] = static_cast<K>(key ^ flip);
+  }
+  return true;
+}
+
+template <typename T>
+void PermuteLine(char* base, int64_t first, int64_t inner, const int64_t* order, int64_t n, Buffer<char>& line) {
+  line.Resize(n * sizeof(T));
+  T* tmp = reinterpret_cast<T*>(line.data());
+  T* data = reinterpret_cast<T*>(base);
+  for (int64_t j = 0; j < n; ++j) std::memcpy(&tmp[j], &data[first + order[j] * inner], sizeof(T));
+  for (int64_t j = 0; j < n; ++j) std::memcpy(&data[first + j * inner], &tmp[j], sizeof(T));
+}
+
+void PermuteBytes(char* base, int64_t w, int64_t first, int64_t inner, const int64_t* order, int64_t n,
+                  Buffer<char>& line) {
+  line.Resize(n * w);
+  for (int64_t j = 0; j < n; ++j) std::memcpy(&line[j * w], base + (first + order[j] * inner) * w, w);
+  for (int64_t j = 0; j < n; ++j) std::memcpy(base + (first + j * inner) * w, &line[j * w], w);
+}
+
+// Sorts lines [begin, end) of the job in slots[0].
+void SortLines(void** slots, int64_t begin, int64_t end) {
+  const SortJob& job = *static_cast<const SortJob*>(slots[0]);
+  thread_local Scratch s;
+  for (int64_t line = begin; line < end; ++line) {
+    const int64_t first = (line / job.inner) * job.length * job.inner + line % job.inner;  // its first element
+    s.order.Resize(job.length);
+    std::iota(s.order.data(), s.order.data() + job.length, 0);
+    // Keys of up to 32 bits sort as uint32_t (half the memory traffic of uint64_t).
+    if (job.key != nullptr && job.key_bits <= 32 && LineKeys(job, first, s.keys32)) {
+      RadixOrder(job.length, job.key_bits, s.keys32, s.other_keys32, s);
+    } else if (job.key != nullptr && job.key_bits > 32 && LineKeys(job, first, s.keys)) {
+      RadixOrder(job.length, job.key_bits, s.keys, s.other_keys, s);
+    } else {
+      OrderByComparator(job, first, s);
+    }
+    for (int64_t k = 0; k < job.count; ++k) {
+      char* base = static_cast<char*>(job.data[k]);
+      switch (job.widths[k]) {
+        case 1: PermuteLine<uint8_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
+        case 2: PermuteLine<uint16_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
+        case 4: PermuteLine<uint32_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
+        case 8: PermuteLine<uint64_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
+        default: PermuteBytes(base, job.widths[k], first, job.inner, s.order.data(), job.length, s.line); break;
       }
     }
   }
+  if (job.length > kKeptScratch) {  // a long line's scratch is not kept
+    s.order.Release();
+    s.other.Release();
+    s.keys.Release();
+    s.other_keys.Release();
+    s.keys32.Release();
+    s.other_keys32.Release();
+    s.line.Release();
+  }
+}
+
+void Sort(int64_t outer, int64_t length, int64_t inner, const SortJob& job) {
+  if (outer <= 0 || length <= 1 || inner <= 0) return;
+  void* slots[1] = {const_cast<SortJob*>(&job)};
+  // About length * log2(length) steps a line.
+  int64_t log2 = 1;
+  while ((int64_t{1} << log2) < length) ++log2;
+  __xla_cpu_parallel_for(&SortLines, slots, outer * inner, length * log2);
+}
+
+}  // namespace
+
+extern "C" void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
+                               const int64_t* widths, XlaCpuComparator comparator) {
+  Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, nullptr, 0, 0, false});
+}
+
+extern "C" void __xla_cpu_sort_keyed(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
+                                     const int64_t* widths, XlaCpuComparator comparator, XlaCpuSortKey key,
+                                     int64_t key_operand, int64_t key_bits, int64_t descending) {
+  Sort(outer, length, inner,
+       SortJob{length, inner, count, data, widths, comparator, key, key_operand, key_bits, descending != 0});
 }

@@ -1,0 +1,189 @@
+// Sorts whose comparator compares f(a) with f(b) for one operand's elements by LT or GT are
+// radix-sorted by a compiled key (emit_sort.cc, runtime/sort.cc); lines with a NaN under a
+// float comparison go through the comparator instead. Each case agrees with the
+// interpreter's stable sort bit for bit: long and short lines (the radix sort starts at 64),
+// many lines over threads, ties (stability), NaNs and signed zeros, every key type, JAX's
+// canonicalizing comparator, descending orders, keys in a later operand, lines along a
+// dimension that is not the minor-most, and comparators the key does not cover.
+#include <stdlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+using testing::RandomLiteral;
+using testing::SameOnBothBackends;
+
+Literal Random(PrimitiveType t, const std::vector<int64_t>& dims, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return RandomLiteral(ShapeUtil::MakeShape(t, dims), &rng, true);
+}
+
+// Values drawn from a few distinct ones (many ties), with NaNs (both signs) and both zeros
+// when `specials`; a third of the rows of a 2-D shape get none of those.
+Literal FewValues(PrimitiveType t, const std::vector<int64_t>& dims, uint64_t seed, bool specials) {
+  std::mt19937_64 rng(seed);
+  auto literal = Literal::Create(ShapeUtil::MakeShape(t, dims));
+  EXPECT_TRUE(literal.ok());
+  const int64_t n = ShapeUtil::ElementsIn(literal->shape());
+  const int64_t row = dims.back();
+  const std::vector<double> pool = {-2.5, -1, 0, 1, 3, 1e30, -1e30};
+  for (int64_t i = 0; i < n; ++i) {
+    const bool clean = dims.size() > 1 && (i / row) % 3 == 0;
+    const int pick = static_cast<int>(rng() % 10);
+    double v = pool[rng() % pool.size()];
+    if (specials && !clean && pick == 0) v = std::nan("");
+    if (specials && !clean && pick == 1) v = -std::nan("");
+    if (specials && pick == 2) v = -0.0;
+    if (primitive_util::IsFloatingPointType(t)) {
+      literal->SetFromDouble(i, v);
+    } else {
+      literal->SetFromInt64(i, static_cast<int64_t>(rng() % 5));
+    }
+  }
+  return *std::move(literal);
+}
+
+std::string ShapeText(const std::string& t, const std::vector<int64_t>& dims) {
+  return absl::StrCat(t, "[", absl::StrJoin(dims, ","), "]");
+}
+
+// sort(keys, iota) along `dim` with `body` as the comparator over (x, y, i, j): the iota shows
+// where every element went.
+std::string ArgSort(const std::string& t, const std::vector<int64_t>& dims, int64_t dim, const std::string& body,
+                    const std::string& layout = "") {
+  const std::string shape = ShapeText(t, dims) + layout, indices = ShapeText("s32", dims) + layout;
+  return absl::StrCat("HloModule m\ncmp {\n  x = ", t, "[] parameter(0)\n  y = ", t,
+                      "[] parameter(1)\n  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n", body,
+                      "}\nENTRY e {\n  a = ", shape, " parameter(0)\n  n = ", indices, " iota(), iota_dimension=", dim,
+                      "\n  ROOT s = (", shape, ", ", indices, ") sort(a, n), dimensions={", dim,
+                      "}, is_stable=true, to_apply=cmp\n}\n");
+}
+
+// JAX's comparator for floats: -0 to +0 and every NaN to one NaN, then a total-order LT.
+constexpr char kJaxLess[] = R"(  zero = f32[] constant(0)
+  nan = f32[] constant(nan)
+  xz = pred[] compare(x, zero), direction=EQ
+  x0 = f32[] select(xz, zero, x)
+  xn = pred[] compare(x, x), direction=NE
+  x1 = f32[] select(xn, nan, x0)
+  yz = pred[] compare(y, zero), direction=EQ
+  y0 = f32[] select(yz, zero, y)
+  yn = pred[] compare(y, y), direction=NE
+  y1 = f32[] select(yn, nan, y0)
+  ROOT c = pred[] compare(x1, y1), direction=LT, type=TOTALORDER
+)";
+
+// Whether the cpu backend compiles `hlo` (renamed `name`) to a call of the keyed sort, from
+// the IR it dumps (XLA_CPU_DUMP_IR).
+bool CallsKeyedSort(std::string hlo, const std::string& name, const Literal& argument) {
+  char dir[] = "/tmp/xla_sort_ir_XXXXXX";
+  EXPECT_NE(mkdtemp(dir), nullptr);
+  setenv("XLA_CPU_DUMP_IR", dir, 1);
+  hlo.replace(0, hlo.find('\n'), "HloModule " + name);
+  testing::RegisterBackendsOnce();
+  const absl::StatusOr<Literal> result = xla::testing::RunHlo(hlo, {argument.Clone()}, "cpu");
+  unsetenv("XLA_CPU_DUMP_IR");
+  EXPECT_TRUE(result.ok()) << result.status();
+  const std::string path = absl::StrCat(dir, "/", name, ".ll");
+  std::ifstream file(path);
+  EXPECT_TRUE(file.good()) << path;
+  std::stringstream ir;
+  ir << file.rdbuf();
+  std::remove(path.c_str());
+  std::remove(dir);
+  return ir.str().find("__xla_cpu_sort_keyed") != std::string::npos;
+}
+
+TEST(CpuSortKeyed, FloatsWithTiesNaNsAndZerosAgreeWithTheInterpreter) {
+  const std::vector<std::string> comparators = {
+      "  ROOT c = pred[] compare(x, y), direction=LT\n",
+      "  ROOT c = pred[] compare(x, y), direction=GT\n",
+      "  ROOT c = pred[] compare(x, y), direction=LT, type=TOTALORDER\n",
+      "  ROOT c = pred[] compare(x, y), direction=GT, type=TOTALORDER\n",
+      kJaxLess,
+  };
+  for (const std::string& body : comparators) {
+    EXPECT_TRUE(CallsKeyedSort(ArgSort("f32", {2, 100}, 1, body), "keyed", Random(F32, {2, 100}, 1))) << body;
+    // 9 rows of 300 (radix, threads), 40 rows of 20 (short lines), one row of 5000.
+    for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{9, 300}, {40, 20}, {1, 5000}}) {
+      const std::string hlo = ArgSort("f32", dims, 1, body);
+      EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(F32, dims, dims[0], true)})) << hlo;
+      EXPECT_TRUE(SameOnBothBackends(hlo, {Random(F32, dims, dims[1])})) << hlo;
+    }
+  }
+}
+
+TEST(CpuSortKeyed, EveryKeyTypeAscendingAndDescending) {
+  for (const char* type : {"pred", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64", "f16", "bf16", "f64"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    for (const char* direction : {"LT", "GT"}) {
+      const std::string body = absl::StrCat("  ROOT c = pred[] compare(x, y), direction=", direction, "\n");
+      const std::string hlo = ArgSort(type, {6, 400}, 1, body);
+      EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, {6, 400}, 7)})) << hlo;
+      if (t != PRED) EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(t, {6, 400}, 8, true)})) << hlo;
+    }
+  }
+}
+
+TEST(CpuSortKeyed, LinesAlongOtherDimensionsAndLayouts) {
+  // Along dimension 0 of a row-major array (strided lines), and of a column-major one.
+  for (const char* layout : {"{1,0}", "{0,1}"}) {
+    const std::string hlo = ArgSort("s32", {500, 70}, 0, "  ROOT c = pred[] compare(x, y), direction=LT\n", layout);
+    EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(S32, {500, 70}, 9, false)})) << hlo;
+  }
+  const std::string f = ArgSort("f32", {3, 200, 5}, 1, "  ROOT c = pred[] compare(x, y), direction=GT\n");
+  EXPECT_TRUE(SameOnBothBackends(f, {FewValues(F32, {3, 200, 5}, 10, true)})) << f;
+}
+
+TEST(CpuSortKeyed, KeysInALaterOperandAndComparatorsTheKeyDoesNotCover) {
+  // The key is operand 1 (parameters 2 and 3), descending through a negation.
+  const std::string later = R"(HloModule m
+cmp {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  x = f32[] parameter(2)
+  y = f32[] parameter(3)
+  nx = f32[] negate(x)
+  ny = f32[] negate(y)
+  ROOT c = pred[] compare(nx, ny), direction=LT
+}
+ENTRY e {
+  v = s32[4,300] iota(), iota_dimension=1
+  k = f32[4,300] parameter(0)
+  ROOT s = (s32[4,300], f32[4,300]) sort(v, k), dimensions={1}, to_apply=cmp
+})";
+  EXPECT_TRUE(CallsKeyedSort(later, "later", FewValues(F32, {4, 300}, 11, true)));
+  EXPECT_TRUE(SameOnBothBackends(later, {FewValues(F32, {4, 300}, 11, true)})) << later;
+  // Not keys: parameters swapped (y < x), LE, two keys (lexicographic), a side reading the
+  // other operand. The comparator still sorts them.
+  for (const std::string body : {
+           std::string("  ROOT c = pred[] compare(y, x), direction=LT\n"),
+           std::string("  ROOT c = pred[] compare(x, y), direction=LE\n"),
+           std::string("  lt = pred[] compare(x, y), direction=LT\n  eq = pred[] compare(x, y), direction=EQ\n"
+                       "  li = pred[] compare(j, i), direction=LT\n  tie = pred[] and(eq, li)\n"
+                       "  ROOT c = pred[] or(lt, tie)\n"),
+           std::string("  xi = f32[] convert(i)\n  xj = f32[] convert(j)\n  sx = f32[] add(x, xi)\n"
+                       "  sy = f32[] add(y, xj)\n  ROOT c = pred[] compare(sx, sy), direction=LT\n"),
+       }) {
+    const std::string hlo = ArgSort("f32", {5, 200}, 1, body);
+    EXPECT_FALSE(CallsKeyedSort(hlo, "not_keyed", Random(F32, {5, 200}, 1))) << hlo;
+    EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(F32, {5, 200}, 12, true)})) << hlo;
+  }
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla
