@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "backends/testing/sort_comparators.h"
 #include "hlo/shape.h"
 
 namespace xla {
@@ -242,30 +243,10 @@ inline Workload CumsumColumnsWorkload(int64_t rows, int64_t cols) {
 
 // JAX's comparator for jnp.sort / jnp.argsort of f32: -0 to +0 and NaNs to one NaN, then a
 // total-order less-than (a radix sort by key on the cpu, emit_sort.cc).
-inline const char* kJaxSortLess = R"(
-jax_less {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  zero = f32[] constant(0)
-  nan = f32[] constant(nan)
-  xz = pred[] compare(x, zero), direction=EQ
-  x0 = f32[] select(xz, zero, x)
-  xn = pred[] compare(x, x), direction=NE
-  x1 = f32[] select(xn, nan, x0)
-  yz = pred[] compare(y, zero), direction=EQ
-  y0 = f32[] select(yz, zero, y)
-  yn = pred[] compare(y, y), direction=NE
-  y1 = f32[] select(yn, nan, y0)
-  ROOT lt = pred[] compare(x1, y1), direction=LT, type=TOTALORDER
-}
-jax_less_indexed {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  i = s32[] parameter(2)
-  j = s32[] parameter(3)
-  ROOT lt = pred[] call(x, y), to_apply=jax_less
-}
-)";
+inline const std::string kJaxSortLess = absl::StrCat(
+    "\njax_less {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n", ::xla::testing::kJaxFloatLessBody,
+    "}\njax_less_indexed {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  i = s32[] parameter(2)\n"
+    "  j = s32[] parameter(3)\n  ROOT lt = pred[] call(x, y), to_apply=jax_less\n}\n");
 
 // jnp.sort(x) of f32[n] (stable) against np.sort(x).
 inline Workload SortWorkload(int64_t n) {

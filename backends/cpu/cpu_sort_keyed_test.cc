@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/testing/sort_comparators.h"
 #include "gtest/gtest.h"
 
 namespace xla {
@@ -72,20 +73,6 @@ std::string ArgSort(const std::string& t, const std::vector<int64_t>& dims, int6
                       "}, is_stable=true, to_apply=cmp\n}\n");
 }
 
-// JAX's comparator for floats: -0 to +0 and every NaN to one NaN, then a total-order LT.
-constexpr char kJaxLess[] = R"(  zero = f32[] constant(0)
-  nan = f32[] constant(nan)
-  xz = pred[] compare(x, zero), direction=EQ
-  x0 = f32[] select(xz, zero, x)
-  xn = pred[] compare(x, x), direction=NE
-  x1 = f32[] select(xn, nan, x0)
-  yz = pred[] compare(y, zero), direction=EQ
-  y0 = f32[] select(yz, zero, y)
-  yn = pred[] compare(y, y), direction=NE
-  y1 = f32[] select(yn, nan, y0)
-  ROOT c = pred[] compare(x1, y1), direction=LT, type=TOTALORDER
-)";
-
 // Whether the cpu backend compiles `hlo` (renamed `name`) to a call of the keyed sort, from
 // the IR it dumps (XLA_CPU_DUMP_IR).
 bool CallsKeyedSort(std::string hlo, const std::string& name, const Literal& argument) {
@@ -113,7 +100,7 @@ TEST(CpuSortKeyed, FloatsWithTiesNaNsAndZerosAgreeWithTheInterpreter) {
       "  ROOT c = pred[] compare(x, y), direction=GT\n",
       "  ROOT c = pred[] compare(x, y), direction=LT, type=TOTALORDER\n",
       "  ROOT c = pred[] compare(x, y), direction=GT, type=TOTALORDER\n",
-      kJaxLess,
+      ::xla::testing::kJaxFloatLessBody,
   };
   for (const std::string& body : comparators) {
     EXPECT_TRUE(CallsKeyedSort(ArgSort("f32", {2, 100}, 1, body), "keyed", Random(F32, {2, 100}, 1))) << body;

@@ -4,6 +4,7 @@
 // one operand's elements a and b (a plain compare, or JAX's, which first maps -0 to +0 and
 // every NaN to one), it calls __xla_cpu_sort_keyed with a key function too,
 // `i32 key(ptr element, ptr u64_key)`, so that lines are radix-sorted by unsigned keys.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,18 +22,30 @@ namespace xla {
 namespace cpu {
 namespace {
 
+// A new internal function `name` of `type` in `module` whose entry block `body` emits
+// through b (the insertion point is restored after); erased again when body fails.
+absl::StatusOr<llvm::Function*> EmitFunction(llvm::IRBuilder<>* b, llvm::Module* module, llvm::FunctionType* type,
+                                             const std::string& name,
+                                             const std::function<absl::Status(llvm::Function*)>& body) {
+  llvm::Function* f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, module);
+  llvm::IRBuilderBase::InsertPoint saved = b->saveIP();
+  b->SetInsertPoint(llvm::BasicBlock::Create(module->getContext(), "entry", f));
+  absl::Status status = body(f);
+  b->restoreIP(saved);
+  if (!status.ok()) {
+    f->eraseFromParent();
+    return status;
+  }
+  return f;
+}
+
 // Emits the comparator of `hlo` over `types` (one per operand) into `module`.
 absl::StatusOr<llvm::Function*> EmitComparator(ElementalEmitter* e, llvm::Module* module, const HloInstruction* hlo,
                                                const std::vector<PrimitiveType>& types) {
   llvm::IRBuilder<>* b = e->b();
-  llvm::LLVMContext& c = module->getContext();
-  llvm::PointerType* ptr = llvm::PointerType::get(c, 0);
+  llvm::PointerType* ptr = llvm::PointerType::get(module->getContext(), 0);
   auto* type = llvm::FunctionType::get(b->getInt32Ty(), {ptr}, false);
-  llvm::Function* f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
-                                             absl::StrCat("comparator.", hlo->name()), module);
-  llvm::IRBuilderBase::InsertPoint saved = b->saveIP();
-  b->SetInsertPoint(llvm::BasicBlock::Create(c, "entry", f));
-  absl::Status status = [&]() -> absl::Status {
+  return EmitFunction(b, module, type, absl::StrCat("comparator.", hlo->name()), [&](llvm::Function* f) -> absl::Status {
     std::vector<llvm::Value*> args;
     for (size_t k = 0; k < 2 * types.size(); ++k) {
       Shape scalar = ShapeUtil::MakeShape(types[k / 2], {});
@@ -46,13 +59,7 @@ absl::StatusOr<llvm::Function*> EmitComparator(ElementalEmitter* e, llvm::Module
     }
     b->CreateRet(b->CreateZExt(result[0], b->getInt32Ty()));
     return absl::OkStatus();
-  }();
-  b->restoreIP(saved);
-  if (!status.ok()) {
-    f->eraseFromParent();
-    return status;
-  }
-  return f;
+  });
 }
 
 // A comparator `compare(f(p[2k]), f(p[2k+1])), direction=LT or GT` (f the same scalar
@@ -132,14 +139,9 @@ std::optional<SortKeyPlan> MatchSortKey(const HloInstruction& sort) {
 absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* module, const HloInstruction* hlo,
                                             const SortKeyPlan& plan, PrimitiveType element_type) {
   llvm::IRBuilder<>* b = e->b();
-  llvm::LLVMContext& c = module->getContext();
-  llvm::PointerType* ptr = llvm::PointerType::get(c, 0);
+  llvm::PointerType* ptr = llvm::PointerType::get(module->getContext(), 0);
   auto* type = llvm::FunctionType::get(b->getInt32Ty(), {ptr, ptr}, false);
-  llvm::Function* f =
-      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, absl::StrCat("sort_key.", hlo->name()), module);
-  llvm::IRBuilderBase::InsertPoint saved = b->saveIP();
-  b->SetInsertPoint(llvm::BasicBlock::Create(c, "entry", f));
-  absl::Status status = [&]() -> absl::Status {
+  return EmitFunction(b, module, type, absl::StrCat("sort_key.", hlo->name()), [&](llvm::Function* f) -> absl::Status {
     Shape scalar = ShapeUtil::MakeShape(element_type, {});
     ShapeUtil::SetDefaultLayoutsIfMissing(&scalar);
     llvm::Value* x = e->LoadElement(f->getArg(0), scalar, IrIndex{{}, b->getInt64(0), &scalar});
@@ -190,13 +192,7 @@ absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* m
     b->CreateStore(b->CreateZExt(key, b->getInt64Ty()), f->getArg(1));
     b->CreateRet(b->CreateZExt(unordered, b->getInt32Ty()));
     return absl::OkStatus();
-  }();
-  b->restoreIP(saved);
-  if (!status.ok()) {
-    f->eraseFromParent();
-    return status;
-  }
-  return f;
+  });
 }
 
 }  // namespace
