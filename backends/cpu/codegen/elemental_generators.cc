@@ -165,8 +165,13 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
 }
 
 absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitScalarComputation(
-    const HloComputation& computation, absl::Span<llvm::Value* const> args) {
-  if (!IsScalarOnly(computation)) return EmitGeneratedComputation(computation, args);
+    const HloComputation& computation, absl::Span<llvm::Value* const> args, const HloInstruction* result) {
+  if (!IsScalarOnly(computation)) {
+    if (result != nullptr && result != computation.root_instruction()) {
+      return absl::UnimplementedError(absl::StrCat(computation.name(), ": a value other than the root of a computation with arrays"));
+    }
+    return EmitGeneratedComputation(computation, args);
+  }
   std::map<const HloInstruction*, std::vector<llvm::Value*>> values;
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     std::vector<llvm::Value*> v;
@@ -210,7 +215,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitScalarComputatio
     }
     values[hlo] = std::move(v);
   }
-  return values[computation.root_instruction()];
+  return values[result != nullptr ? result : computation.root_instruction()];
 }
 
 absl::StatusOr<Generator> ElementalEmitter::MakeReduceGenerator(const HloInstruction* hlo,

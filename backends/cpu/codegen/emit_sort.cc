@@ -5,7 +5,6 @@
 // every NaN to one), it calls __xla_cpu_sort_keyed with a key function too,
 // `i32 key(ptr element, ptr u64_key)`, so that lines are radix-sorted by unsigned keys.
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "hlo/comparison_util.h"
-#include "hlo/literal.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -134,7 +132,7 @@ std::optional<SortKeyPlan> MatchSortKey(const HloInstruction& sort) {
 }
 
 // `i32 key(ptr element, ptr key)` for `plan`: f of the element, as an unsigned key in the
-// comparison's order (XlaCpuSortKey, runtime.h). Float comparisons (not total order) first map
+// sort's order, complemented for GT (XlaCpuSortKey, runtime.h). Float comparisons (not total order) first map
 // -0 to +0, which they do not tell apart, and report NaNs, which they do not order.
 absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* module, const HloInstruction* hlo,
                                             const SortKeyPlan& plan, PrimitiveType element_type) {
@@ -145,27 +143,17 @@ absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* m
     Shape scalar = ShapeUtil::MakeShape(element_type, {});
     ShapeUtil::SetDefaultLayoutsIfMissing(&scalar);
     llvm::Value* x = e->LoadElement(f->getArg(0), scalar, IrIndex{{}, b->getInt64(0), &scalar});
-    std::map<const HloInstruction*, llvm::Value*> values;
-    std::function<absl::StatusOr<llvm::Value*>(const HloInstruction*)> emit =
-        [&](const HloInstruction* h) -> absl::StatusOr<llvm::Value*> {
-      if (auto it = values.find(h); it != values.end()) return it->second;
-      llvm::Value* v = nullptr;
-      if (h->opcode() == HloOpcode::kParameter) {
-        v = x;
-      } else if (h->opcode() == HloOpcode::kConstant) {
-        v = e->ConstantElement(h->literal().untyped_data(), h->shape().element_type());
-      } else {
-        std::vector<llvm::Value*> operands;
-        for (const HloInstruction* operand : h->operands()) {
-          ASSIGN_OR_RETURN(llvm::Value* o, emit(operand));
-          operands.push_back(o);
-        }
-        ASSIGN_OR_RETURN(v, e->EmitElementwise(*h, operands));
-      }
-      values[h] = v;
-      return v;
-    };
-    ASSIGN_OR_RETURN(llvm::Value* v, emit(plan.lhs));
+    // The whole comparator with x for both of the keyed operand's parameters (the other
+    // parameters are unused); f(x) is its root's first operand.
+    const HloComputation& comparator = *hlo->to_apply();
+    std::vector<llvm::Value*> args(comparator.num_parameters());
+    for (const HloInstruction* p : comparator.parameter_instructions()) {
+      args.at(p->parameter_number()) = p->parameter_number() / 2 == plan.operand
+                                           ? x
+                                           : llvm::PoisonValue::get(e->RegisterType(p->shape().element_type()));
+    }
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> fx, e->EmitScalarComputation(comparator, args, plan.lhs));
+    llvm::Value* v = fx.at(0);
     const int64_t bits = plan.key_bits;
     llvm::Type* int_type = b->getIntNTy(static_cast<unsigned>(bits));
     llvm::Value* unordered = b->getFalse();
@@ -189,6 +177,7 @@ absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* m
         key = b->CreateXor(key, llvm::ConstantInt::get(int_type, llvm::APInt::getSignMask(static_cast<unsigned>(bits))));
       }
     }
+    if (plan.descending) key = b->CreateNot(key);  // the complement orders the other way
     b->CreateStore(b->CreateZExt(key, b->getInt64Ty()), f->getArg(1));
     b->CreateRet(b->CreateZExt(unordered, b->getInt32Ty()));
     return absl::OkStatus();
@@ -257,16 +246,13 @@ absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const
                                     b->getInt64(inner), b->getInt64(n), data, widths, comparator};
   const std::optional<SortKeyPlan> plan = MatchSortKey(*hlo);
   if (plan.has_value()) {
-    absl::StatusOr<llvm::Function*> key = EmitSortKey(e, module, hlo, *plan, types[plan->operand]);
-    if (key.ok()) {
-      args.insert(args.end(), {*key, b->getInt64(plan->operand), b->getInt64(plan->key_bits),
-                               b->getInt64(plan->descending ? 1 : 0)});
-      llvm::FunctionCallee sort = module->getOrInsertFunction(
-          "__xla_cpu_sort_keyed",
-          llvm::FunctionType::get(b->getVoidTy(), {i64, i64, i64, i64, ptr, ptr, ptr, ptr, i64, i64, i64}, false));
-      b->CreateCall(sort, args);
-      return absl::OkStatus();
-    }
+    ASSIGN_OR_RETURN(llvm::Function* key, EmitSortKey(e, module, hlo, *plan, types[plan->operand]));
+    args.insert(args.end(), {key, b->getInt64(plan->operand), b->getInt64(plan->key_bits)});
+    llvm::FunctionCallee sort = module->getOrInsertFunction(
+        "__xla_cpu_sort_keyed",
+        llvm::FunctionType::get(b->getVoidTy(), {i64, i64, i64, i64, ptr, ptr, ptr, ptr, i64, i64}, false));
+    b->CreateCall(sort, args);
+    return absl::OkStatus();
   }
   llvm::FunctionCallee sort = module->getOrInsertFunction(
       "__xla_cpu_sort", llvm::FunctionType::get(b->getVoidTy(), {i64, i64, i64, i64, ptr, ptr, ptr}, false));

@@ -272,11 +272,9 @@ void Delinearize(llvm::IRBuilder<>* b, const Shape& shape, const std::vector<int
 
 }  // namespace
 
-absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction* hlo,
+absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction* hlo, const CumulativeWindowSplit& s,
                                        const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                        llvm::Value* begin, llvm::Value* end) {
-  if (outputs.empty()) return absl::InternalError(absl::StrCat(hlo->name(), " has no outputs"));
-  ASSIGN_OR_RETURN(const CumulativeWindowSplit s, SplitCumulativeWindow(*hlo, outputs[0].shape));
   const CumulativeWindow& w = s.window;
   const int64_t n = hlo->operand_count() / 2;
   if (static_cast<int64_t>(operands.size()) != 2 * n || static_cast<int64_t>(outputs.size()) != n) {

@@ -282,7 +282,7 @@ class ModuleEmitter {
     return EmitItemsKernel(cp, hlo, split.items(), split.length * split.tile,
                            [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                llvm::Value* begin, llvm::Value* end) {
-                             return EmitCumulativeWindowRange(&elemental_, hlo, operands, outputs, begin, end);
+                             return EmitCumulativeWindowRange(&elemental_, hlo, split, operands, outputs, begin, end);
                            });
   }
 
@@ -325,6 +325,13 @@ class ModuleEmitter {
       kernel->eraseFromParent();
       return status;
     }
+    CallKernel(kernel, items, work_per_item);
+    return absl::OkStatus();
+  }
+
+  // Calls kernel(slots, begin, end) over [0, items): through parallel_for when the items are
+  // several and their work adds up to kParallelElements, else once for all.
+  void CallKernel(llvm::Function* kernel, int64_t items, int64_t work_per_item) {
     if (items > 1 && items * work_per_item >= kParallelElements) {
       llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
           "__xla_cpu_parallel_for",
@@ -333,7 +340,6 @@ class ModuleEmitter {
     } else if (items > 0) {
       b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(items)});
     }
-    return absl::OkStatus();
   }
 
   // Shape to read `hlo`'s value from `slot` with (aliasing reshapes see the same bytes
@@ -465,15 +471,7 @@ class ModuleEmitter {
       work_per_element = std::max<int64_t>(1, ShapeUtil::ElementsIn(root->operand(0)->shape()) /
                                                   std::max<int64_t>(1, ShapeUtil::ElementsIn(root->shape().IsArray() ? root->shape() : iteration)));
     }
-    if (elements * work_per_element >= kParallelElements && outer > 1) {
-      llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
-          "__xla_cpu_parallel_for",
-          llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false));
-      b_.CreateCall(parallel_for, {kernel, main_slots_, b_.getInt64(outer),
-                                     b_.getInt64(elements / outer * work_per_element)});
-    } else {
-      b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(outer)});
-    }
+    CallKernel(kernel, outer, elements / outer * work_per_element);
     return absl::OkStatus();
   }
 

@@ -76,9 +76,11 @@ class ElementalEmitter {
   // One elementwise op on scalar values (register types).
   absl::StatusOr<llvm::Value*> EmitElementwise(const HloInstruction& hlo, absl::Span<llvm::Value* const> operands);
   // A scalar computation (reducers, comparators) applied to scalar values; a tuple root
-  // gives one value per element.
+  // gives one value per element. `result`, when set, names the instruction of the
+  // computation whose value to return instead of the root's.
   absl::StatusOr<std::vector<llvm::Value*>> EmitScalarComputation(const HloComputation& computation,
-                                                                  absl::Span<llvm::Value* const> args);
+                                                                  absl::Span<llvm::Value* const> args,
+                                                                  const HloInstruction* result = nullptr);
 
   // f16/bf16/f8/f4 <-> f32 (exact widening; one rounding to nearest even when narrowing).
   llvm::Value* WidenToF32(llvm::Value* v, PrimitiveType type);
@@ -231,9 +233,9 @@ struct CumulativeWindowSplit {
   int64_t items() const { return outer * tiles; }
 };
 absl::StatusOr<CumulativeWindowSplit> SplitCumulativeWindow(const HloInstruction& hlo, const Shape& out);
-// The scans of items [begin, end) of SplitCumulativeWindow(hlo, outputs[0].shape); items are
-// independent, so threads may run disjoint ranges at once.
-absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction* hlo,
+// The scans of items [begin, end) of `split` (SplitCumulativeWindow(*hlo, outputs[0].shape));
+// items are independent, so threads may run disjoint ranges at once.
+absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction* hlo, const CumulativeWindowSplit& split,
                                        const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                        llvm::Value* begin, llvm::Value* end);
 

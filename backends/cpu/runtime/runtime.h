@@ -35,16 +35,16 @@ using XlaCpuComparator = int32_t (*)(void** elements);
 // `inner` elements; widths[k] is array k's element size in bytes.
 void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                     const int64_t* widths, XlaCpuComparator comparator);
-// A compiled sort key: writes to *key an unsigned key of the element at `element` whose order
-// is the comparator's, and returns nonzero when the element is unordered (a NaN compared as a
-// float), which the key cannot order.
+// A compiled sort key: writes to *key an unsigned key of the element at `element`, smaller
+// keys first in the comparator's order, and returns nonzero when the element is unordered (a
+// NaN compared as a float), which the key cannot order.
 using XlaCpuSortKey = int32_t (*)(const void* element, uint64_t* key);
 // __xla_cpu_sort when the comparator orders operand `key_operand` by `key` (key_bits
-// significant bits; descending != 0: larger keys first): lines whose keys are all ordered are
-// radix-sorted by them, others go through the comparator.
+// significant bits): lines whose keys are all ordered are radix-sorted by them, others go
+// through the comparator.
 void __xla_cpu_sort_keyed(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                           const int64_t* widths, XlaCpuComparator comparator, XlaCpuSortKey key,
-                          int64_t key_operand, int64_t key_bits, int64_t descending);
+                          int64_t key_operand, int64_t key_bits);
 
 // Linear algebra and FFT on arrays described by constant descriptors (strided_array.h:
 // element type, rank, dims, element strides), computed in double / complex<double> and

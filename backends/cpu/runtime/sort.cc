@@ -32,7 +32,6 @@ struct SortJob {
   XlaCpuComparator comparator;
   XlaCpuSortKey key;  // null: the comparator orders every line
   int64_t key_operand, key_bits;
-  bool descending;
 };
 
 // Scratch memory of every sort, kept once freed (up to 256 MiB in all): fresh pages cost far
@@ -95,9 +94,8 @@ void RadixOrder(int64_t n, int64_t bits, Buffer<K>& keys, Buffer<K>& other_keys,
     std::stable_sort(s.order.data(), s.order.data() + n, [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
     return;
   }
-  const int passes = static_cast<int>((bits + 7) / 8);
-  std::vector<std::array<int64_t, 256>> counts(passes);
-  for (auto& c : counts) c.fill(0);
+  const int passes = static_cast<int>((bits + 7) / 8);  // at most 8 (keys of up to 64 bits)
+  std::array<std::array<int64_t, 256>, 8> counts{};
   for (int64_t j = 0; j < n; ++j) {
     const K key = keys[j];
     for (int p = 0; p < passes; ++p) ++counts[p][(key >> (8 * p)) & 0xFF];
@@ -130,36 +128,30 @@ void RadixOrder(int64_t n, int64_t bits, Buffer<K>& keys, Buffer<K>& other_keys,
   }
 }
 
-// The keys of a line's elements (descending: complemented, so that they order the other way)
-// into `keys`; false when one is unordered.
+// The keys of a line's elements into `keys`; false when one is unordered.
 template <typename K>
 bool LineKeys(const SortJob& job, int64_t first, Buffer<K>& keys) {
   keys.Resize(job.length);
   const char* base = static_cast<const char*>(job.data[job.key_operand]);
   const int64_t w = job.widths[job.key_operand];
-  const uint64_t flip = job.descending ? (job.key_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << job.key_bits) - 1) : 0;
   for (int64_t j = 0; j < job.length; ++j) {
     uint64_t key = 0;
     if (job.key(base + (first + j * job.inner) * w, &key) != 0) return false;
-    keys[j] = static_cast<K>(key ^ flip);
+    keys[j] = static_cast<K>(key);
   }
   return true;
 }
 
-template <typename T>
-void PermuteLine(char* base, int64_t first, int64_t inner, const int64_t* order, int64_t n, Buffer<char>& line) {
-  line.Resize(n * sizeof(T));
-  T* tmp = reinterpret_cast<T*>(line.data());
-  T* data = reinterpret_cast<T*>(base);
-  for (int64_t j = 0; j < n; ++j) std::memcpy(&tmp[j], &data[first + order[j] * inner], sizeof(T));
-  for (int64_t j = 0; j < n; ++j) std::memcpy(&data[first + j * inner], &tmp[j], sizeof(T));
-}
-
-void PermuteBytes(char* base, int64_t w, int64_t first, int64_t inner, const int64_t* order, int64_t n,
-                  Buffer<char>& line) {
+// Puts element order[j] of a line of n elements of `width` bytes in position j. Width W
+// (when not 0) is the same as `width`, known at compile time, so the copies are plain moves.
+template <int64_t W>
+void PermuteLine(char* base, int64_t width, int64_t first, int64_t inner, const int64_t* order, int64_t n,
+                 Buffer<char>& line) {
+  const int64_t w = W != 0 ? W : width;
   line.Resize(n * w);
-  for (int64_t j = 0; j < n; ++j) std::memcpy(&line[j * w], base + (first + order[j] * inner) * w, w);
-  for (int64_t j = 0; j < n; ++j) std::memcpy(base + (first + j * inner) * w, &line[j * w], w);
+  char* tmp = line.data();
+  for (int64_t j = 0; j < n; ++j) std::memcpy(tmp + j * w, base + (first + order[j] * inner) * w, w);
+  for (int64_t j = 0; j < n; ++j) std::memcpy(base + (first + j * inner) * w, tmp + j * w, w);
 }
 
 // Sorts lines [begin, end) of the job in slots[0].
@@ -180,12 +172,14 @@ void SortLines(void** slots, int64_t begin, int64_t end) {
     }
     for (int64_t k = 0; k < job.count; ++k) {
       char* base = static_cast<char*>(job.data[k]);
-      switch (job.widths[k]) {
-        case 1: PermuteLine<uint8_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
-        case 2: PermuteLine<uint16_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
-        case 4: PermuteLine<uint32_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
-        case 8: PermuteLine<uint64_t>(base, first, job.inner, s.order.data(), job.length, s.line); break;
-        default: PermuteBytes(base, job.widths[k], first, job.inner, s.order.data(), job.length, s.line); break;
+      const int64_t w = job.widths[k];
+      const int64_t* order = s.order.data();
+      switch (w) {
+        case 1: PermuteLine<1>(base, w, first, job.inner, order, job.length, s.line); break;
+        case 2: PermuteLine<2>(base, w, first, job.inner, order, job.length, s.line); break;
+        case 4: PermuteLine<4>(base, w, first, job.inner, order, job.length, s.line); break;
+        case 8: PermuteLine<8>(base, w, first, job.inner, order, job.length, s.line); break;
+        default: PermuteLine<0>(base, w, first, job.inner, order, job.length, s.line); break;
       }
     }
   }
@@ -213,12 +207,11 @@ void Sort(int64_t outer, int64_t length, int64_t inner, const SortJob& job) {
 
 extern "C" void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                                const int64_t* widths, XlaCpuComparator comparator) {
-  Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, nullptr, 0, 0, false});
+  Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, nullptr, 0, 0});
 }
 
 extern "C" void __xla_cpu_sort_keyed(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                                      const int64_t* widths, XlaCpuComparator comparator, XlaCpuSortKey key,
-                                     int64_t key_operand, int64_t key_bits, int64_t descending) {
-  Sort(outer, length, inner,
-       SortJob{length, inner, count, data, widths, comparator, key, key_operand, key_bits, descending != 0});
+                                     int64_t key_operand, int64_t key_bits) {
+  Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, key, key_operand, key_bits});
 }
