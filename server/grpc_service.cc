@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "server/out_of_memory.h"
 #include "server/worker_pool.h"
 
 namespace xla::server {
@@ -123,7 +124,8 @@ grpc::ServerUnaryReactor* XlaGrpcService::Unary(WorkerPool* pool, const char* me
     if (context->IsCancelled()) {
       status = CancelledOrDeadline(*context);
     } else {
-      auto result = fn(*request);
+      // Out of memory anywhere in the core (a literal, a proto) fails this call only.
+      auto result = OutOfMemoryAsError(method, [&] { return fn(*request); });
       if (result.ok()) {
         *response = std::move(*result);
       } else {

@@ -62,7 +62,9 @@ absl::StatusOr<LoadResponse> ServiceCore::Load(const LoadRequest& request) {
   auto [entry, owner] = impl_->cache.Lookup(key);
   if (owner) {
     impl_->compile_slots.Acquire();
-    auto loaded = device->backend->DeserializeExecutable(request.serialized_executable(), device->local_ordinal);
+    auto loaded = OutOfMemoryAsError("loading", [&] {
+      return device->backend->DeserializeExecutable(request.serialized_executable(), device->local_ordinal);
+    });
     impl_->compile_slots.Release();
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (!loaded.ok()) {

@@ -231,7 +231,8 @@ absl::StatusOr<ServiceCore::Impl::CompileResult> ServiceCore::Impl::CompileCache
     backend::CompileOptions compile_options;
     compile_options.device_ordinal = device->local_ordinal;
     compile_slots.Acquire();
-    auto compiled = device->backend->Compile(std::move(module), compile_options);
+    auto compiled = OutOfMemoryAsError(
+        "compiling", [&] { return device->backend->Compile(std::move(module), compile_options); });
     compile_slots.Release();
     const double ms = elapsed_ms();
     if (!compiled.ok()) {

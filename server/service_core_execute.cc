@@ -178,7 +178,9 @@ absl::StatusOr<std::shared_ptr<backend::Buffer>> ServiceCore::Impl::RunPrepared(
   const Clock::time_point start = Clock::now();
   {
     ExecuteSlot slot(*this);
-    ASSIGN_OR_RETURN(result, program.executable->Execute(buffers, prepared.options));
+    ASSIGN_OR_RETURN(result, OutOfMemoryAsError("the execution", [&] {
+                       return program.executable->Execute(buffers, prepared.options);
+                     }));
   }
   const int64_t compute_ns = ElapsedNs(start);
   SetCompileProfile(prepared.executable, profile);
@@ -316,7 +318,8 @@ absl::StatusOr<ExecuteAndTransferResponse> ServiceCore::ExecuteAndTransfer(
   const Clock::time_point compute_start = Clock::now();
   {
     ExecuteSlot slot(*impl_);
-    ASSIGN_OR_RETURN(result, program->executable->Execute(buffers, options));
+    ASSIGN_OR_RETURN(result, OutOfMemoryAsError("the execution",
+                                                [&] { return program->executable->Execute(buffers, options); }));
   }
   const int64_t compute_ns = ElapsedNs(compute_start);
   buffers.clear();

@@ -24,11 +24,13 @@
 #include "absl/synchronization/mutex.h"
 #include "backends/backend.h"
 #include "hlo/shape.h"
+#include "server/out_of_memory.h"
 #include "server/service_core.h"
 #include "server/worker_pool.h"
 
 namespace xla {
 namespace server {
+
 
 using Clock = std::chrono::steady_clock;
 

@@ -200,9 +200,14 @@ class CpuExecutable : public backend::Executable {
     run_context.should_cancel = options.should_cancel ? &options.should_cancel : nullptr;
     if (options.rng_seed != 0) run_context.rng_seed = options.rng_seed;
     run_context.device = device_;
-    // 1: cancelled; 2: a runtime routine (infeed) stopped the execution with run_context.error.
-    const int32_t rc = program_->entry()(table.data(), &run_context);
-    if (rc == 2) return run_context.error;
+    // 1: cancelled or failed; 2: a runtime routine (infeed) stopped the execution. A failure's
+    // error is in run_context (a routine out of memory, say, runtime.h's RunRoutine).
+    int32_t rc;
+    {
+      ScopedExecution current(&run_context);
+      rc = program_->entry()(table.data(), &run_context);
+    }
+    if (run_context.failed()) return run_context.error();
     if (rc != 0) return absl::CancelledError("execution cancelled");
     size_t next = 0;
     return BuildResult(plan_->result_shape, outputs, &next);

@@ -10,8 +10,8 @@ namespace {
 // 0 when `status` is OK, else 1 with the error in the run context, prefixed with `op`.
 int32_t Report(void* run_context, const char* op, const absl::Status& status) {
   if (status.ok()) return 0;
-  static_cast<xla::cpu::RunContext*>(run_context)->error =
-      absl::Status(status.code(), absl::StrCat(op, ": ", status.message()));
+  static_cast<xla::cpu::RunContext*>(run_context)->Fail(
+      absl::Status(status.code(), absl::StrCat(op, ": ", status.message())));
   return 1;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/cpu/runtime/gemm.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "proto/xla_data.pb.h"
 
 namespace xla {
@@ -268,7 +269,7 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
 }  // namespace cpu
 }  // namespace xla
 
-extern "C" void __xla_cpu_conv(const int64_t* descriptor, const void* input, const void* kernel, void* output) {
+static void Conv(const int64_t* descriptor, const void* input, const void* kernel, void* output) {
   using namespace xla::cpu;
   if (descriptor[kConvType] == xla::F64) {
     Conv<double>(descriptor, static_cast<const double*>(input), static_cast<const double*>(kernel),
@@ -278,4 +279,8 @@ extern "C" void __xla_cpu_conv(const int64_t* descriptor, const void* input, con
                 static_cast<float*>(output));
   }
   TrimThreadScratch();
+}
+
+extern "C" void __xla_cpu_conv(const int64_t* descriptor, const void* input, const void* kernel, void* output) {
+  xla::cpu::RunRoutine("convolution", [&] { Conv(descriptor, input, kernel, output); });
 }

@@ -54,7 +54,7 @@ absl::StatusOr<Literal> Gather(const Shape& shape, void* const* leaves, size_t* 
 }
 
 int32_t Fail(RunContext* context, absl::Status status) {
-  context->error = std::move(status);
+  context->Fail(std::move(status));
   return 1;
 }
 
@@ -73,7 +73,7 @@ absl::StatusOr<Shape> CarriedShape(const void* blob) {
 }  // namespace cpu
 }  // namespace xla
 
-extern "C" int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* const* leaves) {
+static int32_t Infeed(void* run_context, const void* shape, void* const* leaves) {
   auto* context = static_cast<xla::cpu::RunContext*>(run_context);
   absl::StatusOr<xla::Shape> carried = xla::cpu::CarriedShape(shape);
   if (!carried.ok()) return xla::cpu::Fail(context, carried.status());
@@ -90,7 +90,13 @@ extern "C" int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* 
   return status.ok() ? 0 : xla::cpu::Fail(context, std::move(status));
 }
 
-extern "C" int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void* const* leaves) {
+extern "C" int32_t __xla_cpu_infeed(void* run_context, const void* shape, void* const* leaves) {
+  int32_t rc = 1;  // stays 1 when the routine fails
+  xla::cpu::RunRoutine("infeed", [&] { rc = Infeed(run_context, shape, leaves); });
+  return rc;
+}
+
+static int32_t Outfeed(void* run_context, const void* shape, void* const* leaves) {
   auto* context = static_cast<xla::cpu::RunContext*>(run_context);
   absl::StatusOr<xla::Shape> carried = xla::cpu::CarriedShape(shape);
   if (!carried.ok()) return xla::cpu::Fail(context, carried.status());
@@ -99,4 +105,10 @@ extern "C" int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void*
   if (!value.ok()) return xla::cpu::Fail(context, value.status());
   context->device->PushOutfeed(*std::move(value));
   return 0;
+}
+
+extern "C" int32_t __xla_cpu_outfeed(void* run_context, const void* shape, void* const* leaves) {
+  int32_t rc = 1;  // stays 1 when the routine fails
+  xla::cpu::RunRoutine("outfeed", [&] { rc = Outfeed(run_context, shape, leaves); });
+  return rc;
 }

@@ -95,8 +95,8 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
 }  // namespace xla
 
 // fft_type: 0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT (xla::FftType). Shapes were checked when compiling.
-extern "C" void __xla_cpu_fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,
-                              int64_t fft_type, int64_t fft_rank) {
+static void Fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,
+                int64_t fft_type, int64_t fft_rank) {
   using xla::cpu::Complex;
   const xla::cpu::StridedArray input(in, in_descriptor), output(out, out_descriptor);
   const size_t rank = static_cast<size_t>(input.rank());
@@ -137,4 +137,9 @@ extern "C" void __xla_cpu_fft(void* in, const int64_t* in_descriptor, void* out,
     for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[k].real() / static_cast<double>(n);
   }
   xla::cpu::Write(output, real);
+}
+
+extern "C" void __xla_cpu_fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,
+                              int64_t fft_type, int64_t fft_rank) {
+  xla::cpu::RunRoutine("fft", [&] { Fft(in, in_descriptor, out, out_descriptor, fft_type, fft_rank); });
 }

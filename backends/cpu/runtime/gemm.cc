@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "backends/cpu/runtime/gemm.h"
@@ -228,7 +229,7 @@ bool IsNarrowFloat(int64_t t) { return t == BF16 || t == F16; }
 
 void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& body) {
   if (n <= 0) return;
-  __xla_cpu_parallel_for(&RunRange, reinterpret_cast<void**>(const_cast<std::function<void(int64_t, int64_t)>*>(&body)),
+  ParallelFor(&RunRange, reinterpret_cast<void**>(const_cast<std::function<void(int64_t, int64_t)>*>(&body)),
                          n, cost_per_item);
 }
 
@@ -265,7 +266,8 @@ void* ThreadScratch(int which, size_t bytes) {
   if (buffer.size < bytes) {
     const size_t size = (std::max<size_t>(bytes, 64) + 63) / 64 * 64;
     buffer.data.reset(static_cast<char*>(std::aligned_alloc(64, size)));
-    buffer.size = size;
+    buffer.size = buffer.data == nullptr ? 0 : size;
+    if (buffer.data == nullptr) throw std::bad_alloc();
   }
   return buffer.data.get();
 }
@@ -273,7 +275,7 @@ void* ThreadScratch(int which, size_t bytes) {
 }  // namespace cpu
 }  // namespace xla
 
-extern "C" void __xla_cpu_dot(const int64_t* d, const void* a, const void* b, void* c) {
+static void Dot(const int64_t* d, const void* a, const void* b, void* c) {
   using namespace xla;
   using namespace xla::cpu;
   const int64_t lt = d[kDotLhsType], rt = d[kDotRhsType], ot = d[kDotOutType];
@@ -289,4 +291,8 @@ extern "C" void __xla_cpu_dot(const int64_t* d, const void* a, const void* b, vo
     IntDot<uint32_t>(d, a, b, c);
   }
   TrimThreadScratch();
+}
+
+extern "C" void __xla_cpu_dot(const int64_t* d, const void* a, const void* b, void* c) {
+  xla::cpu::RunRoutine("dot", [&] { Dot(d, a, b, c); });
 }

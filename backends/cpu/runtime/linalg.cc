@@ -273,8 +273,8 @@ void TriangularSolve(const StridedArray& a_array, const StridedArray& b_array, c
 }  // namespace cpu
 }  // namespace xla
 
-extern "C" void __xla_cpu_cholesky(void* a, const int64_t* a_descriptor, void* out, const int64_t* out_descriptor,
-                                   int64_t lower) {
+static void Cholesky(void* a, const int64_t* a_descriptor, void* out, const int64_t* out_descriptor,
+                     int64_t lower) {
   const xla::cpu::StridedArray in(a, a_descriptor), result(out, out_descriptor);
   if (result.is_complex()) {
     xla::cpu::Cholesky<xla::cpu::Complex>(in, result, lower != 0);
@@ -283,9 +283,14 @@ extern "C" void __xla_cpu_cholesky(void* a, const int64_t* a_descriptor, void* o
   }
 }
 
-extern "C" void __xla_cpu_triangular_solve(void* a, const int64_t* a_descriptor, void* b, const int64_t* b_descriptor,
-                                           void* out, const int64_t* out_descriptor, int64_t left_side, int64_t lower,
-                                           int64_t unit_diagonal, int64_t transpose_a) {
+extern "C" void __xla_cpu_cholesky(void* a, const int64_t* a_descriptor, void* out, const int64_t* out_descriptor,
+                                   int64_t lower) {
+  xla::cpu::RunRoutine("cholesky", [&] { Cholesky(a, a_descriptor, out, out_descriptor, lower); });
+}
+
+static void TriangularSolve(void* a, const int64_t* a_descriptor, void* b, const int64_t* b_descriptor,
+                            void* out, const int64_t* out_descriptor, int64_t left_side, int64_t lower,
+                            int64_t unit_diagonal, int64_t transpose_a) {
   const xla::cpu::StridedArray a_array(a, a_descriptor), b_array(b, b_descriptor), result(out, out_descriptor);
   if (result.is_complex()) {
     xla::cpu::TriangularSolve<xla::cpu::Complex>(a_array, b_array, result, left_side != 0, lower != 0,
@@ -294,4 +299,12 @@ extern "C" void __xla_cpu_triangular_solve(void* a, const int64_t* a_descriptor,
     xla::cpu::TriangularSolve<double>(a_array, b_array, result, left_side != 0, lower != 0, unit_diagonal != 0,
                                       transpose_a);
   }
+}
+
+extern "C" void __xla_cpu_triangular_solve(void* a, const int64_t* a_descriptor, void* b, const int64_t* b_descriptor,
+                                           void* out, const int64_t* out_descriptor, int64_t left_side, int64_t lower,
+                                           int64_t unit_diagonal, int64_t transpose_a) {
+  xla::cpu::RunRoutine("triangular-solve", [&] {
+    TriangularSolve(a, a_descriptor, b, b_descriptor, out, out_descriptor, left_side, lower, unit_diagonal, transpose_a);
+  });
 }

@@ -133,8 +133,8 @@ uint64_t RngNameMix(const std::string& name) {
 }  // namespace cpu
 }  // namespace xla
 
-extern "C" void __xla_cpu_rng(void* run_context, uint64_t name_mix, int64_t distribution, const void* a, const void* b,
-                              void* out, const int64_t* out_descriptor) {
+static void Rng(void* run_context, uint64_t name_mix, int64_t distribution, const void* a, const void* b,
+                void* out, const int64_t* out_descriptor) {
   using namespace xla::cpu;  // NOLINT: this file's helpers
   auto* context = static_cast<RunContext*>(run_context);
   const uint64_t draw = context->rng_draws++;
@@ -162,6 +162,11 @@ extern "C" void __xla_cpu_rng(void* run_context, uint64_t name_mix, int64_t dist
   } else {
     UniformInteger<uint32_t>(result, offsets, key, lo, hi);
   }
+}
+
+extern "C" void __xla_cpu_rng(void* run_context, uint64_t name_mix, int64_t distribution, const void* a, const void* b,
+                              void* out, const int64_t* out_descriptor) {
+  xla::cpu::RunRoutine("rng", [&] { Rng(run_context, name_mix, distribution, a, b, out, out_descriptor); });
 }
 
 extern "C" void __xla_cpu_rng_get_and_update_state(void* run_context, int64_t delta, uint64_t* out) {

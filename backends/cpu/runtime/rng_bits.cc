@@ -19,8 +19,8 @@ constexpr int64_t kChunk = 4096;
 
 }  // namespace
 
-extern "C" void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state_size, int64_t algorithm, void* bits,
-                                            const int64_t* bits_descriptor, uint64_t* new_state) {
+static void RngBitGenerator(const uint64_t* state, int64_t state_size, int64_t algorithm, void* bits,
+                            const int64_t* bits_descriptor, uint64_t* new_state) {
   namespace rng = xla::interpreter::rng;
   const xla::cpu::StridedArray out(bits, bits_descriptor);
   const auto type = static_cast<xla::PrimitiveType>(out.type());
@@ -53,4 +53,10 @@ extern "C" void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state
   rng::PhiloxNewCounter(counter, high, count, bit_width, &new_low, &new_high);
   new_state[1] = new_low;
   if (state_size == 3) new_state[2] = new_high;
+}
+
+extern "C" void __xla_cpu_rng_bit_generator(const uint64_t* state, int64_t state_size, int64_t algorithm, void* bits,
+                                            const int64_t* bits_descriptor, uint64_t* new_state) {
+  xla::cpu::RunRoutine("rng-bit-generator",
+                       [&] { RngBitGenerator(state, state_size, algorithm, bits, bits_descriptor, new_state); });
 }

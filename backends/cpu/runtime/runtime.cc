@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/runtime/gemm.h"
 
 namespace xla {
@@ -64,6 +65,8 @@ ThreadPool& Pool() {
   static ThreadPool* pool = new ThreadPool(std::max(1, RuntimeThreadCount() - 1));
   return *pool;
 }
+
+thread_local RunContext* current_execution = nullptr;
 
 // Below this much work (elements x per-element cost), a split costs more than it saves.
 constexpr int64_t kMinParallelWork = int64_t{1} << 16;
@@ -124,16 +127,10 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
   return *symbols;
 }
 
-}  // namespace cpu
-}  // namespace xla
-
-extern "C" {
-
-void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration) {
-  using xla::cpu::Pool;
-  const int threads = xla::cpu::RuntimeThreadCount();
+void ParallelFor(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration) {
+  const int threads = RuntimeThreadCount();
   const int64_t work = n * std::max<int64_t>(cost_per_iteration, 1);
-  if (n <= 1 || threads <= 1 || work < xla::cpu::kMinParallelWork) {
+  if (n <= 1 || threads <= 1 || work < kMinParallelWork) {
     if (n > 0) kernel(slots, 0, n);
     return;
   }
@@ -148,27 +145,40 @@ void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_
     std::atomic<int64_t> next{0};
     std::mutex mu;
     std::condition_variable cv;
-    int64_t done = 0;  // chunks finished, guarded by mu
+    int64_t done = 0;           // chunks finished, guarded by mu
+    std::exception_ptr failure;  // the first range's exception, guarded by mu
+    std::atomic<bool> stop{false};
+    RunContext* execution = nullptr;  // the caller's, for the routines the kernel calls
   };
   auto state = std::make_shared<State>();
   state->kernel = kernel;
   state->slots = slots;
   state->n = n;
-  const int64_t wanted = std::clamp<int64_t>(work / xla::cpu::kMinParallelWork, threads, int64_t{threads} * 16);
+  state->execution = CurrentExecution();
+  const int64_t wanted = std::clamp<int64_t>(work / kMinParallelWork, threads, int64_t{threads} * 16);
   state->chunks = std::min(n, wanted);
   state->chunk = (n + state->chunks - 1) / state->chunks;
   // Ranges start at multiples of kParallelForAlignment for long loops (runtime.h), so that
   // kernels over large 1-D arrays can use aligned vector stores.
-  if (n >= xla::cpu::kParallelForAlignedFrom) {
-    state->chunk = (state->chunk + xla::cpu::kParallelForAlignment - 1) / xla::cpu::kParallelForAlignment *
-                   xla::cpu::kParallelForAlignment;
+  if (n >= kParallelForAlignedFrom) {
+    state->chunk = (state->chunk + kParallelForAlignment - 1) / kParallelForAlignment *
+                   kParallelForAlignment;
   }
   state->chunks = (n + state->chunk - 1) / state->chunk;
+  // After a failure (an exception here, or a routine failing the execution) the chunks
+  // left are counted without being run.
   auto run_chunks = [](State& s) {
+    ScopedExecution execution(s.execution);
     int64_t finished = 0;
-    for (int64_t c; (c = s.next.fetch_add(1, std::memory_order_relaxed)) < s.chunks;) {
-      s.kernel(s.slots, c * s.chunk, std::min(s.n, (c + 1) * s.chunk));
-      ++finished;
+    for (int64_t c; (c = s.next.fetch_add(1, std::memory_order_relaxed)) < s.chunks; ++finished) {
+      if (s.stop.load(std::memory_order_relaxed) || (s.execution != nullptr && s.execution->failed())) continue;
+      try {
+        s.kernel(s.slots, c * s.chunk, std::min(s.n, (c + 1) * s.chunk));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(s.mu);
+        if (!s.failure) s.failure = std::current_exception();
+        s.stop.store(true, std::memory_order_relaxed);
+      }
     }
     if (finished == 0) return;
     std::lock_guard<std::mutex> lock(s.mu);
@@ -180,11 +190,50 @@ void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_
   run_chunks(*state);
   std::unique_lock<std::mutex> lock(state->mu);
   state->cv.wait(lock, [&] { return state->done == state->chunks; });
+  if (state->failure) std::rethrow_exception(state->failure);
 }
+
+RunContext* CurrentExecution() { return current_execution; }
+
+ScopedExecution::ScopedExecution(RunContext* context) : previous_(current_execution) { current_execution = context; }
+ScopedExecution::~ScopedExecution() { current_execution = previous_; }
+
+void RunContext::Fail(absl::Status status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_.load(std::memory_order_relaxed)) return;
+  error_ = std::move(status);
+  failed_.store(true, std::memory_order_release);
+}
+
+void FailCurrentExecution(const char* name, std::exception_ptr exception) {
+  RunContext* execution = CurrentExecution();
+  if (execution == nullptr) std::rethrow_exception(exception);
+  try {
+    std::rethrow_exception(exception);
+  } catch (const std::bad_alloc&) {
+    execution->Fail(absl::ResourceExhaustedError(absl::StrCat(name, ": out of host memory")));
+  } catch (const std::exception& e) {
+    execution->Fail(absl::InternalError(absl::StrCat(name, " failed: ", e.what())));
+  } catch (...) {
+    execution->Fail(absl::InternalError(absl::StrCat(name, " failed")));
+  }
+}
+
+}  // namespace cpu
+}  // namespace xla
+
+extern "C" {
+
+void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration) {
+  xla::cpu::RunRoutine("parallel loop", [&] { xla::cpu::ParallelFor(kernel, slots, n, cost_per_iteration); });
+}
+
 
 int32_t __xla_cpu_cancelled(void* run_context) {
   if (run_context == nullptr) return 0;
-  const std::function<bool()>* should_cancel = static_cast<const xla::cpu::RunContext*>(run_context)->should_cancel;
+  const auto* context = static_cast<const xla::cpu::RunContext*>(run_context);
+  if (context->failed()) return 1;
+  const std::function<bool()>* should_cancel = context->should_cancel;
   return should_cancel != nullptr && *should_cancel && (*should_cancel)() ? 1 : 0;
 }
 

@@ -2,10 +2,14 @@
 #define XLA_BACKENDS_CPU_RUNTIME_RUNTIME_H_
 
 // Routines that generated code calls (by these C names; the JIT binds them to the addresses
-// from RuntimeSymbols(), never by searching the process). All are thread-safe.
+// from RuntimeSymbols(), never by searching the process). All are thread-safe, and none lets
+// an exception out (RunRoutine below): a failure stops the execution with an error instead.
 
+#include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -110,8 +114,55 @@ struct RunContext {
   uint64_t rng_seed = 42;                                // ExecuteOptions::rng_seed, or the default
   uint64_t rng_draws = 0;                                // rng ops run so far (one thread runs them)
   interpreter::DeviceState* device = nullptr;            // rng state and feed queues of the device
-  absl::Status error;                                    // why a routine stopped the execution
+
+  // Records why a routine stopped the execution (the first reason wins); from then on
+  // __xla_cpu_cancelled answers 1, so generated code stops at its next check. Thread-safe.
+  void Fail(absl::Status status);
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // The first Fail's status; read once the entry function has returned.
+  const absl::Status& error() const { return error_; }
+
+ private:
+  std::mutex mu_;
+  absl::Status error_;
+  std::atomic<bool> failed_{false};
 };
+
+// The execution whose routines run on this thread: while an object lives, CurrentExecution()
+// is `context` (cpu_backend.cc sets it around the entry call; __xla_cpu_parallel_for carries
+// it to the threads that help).
+class ScopedExecution {
+ public:
+  explicit ScopedExecution(RunContext* context);
+  ~ScopedExecution();
+  ScopedExecution(const ScopedExecution&) = delete;
+  ScopedExecution& operator=(const ScopedExecution&) = delete;
+
+ private:
+  RunContext* previous_;
+};
+RunContext* CurrentExecution();
+
+// An exception from routine `name` (std::bad_alloc when memory runs out, say) must not
+// unwind into generated code, which has no unwind tables: it fails the current execution
+// (RESOURCE_EXHAUSTED for memory, INTERNAL otherwise), whose outputs are then unspecified
+// and never returned. With no current execution (a direct call, as in tests) it is rethrown.
+void FailCurrentExecution(const char* name, std::exception_ptr exception);
+
+// Runs body() as routine `name`, its exceptions going to FailCurrentExecution. Every extern
+// "C" routine that allocates runs its work through this.
+template <typename F>
+void RunRoutine(const char* name, F&& body) {
+  try {
+    body();
+  } catch (...) {
+    FailCurrentExecution(name, std::current_exception());
+  }
+}
+
+// __xla_cpu_parallel_for for the runtime's own C++ loops: the same partition and threads,
+// but an exception from a range (the first one) is rethrown here once every range stopped.
+void ParallelFor(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration);
 
 // The opcodes __xla_cpu_complex_c64/c128 compute (runtime/scalar_math.cc).
 bool IsComplexRuntimeOpcode(HloOpcode opcode);

@@ -200,18 +200,22 @@ void Sort(int64_t outer, int64_t length, int64_t inner, const SortJob& job) {
   // About length * log2(length) steps a line.
   int64_t log2 = 1;
   while ((int64_t{1} << log2) < length) ++log2;
-  __xla_cpu_parallel_for(&SortLines, slots, outer * inner, length * log2);
+  xla::cpu::ParallelFor(&SortLines, slots, outer * inner, length * log2);
 }
 
 }  // namespace
 
 extern "C" void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                                const int64_t* widths, XlaCpuComparator comparator) {
-  Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, nullptr, 0, 0});
+  xla::cpu::RunRoutine("sort", [&] {
+    Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, nullptr, 0, 0});
+  });
 }
 
 extern "C" void __xla_cpu_sort_keyed(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                                      const int64_t* widths, XlaCpuComparator comparator, XlaCpuSortKey key,
                                      int64_t key_operand, int64_t key_bits) {
-  Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, key, key_operand, key_bits});
+  xla::cpu::RunRoutine("sort", [&] {
+    Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, key, key_operand, key_bits});
+  });
 }

@@ -140,7 +140,7 @@ void Write(const StridedArray& a, const std::vector<double>& values) {
 }  // namespace cpu
 }  // namespace xla
 
-extern "C" void __xla_cpu_copy(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor) {
+static void Copy(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor) {
   const xla::cpu::StridedArray from(in, in_descriptor), to(out, out_descriptor);
   const std::vector<int64_t> source = from.RowMajorOffsets(), target = to.RowMajorOffsets();
   const int64_t bytes = to.element_bytes();
@@ -148,4 +148,8 @@ extern "C" void __xla_cpu_copy(void* in, const int64_t* in_descriptor, void* out
   for (size_t i = 0; i < source.size() && i < target.size(); ++i) {
     std::memcpy(to.address(target[i]), from.address(source[i]), bytes);
   }
+}
+
+extern "C" void __xla_cpu_copy(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor) {
+  xla::cpu::RunRoutine("copy", [&] { Copy(in, in_descriptor, out, out_descriptor); });
 }

@@ -33,8 +33,8 @@ int64_t OrderKey(const void* p, xla::PrimitiveType type, int64_t bytes) {
 
 }  // namespace
 
-extern "C" void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
-                               void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest) {
+static void Topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
+                 void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest) {
   const xla::cpu::StridedArray input(in, in_descriptor), top(values, values_descriptor),
       index(indices, indices_descriptor);
   const int64_t rank = input.rank();
@@ -69,4 +69,10 @@ extern "C" void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* val
       row[d] = 0;
     }
   }
+}
+
+extern "C" void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
+                               void* indices, const int64_t* indices_descriptor, int64_t k, int64_t largest) {
+  xla::cpu::RunRoutine("topk",
+                       [&] { Topk(in, in_descriptor, values, values_descriptor, indices, indices_descriptor, k, largest); });
 }

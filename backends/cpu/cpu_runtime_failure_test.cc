@@ -1,0 +1,196 @@
+// A runtime routine that throws (std::bad_alloc when host memory runs out, above all) fails
+// its execution with an error instead of unwinding into generated code and ending the
+// process (runtime.h's RunRoutine): the error names the routine, the execution stops, and
+// the device, the executable and its other executions go on as before.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/runtime/runtime.h"
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace cpu {
+namespace {
+
+constexpr int64_t kRanges = int64_t{1} << 20;  // enough work to be split over the pool
+
+std::atomic<int64_t> ranges_run{0};
+
+// A parallel loop's kernel that throws the exception slots[0] names when its range holds
+// iteration 1000.
+void ThrowingKernel(void** slots, int64_t begin, int64_t end) {
+  ranges_run.fetch_add(1);
+  if (begin > 1000 || end <= 1000) return;
+  if (*static_cast<int*>(slots[0]) == 0) throw std::bad_alloc();
+  throw std::runtime_error("range 1000 is broken");
+}
+
+TEST(CpuRuntimeFailureTest, ParallelLoopExceptionsFailTheCurrentExecution) {
+  for (int which : {0, 1}) {
+    RunContext context;
+    void* slots[] = {&which};
+    {
+      ScopedExecution current(&context);
+      __xla_cpu_parallel_for(&ThrowingKernel, slots, kRanges, 64);
+    }
+    ASSERT_TRUE(context.failed());
+    EXPECT_EQ(__xla_cpu_cancelled(&context), 1) << "generated code must stop at its next check";
+    if (which == 0) {
+      EXPECT_EQ(context.error().code(), absl::StatusCode::kResourceExhausted);
+      EXPECT_EQ(context.error().message(), "parallel loop: out of host memory");
+    } else {
+      EXPECT_EQ(context.error().code(), absl::StatusCode::kInternal);
+      EXPECT_EQ(context.error().message(), "parallel loop failed: range 1000 is broken");
+    }
+    EXPECT_EQ(CurrentExecution(), nullptr);
+  }
+  // Outside an execution the exception reaches the caller.
+  int bad_alloc = 0;
+  void* slots[] = {&bad_alloc};
+  EXPECT_THROW(__xla_cpu_parallel_for(&ThrowingKernel, slots, kRanges, 64), std::bad_alloc);
+  // The first failure is the one reported.
+  RunContext context;
+  context.Fail(absl::ResourceExhaustedError("first"));
+  context.Fail(absl::InternalError("second"));
+  EXPECT_EQ(context.error().message(), "first");
+}
+
+// Each range of this kernel sorts 64 floats through __xla_cpu_sort with ThrowingLess, which
+// throws for one of them: the sort fails on whichever thread runs that range, and the failure
+// reaches the execution that started the loop.
+int32_t ThrowingLess(void** elements) {
+  const float a = *static_cast<const float*>(elements[0]), b = *static_cast<const float*>(elements[1]);
+  if (a == 7777.0f || b == 7777.0f) throw std::runtime_error("comparator gave up");
+  return a < b ? 1 : 0;
+}
+
+void SortingKernel(void** slots, int64_t begin, int64_t end) {
+  auto* values = static_cast<std::vector<float>*>(slots[0]);
+  const int64_t width = 4;
+  for (int64_t i = begin; i < end; ++i) {
+    void* data[] = {values->data() + i * 64};
+    __xla_cpu_sort(1, 64, 1, 1, data, &width, &ThrowingLess);
+  }
+}
+
+TEST(CpuRuntimeFailureTest, RoutinesOnHelperThreadsFailTheExecutionThatCalledThem) {
+  constexpr int64_t kLines = 4096;
+  std::vector<float> values(kLines * 64);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 7919) % 1000);
+  values[(kLines - 3) * 64 + 5] = 7777.0f;  // a late line, likely run by a helper
+  void* slots[] = {&values};
+  RunContext context;
+  {
+    ScopedExecution current(&context);
+    __xla_cpu_parallel_for(&SortingKernel, slots, kLines, 64 * 64);
+  }
+  ASSERT_TRUE(context.failed());
+  EXPECT_EQ(context.error().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(context.error().message(), "sort failed: comparator gave up");
+  EXPECT_TRUE(std::is_sorted(values.begin(), values.begin() + 64)) << "lines before the failure were sorted";
+}
+
+// VmSize of this process in bytes (/proc/self/status), or -1.
+int64_t VirtualMemoryBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) return std::atoll(line.c_str() + 7) * 1024;
+  }
+  return -1;
+}
+
+// In a child process (a death test) whose address space is capped just above what the sort's
+// result needs, sorting 16M floats runs out of memory for the sort's scratch: the execution
+// fails with RESOURCE_EXHAUSTED naming the sort, and once the cap is lifted the same
+// executable sorts the same buffer correctly. Exit code 0 when all of that held.
+void SortOutOfMemoryThenRecover() {
+  constexpr int64_t kN = int64_t{1} << 24;
+  testing::RegisterBackendsOnce();
+  auto backend = backend::CreateBackend("cpu");
+  if (!backend.ok()) std::_Exit(10);
+  auto compile = [&](const std::string& hlo) -> std::unique_ptr<backend::Executable> {
+    auto module = ParseAndReturnUnverifiedModule(hlo);
+    if (!module.ok()) std::_Exit(11);
+    auto executable = (*backend)->Compile(*std::move(module), backend::CompileOptions());
+    if (!executable.ok()) std::_Exit(12);
+    return *std::move(executable);
+  };
+  const std::string compare = R"(
+compare {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+})";
+  auto big = compile(absl::StrCat("HloModule big\n", compare, "\nENTRY e {\n  x = f32[", kN,
+                                  "] parameter(0)\n  ROOT s = f32[", kN, "] sort(x), dimensions={0}, to_apply=compare\n}\n"));
+  // A first parallel sort starts the runtime's threads before the cap.
+  auto warm = compile(absl::StrCat("HloModule warm\n", compare,
+                                   "\nENTRY e {\n  x = f32[64,4096] parameter(0)\n"
+                                   "  ROOT s = f32[64,4096] sort(x), dimensions={1}, to_apply=compare\n}\n"));
+  std::vector<float> values(kN);
+  for (int64_t i = 0; i < kN; ++i) values[i] = static_cast<float>((i * 2654435761u) % 1000003);
+  auto literal = Literal::CreateFromBuffer(ShapeUtil::MakeShape(F32, {kN}), values.data(), kN * 4);
+  auto small = Literal::Create(ShapeUtil::MakeShape(F32, {64, 4096}));
+  if (!literal.ok() || !small.ok()) std::_Exit(13);
+  auto input = (*backend)->TransferToDevice(*literal, 0);
+  auto small_input = (*backend)->TransferToDevice(*small, 0);
+  if (!input.ok() || !small_input.ok()) std::_Exit(14);
+  if (!warm->Execute({*small_input}, backend::ExecuteOptions()).ok()) std::_Exit(15);
+
+  rlimit original;
+  if (getrlimit(RLIMIT_AS, &original) != 0) std::_Exit(16);
+  rlimit capped = original;
+  capped.rlim_cur = static_cast<rlim_t>(VirtualMemoryBytes() + (int64_t{96} << 20));  // the result's 64 MiB fits
+  if (setrlimit(RLIMIT_AS, &capped) != 0) std::_Exit(17);
+  auto failed = big->Execute({*input}, backend::ExecuteOptions());
+  if (setrlimit(RLIMIT_AS, &original) != 0) std::_Exit(18);
+  if (failed.ok()) {
+    std::fprintf(stderr, "the capped sort succeeded: the cap did not bind\n");
+    std::_Exit(19);
+  }
+  if (failed.status().code() != absl::StatusCode::kResourceExhausted ||
+      failed.status().message() != "sort: out of host memory") {
+    std::fprintf(stderr, "unexpected error: %s\n", failed.status().ToString().c_str());
+    std::_Exit(20);
+  }
+  auto sorted = big->Execute({*input}, backend::ExecuteOptions());
+  if (!sorted.ok()) std::_Exit(21);
+  auto result = (*backend)->TransferFromDevice(**sorted);
+  if (!result.ok()) std::_Exit(22);
+  std::sort(values.begin(), values.end());
+  if (std::memcmp(result->untyped_data(), values.data(), kN * 4) != 0) std::_Exit(23);
+  std::_Exit(0);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define XLA_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define XLA_ADDRESS_SANITIZER 1
+#endif
+#endif
+
+TEST(CpuRuntimeFailureTest, SortOutOfHostMemoryFailsTheExecutionNotTheProcess) {
+#ifdef XLA_ADDRESS_SANITIZER
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than an RLIMIT_AS cap allows";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no threads of this one's
+  EXPECT_EXIT(SortOutOfMemoryThenRecover(), ::testing::ExitedWithCode(0), "");
+#endif
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace xla

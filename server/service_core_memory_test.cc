@@ -1,0 +1,99 @@
+// Running out of host memory fails the request that needed it, not the server: in a child
+// process whose address space is capped, an execution whose intermediate value cannot be
+// allocated returns RESOURCE_EXHAUSTED, and the same core then runs the next request and
+// still holds the session's earlier data.
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "server/service_core_test_util.h"
+
+namespace xla {
+namespace server {
+namespace {
+
+// VmSize of this process in bytes (/proc/self/status), or -1.
+int64_t VirtualMemoryBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) return std::atoll(line.c_str() + 7) * 1024;
+  }
+  return -1;
+}
+
+// A 512 MiB broadcast summed to a scalar: its result is small, its intermediate is not.
+constexpr const char* kHugeIntermediate = R"(HloModule huge
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[] parameter(0)
+  big = f32[134217728] broadcast(x), dimensions={}
+  zero = f32[] constant(0)
+  ROOT sum = f32[] reduce(big, zero), dimensions={0}, to_apply=add
+})";
+
+class MemoryTest : public CoreTest {
+ public:
+  void TestBody() override {}
+
+  // Exit code 0 when the capped execution failed as it should and the core went on serving.
+  [[noreturn]] void ExecuteOutOfMemoryThenRecover() {
+    SetUp();
+    auto huge = Compile(kHugeIntermediate);
+    auto add = Compile(kAddModule);
+    auto x = Upload(L("f32[] 2"));
+    auto a = Upload(L("f32[2] {1, 2}"));
+    if (!huge.ok() || !add.ok() || !x.ok() || !a.ok()) std::_Exit(10);
+    rlimit original;
+    if (getrlimit(RLIMIT_AS, &original) != 0) std::_Exit(11);
+    rlimit capped = original;
+    capped.rlim_cur = static_cast<rlim_t>(VirtualMemoryBytes() + (int64_t{256} << 20));
+    if (setrlimit(RLIMIT_AS, &capped) != 0) std::_Exit(12);
+    auto failed = Execute(huge->execution_handle(), {*x});
+    auto served = Execute(add->execution_handle(), {*a, *a});  // still under the cap
+    if (setrlimit(RLIMIT_AS, &original) != 0) std::_Exit(13);
+    if (failed.ok() || failed.status().code() != absl::StatusCode::kResourceExhausted ||
+        failed.status().message() != "the execution ran out of host memory") {
+      std::fprintf(stderr, "capped execution: %s\n", failed.status().ToString().c_str());
+      std::_Exit(14);
+    }
+    if (!served.ok()) std::_Exit(15);
+    auto sum = Download(served->result_handle());
+    auto kept = Download(*a);
+    if (!sum.ok() || !kept.ok() || !(*sum == L("f32[2] {2, 4}")) || !(*kept == L("f32[2] {1, 2}"))) std::_Exit(16);
+    auto uncapped = Execute(huge->execution_handle(), {*x});
+    if (!uncapped.ok()) std::_Exit(17);
+    auto total = Download(uncapped->result_handle());
+    if (!total.ok() || total->shape().element_type() != F32) std::_Exit(18);
+    std::_Exit(0);
+  }
+};
+
+#if defined(__SANITIZE_ADDRESS__)
+#define XLA_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define XLA_ADDRESS_SANITIZER 1
+#endif
+#endif
+
+TEST(ServiceCoreMemoryTest, OutOfHostMemoryFailsTheExecutionNotTheServer) {
+#ifdef XLA_ADDRESS_SANITIZER
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than an RLIMIT_AS cap allows";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no threads of this one's
+  EXPECT_EXIT(MemoryTest().ExecuteOutOfMemoryThenRecover(), ::testing::ExitedWithCode(0), "");
+#endif
+}
+
+}  // namespace
+}  // namespace server
+}  // namespace xla
