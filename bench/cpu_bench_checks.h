@@ -123,6 +123,21 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "topk") {  // each row: its k largest values, then their positions (ties first-come)
+    const int64_t cols = w.parameters[0].dimensions(1), k = result.shape().dimensions(1) / 2;
+    for (int64_t r = 0; r * cols < static_cast<int64_t>(x.size()); r += 13) {
+      std::vector<int64_t> want(cols);
+      for (int64_t c = 0; c < cols; ++c) want[c] = c;
+      std::stable_sort(want.begin(), want.end(), [&](int64_t a, int64_t b) { return x[r * cols + a] > x[r * cols + b]; });
+      for (int64_t j = 0; j < k; ++j) {
+        if (out[r * 2 * k + j] != x[r * cols + want[j]] || out[r * 2 * k + k + j] != static_cast<float>(want[j])) {
+          return absl::StrFormat("topk row %d rank %d = (%g, %g), want (%g, %d)", r, j, out[r * 2 * k + j],
+                                 out[r * 2 * k + k + j], x[r * cols + want[j]], want[j]);
+        }
+      }
+    }
+    return "";
+  }
   if (w.name == "cumsum_cols") {  // d[i, j] = x[0, j] + ... + x[i, j]
     const int64_t rows = w.parameters[0].dimensions(0), cols = w.parameters[0].dimensions(1);
     for (int64_t j = 0; j < cols; j += 37) {

@@ -35,6 +35,14 @@ def mlp(x, w0, b0, w1, b1, w2, b2):
     return softmax_rows(h @ w2 + b2)
 
 
+def topk_rows(x, k=40):
+    part = np.argpartition(-x, k - 1, axis=1)[:, :k]
+    values = np.take_along_axis(x, part, axis=1)
+    order = np.argsort(-values, axis=1, kind="stable")
+    indices = np.take_along_axis(part, order, axis=1)
+    return np.concatenate([np.take_along_axis(values, order, axis=1), indices.astype(F)], axis=1)
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -59,6 +67,8 @@ def workload(name, rng):
         return np.sort, (uniform(rng, 1 << 20),)
     if name == "argsort":
         return (lambda x: np.argsort(x, axis=1, kind="stable").astype(F)), (uniform(rng, 256, 4096),)
+    if name == "topk":
+        return topk_rows, (uniform(rng, 256, 32000),)
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

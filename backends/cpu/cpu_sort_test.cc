@@ -1,5 +1,6 @@
 // sort on cpu against the interpreter: single and variadic (key/value), along each
 // dimension, non-default layouts, NaNs and duplicates (stability), total-order compares.
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -71,6 +72,37 @@ TEST(CpuTopK, TypesLayoutsDirectionsAndTies) {
           Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {6, 12}), &rng, true);
           for (int64_t i = 0; i < 72; i += 5) a.SetFromDouble(i, 3);
           EXPECT_TRUE(SameOnBothBackends(hlo, {std::move(a)})) << hlo;
+        }
+      }
+    }
+  }
+}
+
+// Rows long enough for the one-pass selection to cut its candidates many times (runtime/
+// topk.cc), over threads: random rows, rows of a few values (ties everywhere), rows already
+// in increasing and decreasing order (every element a candidate), and NaNs of both signs
+// with both zeros, for k from 1 to the whole row.
+TEST(CpuTopK, LongRowsSelectAsAStableSortWould) {
+  constexpr int64_t kRows = 24, kLength = 3000;
+  for (const char* type : {"f32", "bf16", "s32", "u64", "f64", "pred"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    for (int pattern = 0; pattern < 4; ++pattern) {
+      std::mt19937_64 rng(70 + pattern);
+      Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {kRows, kLength}), &rng, /*specials=*/pattern == 0);
+      for (int64_t i = 0; i < kRows * kLength; ++i) {
+        const int64_t j = i % kLength;
+        if (pattern == 1) a.SetFromInt64(i, static_cast<int64_t>(rng() % 4));
+        if (pattern == 2) a.SetFromInt64(i, (i / kLength) % 2 == 0 ? j : kLength - j);
+        if (pattern == 3 && t != PRED) a.SetFromDouble(i, j % 7 == 0 ? std::nan("") : (j % 11 == 0 ? -0.0 : 0.0));
+        if (pattern == 3 && j % 13 == 0 && primitive_util::IsFloatingPointType(t)) a.SetFromDouble(i, -std::nan(""));
+      }
+      for (const char* largest : {"true", "false"}) {
+        for (int64_t k : {int64_t{1}, int64_t{7}, int64_t{40}, int64_t{100}, int64_t{1700}, kLength}) {
+          const std::string hlo =
+              absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, "[", kRows, ",", kLength, "] parameter(0)\n  ROOT t = (",
+                           type, "[", kRows, ",", k, "], s32[", kRows, ",", k, "]) topk(a), k=", k, ", largest=", largest,
+                           "\n}\n");
+          EXPECT_TRUE(SameOnBothBackends(hlo, absl::MakeConstSpan(&a, 1))) << type << " pattern " << pattern;
         }
       }
     }

@@ -2,9 +2,10 @@
 // indices, as XLA decomposes topk: a stable sort with a total-order comparator, so floats
 // order as -NaN < -inf < ... < -0 < +0 < ... < inf < NaN and equal values keep increasing
 // index order (the interpreter's semantics, backends/interpreter/ops_reduction_sort.cc).
+// Each row is selected in one pass rather than sorted, rows over the runtime's threads.
 #include <algorithm>
 #include <cstring>
-#include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/runtime/runtime.h"
@@ -13,22 +14,114 @@
 
 namespace {
 
-// A signed key whose order is the total order of the element at `p` of type `type`.
-int64_t OrderKey(const void* p, xla::PrimitiveType type, int64_t bytes) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, p, bytes);
-  if (type == xla::PRED) return bits != 0;
-  if (xla::primitive_util::IsSignedIntegralType(type)) {
-    const int unused = 64 - 8 * static_cast<int>(bytes);  // stored sign-extended to its bytes
-    return static_cast<int64_t>(bits << unused) >> unused;
+// An element as a signed key whose order is the total order, and its position in the row.
+// a goes before b in the result when Better(a, b): the larger key (keys of topk's smallest
+// are complemented), then the smaller position. A strict total order, so any selection
+// algorithm gives the stable sort's first k.
+struct Candidate {
+  int64_t key, position;
+};
+inline bool Better(const Candidate& a, const Candidate& b) {
+  return a.key > b.key || (a.key == b.key && a.position < b.position);
+}
+
+struct TopkJob {
+  const xla::cpu::StridedArray *input, *top, *index;
+  int64_t k;
+  bool largest;
+};
+
+// The k best of a row in one pass: a candidate is kept only when its key beats the k-th best
+// kept so far (a later position never wins a tie), and the kept ones are cut back to the k
+// best whenever they reach 2k. A row of random values keeps about k log(n / k) candidates.
+template <typename Word, typename KeyOf>
+void SelectRow(const char* row, int64_t step_bytes, int64_t length, const TopkJob& job, KeyOf key_of,
+               std::vector<Candidate>& kept) {
+  const int64_t k = job.k;
+  const size_t capacity = static_cast<size_t>(std::max<int64_t>(2 * k, 64));
+  kept.clear();
+  kept.reserve(capacity);
+  const int64_t flip = job.largest ? 0 : -1;  // smallest: the complemented key's largest
+  bool full = false;
+  int64_t threshold = 0;  // with `full`, the k-th best key kept
+  auto cut = [&] {
+    std::nth_element(kept.begin(), kept.begin() + (k - 1), kept.end(), Better);
+    kept.resize(static_cast<size_t>(k));
+    threshold = kept.back().key;
+    full = true;
+  };
+  for (int64_t j = 0; j < length; ++j) {
+    Word bits;
+    std::memcpy(&bits, row + j * step_bytes, sizeof(Word));
+    const int64_t key = key_of(bits) ^ flip;
+    if (full && key <= threshold) continue;
+    kept.push_back(Candidate{key, j});
+    if (kept.size() == capacity) cut();
   }
-  if (xla::primitive_util::IsUnsignedIntegralType(type)) return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
-  if (type == xla::F8E8M0FNU) return static_cast<int64_t>(bits & 0xFF);  // unsigned exponents
-  const int width = xla::primitive_util::BitWidth(type);
-  if (width < 64) bits &= (uint64_t{1} << width) - 1;
-  const uint64_t sign = uint64_t{1} << (width - 1);
-  const int64_t magnitude = static_cast<int64_t>(bits & (sign - 1));
-  return (bits & sign) != 0 ? -magnitude - 1 : magnitude;  // -0 just below +0
+  if (static_cast<int64_t>(kept.size()) > k) cut();
+  std::sort(kept.begin(), kept.end(), Better);
+}
+
+// SelectRow with the key of `type`, stored in Words.
+template <typename Word>
+void SelectTyped(xla::PrimitiveType type, const char* row, int64_t step_bytes, int64_t length, const TopkJob& job,
+                 std::vector<Candidate>& kept) {
+  using Signed = std::make_signed_t<Word>;
+  if (type == xla::PRED) {
+    SelectRow<Word>(row, step_bytes, length, job, [](Word b) { return static_cast<int64_t>(b != 0); }, kept);
+  } else if (xla::primitive_util::IsSignedIntegralType(type)) {  // stored sign-extended to its bytes
+    SelectRow<Word>(row, step_bytes, length, job, [](Word b) { return static_cast<int64_t>(static_cast<Signed>(b)); },
+                    kept);
+  } else if (xla::primitive_util::IsUnsignedIntegralType(type) || type == xla::F8E8M0FNU) {
+    // Unsigned (F8E8M0FNU holds exponents only): u64 with its top bit flipped to stay ordered.
+    const uint64_t top = sizeof(Word) == 8 ? uint64_t{1} << 63 : 0;
+    SelectRow<Word>(row, step_bytes, length, job, [top](Word b) { return static_cast<int64_t>(b ^ top); }, kept);
+  } else {  // sign and magnitude in the low `width` bits; -0 just below +0
+    const int width = xla::primitive_util::BitWidth(type);
+    const uint64_t mask = width < 64 ? (uint64_t{1} << width) - 1 : ~uint64_t{0};
+    const uint64_t sign = uint64_t{1} << (width - 1);
+    SelectRow<Word>(row, step_bytes, length, job,
+                    [mask, sign](Word b) {
+                      const uint64_t bits = static_cast<uint64_t>(b) & mask;
+                      const auto magnitude = static_cast<int64_t>(bits & (sign - 1));
+                      return (bits & sign) != 0 ? -magnitude - 1 : magnitude;
+                    },
+                    kept);
+  }
+}
+
+// Rows [begin, end) (row-major over the leading dimensions), each on its own.
+void TopkRows(void** slots, int64_t begin, int64_t end) {
+  const TopkJob& job = *static_cast<const TopkJob*>(slots[0]);
+  const xla::cpu::StridedArray &input = *job.input, &top = *job.top, &index = *job.index;
+  thread_local std::vector<Candidate> kept;
+  const int64_t rank = input.rank(), last = rank - 1;
+  const auto type = static_cast<xla::PrimitiveType>(input.type());
+  const int64_t bytes = input.element_bytes(), length = input.dim(last);
+  for (int64_t r = begin; r < end; ++r) {
+    int64_t in_base = 0, top_base = 0, index_base = 0;
+    for (int64_t d = last - 1, rest = r; d >= 0; --d) {
+      const int64_t i = rest % input.dim(d);
+      rest /= input.dim(d);
+      in_base += i * input.stride(d);
+      top_base += i * top.stride(d);
+      index_base += i * index.stride(d);
+    }
+    const char* row = static_cast<const char*>(input.address(in_base));
+    const int64_t step_bytes = input.stride(last) * bytes;
+    switch (bytes) {
+      case 1: SelectTyped<uint8_t>(type, row, step_bytes, length, job, kept); break;
+      case 2: SelectTyped<uint16_t>(type, row, step_bytes, length, job, kept); break;
+      case 4: SelectTyped<uint32_t>(type, row, step_bytes, length, job, kept); break;
+      default: SelectTyped<uint64_t>(type, row, step_bytes, length, job, kept); break;
+    }
+    for (int64_t j = 0; j < job.k; ++j) {
+      const int64_t position = kept[static_cast<size_t>(j)].position;
+      std::memcpy(top.address(top_base + j * top.stride(last)), row + position * step_bytes, bytes);
+      index.StoreBits(index_base + j * index.stride(last), static_cast<uint64_t>(position));
+    }
+  }
+  if (kept.capacity() > (size_t{1} << 16)) std::vector<Candidate>().swap(kept);
 }
 
 }  // namespace
@@ -40,35 +133,12 @@ static void Topk(void* in, const int64_t* in_descriptor, void* values, const int
   const int64_t rank = input.rank();
   const int64_t length = input.dim(rank - 1);
   if (k <= 0 || length <= 0) return;
-  const auto type = static_cast<xla::PrimitiveType>(input.type());
-  const int64_t bytes = input.element_bytes();
+  k = std::min(k, length);
   int64_t rows = 1;
   for (int64_t d = 0; d + 1 < rank; ++d) rows *= input.dim(d);
-  std::vector<int64_t> row(rank - 1, 0), keys(length), order(length);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t in_base = 0, top_base = 0, index_base = 0;
-    for (int64_t d = 0; d + 1 < rank; ++d) {
-      in_base += row[d] * input.stride(d);
-      top_base += row[d] * top.stride(d);
-      index_base += row[d] * index.stride(d);
-    }
-    const int64_t in_step = input.stride(rank - 1);
-    for (int64_t j = 0; j < length; ++j) keys[j] = OrderKey(input.address(in_base + j * in_step), type, bytes);
-    std::iota(order.begin(), order.end(), 0);
-    if (largest != 0) {
-      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return keys[a] > keys[b]; });
-    } else {
-      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
-    }
-    for (int64_t j = 0; j < k; ++j) {
-      std::memcpy(top.address(top_base + j * top.stride(rank - 1)), input.address(in_base + order[j] * in_step), bytes);
-      index.StoreBits(index_base + j * index.stride(rank - 1), static_cast<uint64_t>(order[j]));
-    }
-    for (int64_t d = rank - 2; d >= 0; --d) {  // next row, row-major
-      if (++row[d] < input.dim(d)) break;
-      row[d] = 0;
-    }
-  }
+  TopkJob job{&input, &top, &index, k, largest != 0};
+  void* slots[] = {&job};
+  xla::cpu::ParallelFor(&TopkRows, slots, rows, length + k * 8);
 }
 
 extern "C" void __xla_cpu_topk(void* in, const int64_t* in_descriptor, void* values, const int64_t* values_descriptor,
