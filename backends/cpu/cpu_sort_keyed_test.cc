@@ -4,7 +4,8 @@
 // interpreter's stable sort bit for bit: long and short lines (the radix sort starts at 64),
 // many lines over threads, ties (stability), NaNs and signed zeros, every key type, JAX's
 // canonicalizing comparator, descending orders, keys in a later operand, lines along a
-// dimension that is not the minor-most, and comparators the key does not cover.
+// dimension that is not the minor-most, one long line, and comparators the key does not
+// cover.
 #include <stdlib.h>
 
 #include <cstdio>
@@ -133,6 +134,30 @@ TEST(CpuSortKeyed, LinesAlongOtherDimensionsAndLayouts) {
   }
   const std::string f = ArgSort("f32", {3, 200, 5}, 1, "  ROOT c = pred[] compare(x, y), direction=GT\n");
   EXPECT_TRUE(SameOnBothBackends(f, {FewValues(F32, {3, 200, 5}, 10, true)})) << f;
+}
+
+// One line longer than the scratch a thread keeps (2^16 elements): ties, one value
+// everywhere (every pass skipped), keys of 8, 32 and 64 bits, descending, and a NaN (the
+// line goes through the comparator).
+TEST(CpuSortKeyed, OneLongLine) {
+  constexpr int64_t kLong = 150000;
+  const std::string lt = "  ROOT c = pred[] compare(x, y), direction=LT\n";
+  const std::string gt = "  ROOT c = pred[] compare(x, y), direction=GT\n";
+  std::mt19937_64 rng(12);
+  const Literal plain = RandomLiteral(ShapeUtil::MakeShape(F32, {1, kLong}), &rng, /*specials=*/false);
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("f32", {1, kLong}, 1, lt), {plain.Clone()}));
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("f32", {1, kLong}, 1, gt), {plain.Clone()}));
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("f32", {1, kLong}, 1, ::xla::testing::kJaxFloatLessBody),
+                                 {FewValues(F32, {1, kLong}, 13, /*specials=*/false)}));
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("f32", {kLong}, 0, lt), {FewValues(F32, {kLong}, 14, /*specials=*/true)}));
+  auto same = Literal::Create(ShapeUtil::MakeShape(S32, {kLong, 1}));
+  ASSERT_TRUE(same.ok());
+  for (int64_t i = 0; i < kLong; ++i) same->SetFromInt64(i, 5);
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("s32", {kLong, 1}, 0, lt), {*std::move(same)}));
+  for (const char* type : {"u8", "s64", "u64"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    EXPECT_TRUE(SameOnBothBackends(ArgSort(type, {1, kLong}, 1, gt), {Random(t, {1, kLong}, 15)})) << type;
+  }
 }
 
 TEST(CpuSortKeyed, KeysInALaterOperandAndComparatorsTheKeyDoesNotCover) {
