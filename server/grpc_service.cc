@@ -253,17 +253,20 @@ class XlaGrpcService::UploadReactor final : public grpc::ServerReadReactor<Trans
         return Done(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                  "TransferToServer: empty stream (the first chunk must carry the shape)"));
       }
-      absl::StatusOr<TransferToServerResponse> finished = core.FinishUpload(upload_id_);
+      absl::StatusOr<TransferToServerResponse> finished =
+          OutOfMemoryAsError("TransferToServer", [&] { return core.FinishUpload(upload_id_); });
       if (!finished.ok()) return Done(ToGrpcStatus(finished.status()));
       *response_ = std::move(*finished);
       return Done(grpc::Status::OK);
     }
     if (upload_id_ < 0) {
-      absl::StatusOr<int64_t> upload = core.BeginUpload(chunk_);
+      // The first chunk allocates the whole value: out of memory fails this upload only.
+      absl::StatusOr<int64_t> upload = OutOfMemoryAsError("TransferToServer", [&] { return core.BeginUpload(chunk_); });
       if (!upload.ok()) return Done(ToGrpcStatus(upload.status()));
       upload_id_ = *upload;
     } else {
-      absl::Status appended = core.AppendUpload(upload_id_, chunk_.data());
+      absl::Status appended =
+          OutOfMemoryAsError("TransferToServer", [&] { return core.AppendUpload(upload_id_, chunk_.data()); });
       if (!appended.ok()) return Done(ToGrpcStatus(appended));
     }
     chunk_.Clear();
@@ -319,7 +322,8 @@ class XlaGrpcService::DownloadReactor final : public grpc::ServerWriteReactor<Tr
  private:
   void Produce() {
     if (context_->IsCancelled()) return Done(CancelledOrDeadline(*context_));
-    absl::StatusOr<OutgoingValue> value = service_->core_->BeginDownload(*request_);
+    absl::StatusOr<OutgoingValue> value =
+        OutOfMemoryAsError("TransferToClient", [&] { return service_->core_->BeginDownload(*request_); });
     if (!value.ok()) return Done(ToGrpcStatus(value.status()));
     bool stopped = false;
     ForEachChunk(*value, kTransferChunkBytes, [&](TransferChunk&& chunk) {

@@ -2,29 +2,17 @@
 // process whose address space is capped, an execution whose intermediate value cannot be
 // allocated returns RESOURCE_EXHAUSTED, and the same core then runs the next request and
 // still holds the session's earlier data.
-#include <sys/resource.h>
-
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
+#include "backends/testing/address_space_cap.h"
 #include "gtest/gtest.h"
 #include "server/service_core_test_util.h"
 
 namespace xla {
 namespace server {
 namespace {
-
-// VmSize of this process in bytes (/proc/self/status), or -1.
-int64_t VirtualMemoryBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmSize:", 0) == 0) return std::atoll(line.c_str() + 7) * 1024;
-  }
-  return -1;
-}
 
 // A 512 MiB broadcast summed to a scalar: its result is small, its intermediate is not.
 constexpr const char* kHugeIntermediate = R"(HloModule huge
@@ -52,14 +40,11 @@ class MemoryTest : public CoreTest {
     auto x = Upload(L("f32[] 2"));
     auto a = Upload(L("f32[2] {1, 2}"));
     if (!huge.ok() || !add.ok() || !x.ok() || !a.ok()) std::_Exit(10);
-    rlimit original;
-    if (getrlimit(RLIMIT_AS, &original) != 0) std::_Exit(11);
-    rlimit capped = original;
-    capped.rlim_cur = static_cast<rlim_t>(VirtualMemoryBytes() + (int64_t{256} << 20));
-    if (setrlimit(RLIMIT_AS, &capped) != 0) std::_Exit(12);
+    xla::testing::AddressSpaceCap cap(int64_t{256} << 20);
+    if (!cap.ok()) std::_Exit(12);
     auto failed = Execute(huge->execution_handle(), {*x});
     auto served = Execute(add->execution_handle(), {*a, *a});  // still under the cap
-    if (setrlimit(RLIMIT_AS, &original) != 0) std::_Exit(13);
+    cap.Lift();
     if (failed.ok() || failed.status().code() != absl::StatusCode::kResourceExhausted ||
         failed.status().message() != "the execution ran out of host memory") {
       std::fprintf(stderr, "capped execution: %s\n", failed.status().ToString().c_str());
@@ -76,14 +61,6 @@ class MemoryTest : public CoreTest {
     std::_Exit(0);
   }
 };
-
-#if defined(__SANITIZE_ADDRESS__)
-#define XLA_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define XLA_ADDRESS_SANITIZER 1
-#endif
-#endif
 
 TEST(ServiceCoreMemoryTest, OutOfHostMemoryFailsTheExecutionNotTheServer) {
 #ifdef XLA_ADDRESS_SANITIZER

@@ -2,13 +2,11 @@
 // its execution with an error instead of unwinding into generated code and ending the
 // process (runtime.h's RunRoutine): the error names the routine, the execution stops, and
 // the device, the executable and its other executions go on as before.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -17,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/runtime/runtime.h"
+#include "backends/testing/address_space_cap.h"
 #include "gtest/gtest.h"
 
 namespace xla {
@@ -101,16 +100,6 @@ TEST(CpuRuntimeFailureTest, RoutinesOnHelperThreadsFailTheExecutionThatCalledThe
   EXPECT_TRUE(std::is_sorted(values.begin(), values.begin() + 64)) << "lines before the failure were sorted";
 }
 
-// VmSize of this process in bytes (/proc/self/status), or -1.
-int64_t VirtualMemoryBytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmSize:", 0) == 0) return std::atoll(line.c_str() + 7) * 1024;
-  }
-  return -1;
-}
-
 // In a child process (a death test) whose address space is capped just above what the sort's
 // result needs, sorting 16M floats runs out of memory for the sort's scratch: the execution
 // fails with RESOURCE_EXHAUSTED naming the sort, and once the cap is lifted the same
@@ -149,13 +138,10 @@ compare {
   if (!input.ok() || !small_input.ok()) std::_Exit(14);
   if (!warm->Execute({*small_input}, backend::ExecuteOptions()).ok()) std::_Exit(15);
 
-  rlimit original;
-  if (getrlimit(RLIMIT_AS, &original) != 0) std::_Exit(16);
-  rlimit capped = original;
-  capped.rlim_cur = static_cast<rlim_t>(VirtualMemoryBytes() + (int64_t{96} << 20));  // the result's 64 MiB fits
-  if (setrlimit(RLIMIT_AS, &capped) != 0) std::_Exit(17);
+  xla::testing::AddressSpaceCap cap(int64_t{96} << 20);  // the result's 64 MiB fits
+  if (!cap.ok()) std::_Exit(17);
   auto failed = big->Execute({*input}, backend::ExecuteOptions());
-  if (setrlimit(RLIMIT_AS, &original) != 0) std::_Exit(18);
+  cap.Lift();
   if (failed.ok()) {
     std::fprintf(stderr, "the capped sort succeeded: the cap did not bind\n");
     std::_Exit(19);
@@ -173,14 +159,6 @@ compare {
   if (std::memcmp(result->untyped_data(), values.data(), kN * 4) != 0) std::_Exit(23);
   std::_Exit(0);
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define XLA_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define XLA_ADDRESS_SANITIZER 1
-#endif
-#endif
 
 TEST(CpuRuntimeFailureTest, SortOutOfHostMemoryFailsTheExecutionNotTheProcess) {
 #ifdef XLA_ADDRESS_SANITIZER
