@@ -14,12 +14,29 @@
 #include <fstream>
 #include <string>
 
+#include "gtest/gtest.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define XLA_ADDRESS_SANITIZER 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define XLA_ADDRESS_SANITIZER 1
 #endif
+#endif
+
+// Runs `statement`, which caps the address space, checks what it must and ends with
+// std::_Exit(0) (another code naming what failed), in a fresh process: gtest's "threadsafe"
+// death-test style re-runs the test binary for it, so no thread of this process is missing
+// there. Skips under AddressSanitizer.
+#ifdef XLA_ADDRESS_SANITIZER
+#define XLA_EXPECT_CAPPED_CHILD_PASSES(statement) \
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than an RLIMIT_AS cap allows"
+#else
+#define XLA_EXPECT_CAPPED_CHILD_PASSES(statement)                         \
+  do {                                                                    \
+    GTEST_FLAG_SET(death_test_style, "threadsafe");                       \
+    EXPECT_EXIT(statement, ::testing::ExitedWithCode(0), "");             \
+  } while (0)
 #endif
 
 namespace xla {
