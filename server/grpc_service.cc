@@ -261,7 +261,8 @@ class XlaGrpcService::UploadReactor final : public grpc::ServerReadReactor<Trans
     }
     if (upload_id_ < 0) {
       // The first chunk allocates the whole value: out of memory fails this upload only.
-      absl::StatusOr<int64_t> upload = OutOfMemoryAsError("TransferToServer", [&] { return core.BeginUpload(chunk_); });
+      absl::StatusOr<int64_t> upload =
+          OutOfMemoryAsError("TransferToServer", [&] { return core.BeginUpload(chunk_); });
       if (!upload.ok()) return Done(ToGrpcStatus(upload.status()));
       upload_id_ = *upload;
     } else {

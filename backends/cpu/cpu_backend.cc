@@ -200,8 +200,8 @@ class CpuExecutable : public backend::Executable {
     run_context.should_cancel = options.should_cancel ? &options.should_cancel : nullptr;
     if (options.rng_seed != 0) run_context.rng_seed = options.rng_seed;
     run_context.device = device_;
-    // 1: cancelled or failed; 2: a runtime routine (infeed) stopped the execution. A failure's
-    // error is in run_context (a routine out of memory, say, runtime.h's RunRoutine).
+    // Nonzero: cancelled (1), or stopped by a runtime routine that failed the execution (its
+    // error in run_context: a feed, a check, a routine out of memory; runtime.h).
     int32_t rc;
     {
       ScopedExecution current(&run_context);

@@ -229,8 +229,8 @@ bool IsNarrowFloat(int64_t t) { return t == BF16 || t == F16; }
 
 void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& body) {
   if (n <= 0) return;
-  ParallelFor(&RunRange, reinterpret_cast<void**>(const_cast<std::function<void(int64_t, int64_t)>*>(&body)),
-                         n, cost_per_item);
+  ParallelFor(&RunRange, reinterpret_cast<void**>(const_cast<std::function<void(int64_t, int64_t)>*>(&body)), n,
+              cost_per_item);
 }
 
 namespace {
@@ -266,8 +266,9 @@ void* ThreadScratch(int which, size_t bytes) {
   if (buffer.size < bytes) {
     const size_t size = (std::max<size_t>(bytes, 64) + 63) / 64 * 64;
     buffer.data.reset(static_cast<char*>(std::aligned_alloc(64, size)));
-    buffer.size = buffer.data == nullptr ? 0 : size;
-    if (buffer.data == nullptr) throw std::bad_alloc();
+    buffer.size = 0;
+    if (buffer.data == nullptr) throw std::bad_alloc();  // the routine fails its execution (runtime.h)
+    buffer.size = size;
   }
   return buffer.data.get();
 }

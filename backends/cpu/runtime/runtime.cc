@@ -161,8 +161,7 @@ void ParallelFor(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_
   // Ranges start at multiples of kParallelForAlignment for long loops (runtime.h), so that
   // kernels over large 1-D arrays can use aligned vector stores.
   if (n >= kParallelForAlignedFrom) {
-    state->chunk = (state->chunk + kParallelForAlignment - 1) / kParallelForAlignment *
-                   kParallelForAlignment;
+    state->chunk = (state->chunk + kParallelForAlignment - 1) / kParallelForAlignment * kParallelForAlignment;
   }
   state->chunks = (n + state->chunk - 1) / state->chunk;
   // After a failure (an exception here, or a routine failing the execution) the chunks
@@ -227,7 +226,6 @@ extern "C" {
 void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration) {
   xla::cpu::RunRoutine("parallel loop", [&] { xla::cpu::ParallelFor(kernel, slots, n, cost_per_iteration); });
 }
-
 
 int32_t __xla_cpu_cancelled(void* run_context) {
   if (run_context == nullptr) return 0;
