@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -119,6 +120,19 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
         if (out[r * cols + c] != static_cast<float>(want[c])) {
           return absl::StrFormat("argsort[%d,%d] = %g, want %d", r, c, out[r * cols + c], want[c]);
         }
+      }
+    }
+    return "";
+  }
+  if (w.name == "lexsort") {  // the positions of (floor(16 a), b) in stable lexicographic order
+    const absl::Span<const float> b = inputs[1].data<float>();
+    const auto key = [&](int64_t p) { return std::make_pair(std::floor(x[p] * 16.0f), b[p]); };
+    std::vector<int64_t> want(x.size());
+    for (size_t p = 0; p < want.size(); ++p) want[p] = static_cast<int64_t>(p);
+    std::stable_sort(want.begin(), want.end(), [&](int64_t p, int64_t q) { return key(p) < key(q); });
+    for (size_t p = 0; p < want.size(); ++p) {
+      if (out[p] != static_cast<float>(want[p])) {
+        return absl::StrFormat("lexsort[%d] = %g, want %d", p, out[p], want[p]);
       }
     }
     return "";

@@ -67,6 +67,9 @@ def workload(name, rng):
         return np.sort, (uniform(rng, 1 << 20),)
     if name == "argsort":
         return (lambda x: np.argsort(x, axis=1, kind="stable").astype(F)), (uniform(rng, 256, 4096),)
+    if name == "lexsort":
+        a, b = uniform(rng, 1 << 20), uniform(rng, 1 << 20)
+        return (lambda a, b: np.lexsort((b, np.floor(a * F(16)))).astype(F)), (a, b)
     if name == "topk":
         return topk_rows, (uniform(rng, 256, 32000),)
     if name == "bmm":

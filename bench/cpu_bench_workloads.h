@@ -267,6 +267,24 @@ inline Workload ArgsortWorkload(int64_t rows, int64_t cols) {
   return {"argsort", hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
+// jnp.lexsort((b, floor(16 a))) of f32[n] (JAX's sort of (floor(16 a), b, iota) with
+// num_keys=2, stable; the indices converted to f32), against np.lexsort of the same keys.
+// The first key has 32 values, so the second orders most of the elements.
+inline Workload LexsortWorkload(int64_t n) {
+  const std::string f = absl::StrCat("f32[", n, "]"), s = absl::StrCat("s32[", n, "]");
+  std::string hlo = absl::StrCat(
+      "HloModule lexsort\njax_lex {\n  x0 = f32[] parameter(0)\n  y0 = f32[] parameter(1)\n  x1 = f32[] parameter(2)\n"
+      "  y1 = f32[] parameter(3)\n  i = s32[] parameter(4)\n  j = s32[] parameter(5)\n",
+      ::xla::testing::JaxCanonicalFloat(0, "f32"), ::xla::testing::JaxCanonicalFloat(1, "f32"),
+      ::xla::testing::JaxLexicographic({{"x0_", "y0_"}, {"x1_", "y1_"}}), "}\nENTRY main {\n  a = ", f,
+      " parameter(0)\n  b = ", f, " parameter(1)\n  c = f32[] constant(16)\n  cs = ", f,
+      " broadcast(c), dimensions={}\n  m = ", f, " multiply(a, cs)\n  q = ", f, " floor(m)\n  i = ", s,
+      " iota(), iota_dimension=0\n  s = (", f, ", ", f, ", ", s,
+      ") sort(q, b, i), dimensions={0}, is_stable=true, to_apply=jax_lex\n  n = ", s,
+      " get-tuple-element(s), index=2\n  ROOT r = ", f, " convert(n)\n}");
+  return {"lexsort", hlo, {Shape(F32, {n}), Shape(F32, {n})}, Aim::kSpeedupOverNumpy, 1.0};
+}
+
 // jax.lax.top_k(x, k) of f32[rows, cols] as its topk instruction (the values, then the
 // indices converted to f32), against NumPy's way: np.argpartition, then the k sorted.
 inline Workload TopkWorkload(int64_t rows, int64_t cols, int64_t k) {
@@ -283,7 +301,7 @@ inline std::vector<Workload> IssueWorkloads() {
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
           ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
           CumsumColumnsWorkload(4096, 1024), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
-          TopkWorkload(256, 32000, 40)};
+          LexsortWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40)};
 }
 
 }  // namespace bench

@@ -26,17 +26,20 @@ constexpr int64_t kRanges = int64_t{1} << 20;  // enough work to be split over t
 
 std::atomic<int64_t> ranges_run{0};
 
-// A parallel loop's kernel that throws the exception slots[0] names when its range holds
-// iteration 1000.
+// A parallel loop's kernel that throws the exception slots[0] names (0: std::bad_alloc, 1: a
+// std::runtime_error, 2: an int, which is no std::exception) when its range holds iteration
+// 1000.
 void ThrowingKernel(void** slots, int64_t begin, int64_t end) {
   ranges_run.fetch_add(1);
   if (begin > 1000 || end <= 1000) return;
-  if (*static_cast<int*>(slots[0]) == 0) throw std::bad_alloc();
+  const int which = *static_cast<int*>(slots[0]);
+  if (which == 0) throw std::bad_alloc();
+  if (which == 2) throw 42;
   throw std::runtime_error("range 1000 is broken");
 }
 
 TEST(CpuRuntimeFailureTest, ParallelLoopExceptionsFailTheCurrentExecution) {
-  for (int which : {0, 1}) {
+  for (int which : {0, 1, 2}) {
     RunContext context;
     void* slots[] = {&which};
     {
@@ -48,9 +51,12 @@ TEST(CpuRuntimeFailureTest, ParallelLoopExceptionsFailTheCurrentExecution) {
     if (which == 0) {
       EXPECT_EQ(context.error().code(), absl::StatusCode::kResourceExhausted);
       EXPECT_EQ(context.error().message(), "parallel loop: out of host memory");
-    } else {
+    } else if (which == 1) {
       EXPECT_EQ(context.error().code(), absl::StatusCode::kInternal);
       EXPECT_EQ(context.error().message(), "parallel loop failed: range 1000 is broken");
+    } else {
+      EXPECT_EQ(context.error().code(), absl::StatusCode::kInternal);
+      EXPECT_EQ(context.error().message(), "parallel loop failed");
     }
     EXPECT_EQ(CurrentExecution(), nullptr);
   }

@@ -5,7 +5,8 @@
 // many lines over threads, ties (stability), NaNs and signed zeros, every key type, JAX's
 // canonicalizing comparator, descending orders, keys in a later operand, lines along a
 // dimension that is not the minor-most, one long line, and comparators the key does not
-// cover.
+// cover. Lexicographic comparators over several keys (JAX's for num_keys > 1 and complex
+// operands, XLA's select forms) are radix-sorted by packed keys, least significant first.
 #include <stdlib.h>
 
 #include <cstdio>
@@ -13,10 +14,12 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/testing/sort_comparators.h"
 #include "gtest/gtest.h"
@@ -58,6 +61,13 @@ Literal FewValues(PrimitiveType t, const std::vector<int64_t>& dims, uint64_t se
   return *std::move(literal);
 }
 
+template <typename... L>
+std::vector<Literal> Args(L&&... literals) {
+  std::vector<Literal> v;
+  (v.push_back(std::forward<L>(literals)), ...);
+  return v;
+}
+
 std::string ShapeText(const std::string& t, const std::vector<int64_t>& dims) {
   return absl::StrCat(t, "[", absl::StrJoin(dims, ","), "]");
 }
@@ -76,13 +86,13 @@ std::string ArgSort(const std::string& t, const std::vector<int64_t>& dims, int6
 
 // Whether the cpu backend compiles `hlo` (renamed `name`) to a call of the keyed sort, from
 // the IR it dumps (XLA_CPU_DUMP_IR).
-bool CallsKeyedSort(std::string hlo, const std::string& name, const Literal& argument) {
+bool CallsKeyedSort(std::string hlo, const std::string& name, absl::Span<const Literal> arguments) {
   char dir[] = "/tmp/xla_sort_ir_XXXXXX";
   EXPECT_NE(mkdtemp(dir), nullptr);
   setenv("XLA_CPU_DUMP_IR", dir, 1);
   hlo.replace(0, hlo.find('\n'), "HloModule " + name);
   testing::RegisterBackendsOnce();
-  const absl::StatusOr<Literal> result = xla::testing::RunHlo(hlo, {argument.Clone()}, "cpu");
+  const absl::StatusOr<Literal> result = xla::testing::RunHlo(hlo, arguments, "cpu");
   unsetenv("XLA_CPU_DUMP_IR");
   EXPECT_TRUE(result.ok()) << result.status();
   const std::string path = absl::StrCat(dir, "/", name, ".ll");
@@ -92,7 +102,10 @@ bool CallsKeyedSort(std::string hlo, const std::string& name, const Literal& arg
   ir << file.rdbuf();
   std::remove(path.c_str());
   std::remove(dir);
-  return ir.str().find("__xla_cpu_sort_keyed") != std::string::npos;
+  return ir.str().find("__xla_cpu_sort_by_keys") != std::string::npos;
+}
+bool CallsKeyedSort(const std::string& hlo, const std::string& name, const Literal& argument) {
+  return CallsKeyedSort(hlo, name, absl::MakeConstSpan(&argument, 1));
 }
 
 TEST(CpuSortKeyed, FloatsWithTiesNaNsAndZerosAgreeWithTheInterpreter) {
@@ -121,7 +134,9 @@ TEST(CpuSortKeyed, EveryKeyTypeAscendingAndDescending) {
       const std::string body = absl::StrCat("  ROOT c = pred[] compare(x, y), direction=", direction, "\n");
       const std::string hlo = ArgSort(type, {6, 400}, 1, body);
       EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, {6, 400}, 7)})) << hlo;
-      if (t != PRED) EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(t, {6, 400}, 8, true)})) << hlo;
+      if (t != PRED) {
+        EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(t, {6, 400}, 8, true)})) << hlo;
+      }
     }
   }
 }
@@ -179,20 +194,157 @@ ENTRY e {
 })";
   EXPECT_TRUE(CallsKeyedSort(later, "later", FewValues(F32, {4, 300}, 11, true)));
   EXPECT_TRUE(SameOnBothBackends(later, {FewValues(F32, {4, 300}, 11, true)})) << later;
-  // Not keys: parameters swapped (y < x), LE, two keys (lexicographic), a side reading the
-  // other operand. The comparator still sorts them.
-  for (const std::string body : {
+  // Keys: parameters swapped (y < x, descending), and a second key of descending positions
+  // (ties in reverse order).
+  for (const std::string& body : {
            std::string("  ROOT c = pred[] compare(y, x), direction=LT\n"),
-           std::string("  ROOT c = pred[] compare(x, y), direction=LE\n"),
            std::string("  lt = pred[] compare(x, y), direction=LT\n  eq = pred[] compare(x, y), direction=EQ\n"
                        "  li = pred[] compare(j, i), direction=LT\n  tie = pred[] and(eq, li)\n"
                        "  ROOT c = pred[] or(lt, tie)\n"),
+       }) {
+    const std::string hlo = ArgSort("f32", {5, 200}, 1, body);
+    EXPECT_TRUE(CallsKeyedSort(hlo, "keyed", Random(F32, {5, 200}, 1))) << hlo;
+    EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(F32, {5, 200}, 12, true)})) << hlo;
+  }
+  // Not keys: LE, a side reading the other operand, a tie test that is not the first key's
+  // equality (x <= y; an equality of float type under a total-order less-than, which calls -0
+  // and +0 equal where the less-than orders them; the other operand's equality), two
+  // less-thans without a tie test. The comparator still sorts them.
+  const std::string lt = "  lt = pred[] compare(x, y), direction=LT, type=TOTALORDER\n";
+  const std::string by_index = "  li = pred[] compare(i, j), direction=LT\n  tie = pred[] and(eq, li)\n"
+                               "  ROOT c = pred[] or(lt, tie)\n";
+  for (const std::string& body : {
+           std::string("  ROOT c = pred[] compare(x, y), direction=LE\n"),
            std::string("  xi = f32[] convert(i)\n  xj = f32[] convert(j)\n  sx = f32[] add(x, xi)\n"
                        "  sy = f32[] add(y, xj)\n  ROOT c = pred[] compare(sx, sy), direction=LT\n"),
+           lt + "  eq = pred[] compare(x, y), direction=LE, type=TOTALORDER\n" + by_index,
+           lt + "  eq = pred[] compare(x, y), direction=EQ\n" + by_index,
+           lt + "  eq = pred[] compare(i, j), direction=EQ\n" + by_index,
+           lt + "  li = pred[] compare(i, j), direction=LT\n  ROOT c = pred[] or(lt, li)\n",
        }) {
     const std::string hlo = ArgSort("f32", {5, 200}, 1, body);
     EXPECT_FALSE(CallsKeyedSort(hlo, "not_keyed", Random(F32, {5, 200}, 1))) << hlo;
     EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(F32, {5, 200}, 12, true)})) << hlo;
+  }
+}
+
+// sort(p0, ..., iota) of `types` (each [rows, cols]) along dimension 1 with `body` as the
+// comparator over (x0, y0, x1, y1, ..., i, j); the iota shows where every element went.
+std::string LexSort(const std::vector<std::string>& types, const std::vector<int64_t>& dims, const std::string& body) {
+  std::string params, operands, shapes, entry;
+  for (size_t k = 0; k < types.size(); ++k) {
+    absl::StrAppend(&params, "  x", k, " = ", types[k], "[] parameter(", 2 * k, ")\n  y", k, " = ", types[k],
+                    "[] parameter(", 2 * k + 1, ")\n");
+    absl::StrAppend(&entry, "  p", k, " = ", ShapeText(types[k], dims), " parameter(", k, ")\n");
+    absl::StrAppend(&operands, "p", k, ", ");
+    absl::StrAppend(&shapes, ShapeText(types[k], dims), ", ");
+  }
+  return absl::StrCat("HloModule m\ncmp {\n", params, "  i = s32[] parameter(", 2 * types.size(),
+                      ")\n  j = s32[] parameter(", 2 * types.size() + 1, ")\n", body, "}\nENTRY e {\n", entry,
+                      "  n = ", ShapeText("s32", dims), " iota(), iota_dimension=1\n  ROOT s = (", shapes,
+                      ShapeText("s32", dims), ") sort(", operands,
+                      "n), dimensions={1}, is_stable=true, to_apply=cmp\n}\n");
+}
+
+// lax.sort((f, s, iota), num_keys=2) as JAX writes it: f32 keys with ties, NaNs and zeros,
+// then s32 keys with ties; long lines, short ones (the radix sort starts at 64), one line.
+TEST(CpuSortLexicographic, TwoKeysAsJaxWritesThem) {
+  const std::string body =
+      ::xla::testing::JaxCanonicalFloat(0, "f32") +
+      ::xla::testing::JaxLexicographic({{"x0_", "y0_"}, {"x1", "y1", false}});
+  const std::string hlo = LexSort({"f32", "s32"}, {9, 300}, body);
+  EXPECT_TRUE(CallsKeyedSort(hlo, "lex2", Args(FewValues(F32, {9, 300}, 1, true), FewValues(S32, {9, 300}, 1, false))))
+      << hlo;
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{9, 300}, {40, 20}, {1, 5000}}) {
+    const std::string h = LexSort({"f32", "s32"}, dims, body);
+    EXPECT_TRUE(SameOnBothBackends(h, {FewValues(F32, dims, 2, true), FewValues(S32, dims, 3, false)})) << h;
+  }
+  // The same with | and & taking their operands the other way round.
+  const std::string swapped =
+      absl::StrReplaceAll(body, {{"and(eq0, lt1)", "and(lt1, eq0)"}, {"or(lt0, and0)", "or(and0, lt0)"}});
+  ASSERT_NE(swapped, body);
+  const std::string h = LexSort({"f32", "s32"}, {9, 300}, swapped);
+  EXPECT_TRUE(
+      CallsKeyedSort(h, "lex2_swapped", Args(FewValues(F32, {9, 300}, 1, true), FewValues(S32, {9, 300}, 1, false))))
+      << h;
+  EXPECT_TRUE(SameOnBothBackends(h, {FewValues(F32, {9, 300}, 4, true), FewValues(S32, {9, 300}, 5, false)})) << h;
+}
+
+// jnp.sort of complex numbers: by real part, then imaginary part (JAX's comparator, total
+// order, so NaNs are ordered too), c64 and c128; and a float (not total order) comparator,
+// whose lines holding a NaN go through the comparator.
+TEST(CpuSortLexicographic, ComplexByRealThenImaginary) {
+  for (const auto& [c, f] : std::vector<std::pair<std::string, std::string>>{{"c64", "f32"}, {"c128", "f64"}}) {
+    for (const char* type : {", type=TOTALORDER", ""}) {
+      const std::string cmp = absl::StrReplaceAll(R"(HloModule m
+cmp {
+  x = C[] parameter(0)
+  y = C[] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  rx = F[] real(x)
+  ry = F[] real(y)
+  ix = F[] imag(x)
+  iy = F[] imag(y)
+  lt_r = pred[] compare(rx, ry), direction=LTTYPE
+  eq_r = pred[] compare(rx, ry), direction=EQTYPE
+  lt_i = pred[] compare(ix, iy), direction=LTTYPE
+  tie = pred[] and(eq_r, lt_i)
+  ROOT c = pred[] or(lt_r, tie)
+}
+ENTRY e {
+  re = F[DIMS] parameter(0)
+  im = F[DIMS] parameter(1)
+  z = C[DIMS] complex(re, im)
+  n = s32[DIMS] iota(), iota_dimension=1
+  ROOT s = (C[DIMS], s32[DIMS]) sort(z, n), dimensions={1}, is_stable=true, to_apply=cmp
+})",
+                                                  {{"C", c}, {"F", f}, {"TYPE", type}});
+      for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{9, 300}, {40, 20}}) {
+        const std::string hlo = absl::StrReplaceAll(cmp, {{"DIMS", absl::StrJoin(dims, ",")}});
+        const PrimitiveType ft = *primitive_util::StringToPrimitiveType(f);
+        const std::vector<Literal> args = Args(FewValues(ft, dims, 6, true), FewValues(ft, dims, 7, true));
+        EXPECT_TRUE(CallsKeyedSort(hlo, "complex", args)) << hlo;
+        EXPECT_TRUE(SameOnBothBackends(hlo, args)) << hlo;
+      }
+    }
+  }
+}
+
+// XLA's comparator generator's form, select(eq, rest, lt), and select(ne, lt, rest); three
+// keys of 8, 16 and 1 bits in one radix key, descending ones among them; an f64 and an s32
+// key (two radix keys of 64 and 32 bits); three 64-bit keys (three radix keys).
+TEST(CpuSortLexicographic, SelectFormsAndPackedKeys) {
+  const std::string three = R"(  lt0 = pred[] compare(x0, y0), direction=GT
+  eq0 = pred[] compare(y0, x0), direction=EQ
+  lt1 = pred[] compare(x1, y1), direction=LT
+  ne1 = pred[] compare(x1, y1), direction=NE
+  lt2 = pred[] compare(y2, x2), direction=LT
+  r1 = pred[] select(ne1, lt1, lt2)
+  ROOT c = pred[] select(eq0, r1, lt0)
+)";
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{9, 300}, {40, 20}, {1, 3000}}) {
+    const std::string hlo = LexSort({"u8", "s16", "pred"}, dims, three);
+    const std::vector<Literal> args = Args(FewValues(U8, dims, 8, false), FewValues(S16, dims, 9, false),
+                                       Random(PRED, dims, 10));
+    EXPECT_TRUE(CallsKeyedSort(hlo, "three", args)) << hlo;
+    EXPECT_TRUE(SameOnBothBackends(hlo, args)) << hlo;
+  }
+  const std::string two = ::xla::testing::JaxLexicographic({{"x0", "y0"}, {"y1", "x1", false}});
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{9, 300}, {40, 20}}) {
+    const std::string hlo = LexSort({"f64", "s32"}, dims, two);
+    const std::vector<Literal> args = Args(FewValues(F64, dims, 11, true), Random(S32, dims, 12));
+    EXPECT_TRUE(CallsKeyedSort(hlo, "f64_s32", args)) << hlo;
+    EXPECT_TRUE(SameOnBothBackends(hlo, args)) << hlo;
+  }
+  const std::string wide =
+      ::xla::testing::JaxLexicographic({{"x0", "y0", false}, {"x1", "y1", false}, {"y2", "x2", false}});
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{{9, 300}, {40, 20}}) {
+    const std::string hlo = LexSort({"s64", "u64", "s64"}, dims, wide);
+    const std::vector<Literal> args = Args(FewValues(S64, dims, 13, false), FewValues(U64, dims, 14, false),
+                                       Random(S64, dims, 15));
+    EXPECT_TRUE(CallsKeyedSort(hlo, "wide", args)) << hlo;
+    EXPECT_TRUE(SameOnBothBackends(hlo, args)) << hlo;
   }
 }
 

@@ -2,8 +2,10 @@
 // (runtime/sort.cc) on the outputs with the HLO comparator compiled to its own function,
 // `i32 comparator(ptr* elements)`. When the comparator compares f(a) with f(b) by LT or GT for
 // one operand's elements a and b (a plain compare, or JAX's, which first maps -0 to +0 and
-// every NaN to one), it calls __xla_cpu_sort_keyed with a key function too,
-// `i32 key(ptr element, ptr u64_key)`, so that lines are radix-sorted by unsigned keys.
+// every NaN to one), or is lexicographic over several such keys (JAX's for num_keys > 1 or
+// complex operands, XLA's comparator generator), it calls __xla_cpu_sort_by_keys with a key
+// function per key too, `i32 key(ptr element, ptr u64_key)`, so that lines are radix-sorted by
+// unsigned keys.
 #include <functional>
 #include <optional>
 #include <string>
@@ -60,11 +62,13 @@ absl::StatusOr<llvm::Function*> EmitComparator(ElementalEmitter* e, llvm::Module
   });
 }
 
-// A comparator `compare(f(p[2k]), f(p[2k+1])), direction=LT or GT` (f the same scalar
-// function on both sides: elementwise ops and constants only).
+// One key of a comparator: `compare(f(p[2k]), f(p[2k+1])), direction=LT or GT`, or with its
+// operands swapped (f the same scalar function on both sides: elementwise ops and constants
+// only).
 struct SortKeyPlan {
   int64_t operand = 0;
   const HloInstruction* lhs = nullptr;  // f(p[2k])
+  const HloInstruction* rhs = nullptr;  // f(p[2k+1])
   PrimitiveType type = PRIMITIVE_TYPE_INVALID;  // f's result type, compared
   ComparisonType comparison = ComparisonType::kFloat;
   bool descending = false;
@@ -77,74 +81,150 @@ bool IsKeyOp(HloOpcode op) {
     case HloOpcode::kNegate: case HloOpcode::kAbs: case HloOpcode::kAdd: case HloOpcode::kSubtract:
     case HloOpcode::kMultiply: case HloOpcode::kMaximum: case HloOpcode::kMinimum: case HloOpcode::kAnd:
     case HloOpcode::kOr: case HloOpcode::kXor: case HloOpcode::kNot: case HloOpcode::kIsFinite:
+    case HloOpcode::kReal: case HloOpcode::kImag:
       return true;
     default:
       return false;
   }
 }
 
-// Whether `a` computes from parameter 2k what `b` computes from parameter 2k + 1 (*k is set by
-// the first pair of parameters met).
-bool Mirrored(const HloInstruction* a, const HloInstruction* b, std::optional<int64_t>* k) {
+// Whether `a` computes from its parameters what `b` computes from parameters `shift` further
+// on: 2k + 1 for 2k when shift is 1 (*k is then set by the first pair of parameters met), the
+// same parameters when shift is 0.
+bool Mirrored(const HloInstruction* a, const HloInstruction* b, std::optional<int64_t>* k, int64_t shift = 1) {
+  if (shift == 0 && a == b) return true;
   if (a->opcode() == HloOpcode::kParameter || b->opcode() == HloOpcode::kParameter) {
     if (a->opcode() != b->opcode()) return false;
     const int64_t pa = a->parameter_number(), pb = b->parameter_number();
-    if (pa % 2 != 0 || pb != pa + 1 || (k->has_value() && **k != pa / 2)) return false;
-    *k = pa / 2;
+    if (pb != pa + shift) return false;
+    if (shift == 1) {
+      if (pa % 2 != 0 || (k->has_value() && **k != pa / 2)) return false;
+      *k = pa / 2;
+    }
     return a->shape() == b->shape();
   }
   if (!IsKeyOp(a->opcode()) || !ShapeUtil::IsScalar(a->shape())) return false;
   return a->Identical(
-      *b, [&](const HloInstruction* x, const HloInstruction* y) { return Mirrored(x, y, k); },
+      *b, [&](const HloInstruction* x, const HloInstruction* y) { return Mirrored(x, y, k, shift); },
       [](const HloComputation*, const HloComputation*) { return false; });
 }
 
-std::optional<SortKeyPlan> MatchSortKey(const HloInstruction& sort) {
-  const HloComputation* comparator = sort.to_apply();
-  if (comparator == nullptr) return std::nullopt;
-  const HloInstruction* root = comparator->root_instruction();
-  if (root->opcode() != HloOpcode::kCompare || root->operand_count() != 2) return std::nullopt;
-  const std::optional<ComparisonDirection> dir = StringToComparisonDirection(root->attrs().comparison_direction());
-  if (!dir.has_value() || (*dir != ComparisonDirection::kLt && *dir != ComparisonDirection::kGt)) return std::nullopt;
+// A compare's direction and comparison type (its operands' default when not stated).
+std::optional<std::pair<ComparisonDirection, ComparisonType>> CompareOf(const HloInstruction* h) {
+  if (h->opcode() != HloOpcode::kCompare || h->operand_count() != 2) return std::nullopt;
+  const std::optional<ComparisonDirection> dir = StringToComparisonDirection(h->attrs().comparison_direction());
+  if (!dir.has_value()) return std::nullopt;
+  ComparisonType type = DefaultComparisonType(h->operand(0)->shape().element_type());
+  if (!h->attrs().comparison_type().empty()) {
+    const std::optional<ComparisonType> parsed = StringToComparisonType(h->attrs().comparison_type());
+    if (!parsed.has_value()) return std::nullopt;
+    type = *parsed;
+  }
+  return std::make_pair(*dir, type);
+}
+
+std::optional<SortKeyPlan> MatchKeyCompare(const HloInstruction* root, int64_t operand_count) {
+  const auto compare = CompareOf(root);
+  if (!compare.has_value()) return std::nullopt;
+  if (compare->first != ComparisonDirection::kLt && compare->first != ComparisonDirection::kGt) return std::nullopt;
   SortKeyPlan plan;
   plan.type = root->operand(0)->shape().element_type();
-  plan.comparison = DefaultComparisonType(plan.type);
-  if (!root->attrs().comparison_type().empty()) {
-    const std::optional<ComparisonType> parsed = StringToComparisonType(root->attrs().comparison_type());
-    if (!parsed.has_value()) return std::nullopt;
-    plan.comparison = *parsed;
-  }
+  plan.comparison = compare->second;
   const PrimitiveType t = plan.type;
   const bool is_float = t == F16 || t == BF16 || t == F32 || t == F64;
   const bool is_int = t == PRED || ((primitive_util::IsSignedIntegralType(t) || primitive_util::IsUnsignedIntegralType(t)) &&
                                     primitive_util::BitWidth(t) >= 8);
   const bool float_comparison = plan.comparison == ComparisonType::kFloat || plan.comparison == ComparisonType::kFloatTotalOrder;
   if (!(is_float && float_comparison) && !(is_int && !float_comparison)) return std::nullopt;
+  // compare(f(p[2k+1]), f(p[2k])) orders the other way.
   std::optional<int64_t> k;
-  if (!Mirrored(root->operand(0), root->operand(1), &k) || !k.has_value() || *k >= sort.operand_count()) {
-    return std::nullopt;
-  }
+  const bool swapped = !Mirrored(root->operand(0), root->operand(1), &k);
+  if (swapped && !Mirrored(root->operand(1), root->operand(0), &(k = std::nullopt))) return std::nullopt;
+  if (!k.has_value() || *k >= operand_count) return std::nullopt;
   plan.operand = *k;
-  plan.lhs = root->operand(0);
-  plan.descending = *dir == ComparisonDirection::kGt;
-  plan.key_bits = t == PRED ? 8 : primitive_util::BitWidth(t);
+  plan.lhs = root->operand(swapped ? 1 : 0);
+  plan.rhs = root->operand(swapped ? 0 : 1);
+  plan.descending = (compare->first == ComparisonDirection::kGt) != swapped;
+  plan.key_bits = t == PRED ? 1 : primitive_util::BitWidth(t);
   return plan;
+}
+
+// Whether `h` is `compare(f(a), f(b)), direction=want` (or with f(a) and f(b) swapped) for
+// key's f, a and b, of key's comparison type: the keys' equality (or inequality) then.
+bool ComparesKey(const HloInstruction* h, ComparisonDirection want, const SortKeyPlan& key) {
+  const auto compare = CompareOf(h);
+  if (!compare.has_value() || compare->first != want || compare->second != key.comparison) return false;
+  std::optional<int64_t> unused;
+  const auto same = [&](const HloInstruction* x, const HloInstruction* y) { return Mirrored(x, y, &unused, 0); };
+  return (same(h->operand(0), key.lhs) && same(h->operand(1), key.rhs)) ||
+         (same(h->operand(0), key.rhs) && same(h->operand(1), key.lhs));
+}
+
+// Appends to `keys` the keys of a lexicographic comparator rooted at `h`, most significant
+// first: one key's compare, or `lt0 | (eq0 & rest)` (JAX's form, either operand order of | and
+// &), `select(eq0, rest, lt0)` (XLA's comparator generator) or `select(ne0, lt0, rest)`, where
+// lt0 orders by a key and eq0 (ne0) tells whether two elements' keys are equal (differ).
+bool MatchKeys(const HloInstruction* h, int64_t operand_count, std::vector<SortKeyPlan>* keys) {
+  if (keys->size() >= 8 || !ShapeUtil::IsScalar(h->shape())) return false;
+  if (std::optional<SortKeyPlan> key = MatchKeyCompare(h, operand_count)) {
+    keys->push_back(*key);
+    return true;
+  }
+  // (first, tie, rest): `first` orders by a key; where `tie` holds (its keys equal), `rest` decides.
+  const auto try_split = [&](const HloInstruction* first, const HloInstruction* tie, ComparisonDirection tie_direction,
+                             const HloInstruction* rest) {
+    std::optional<SortKeyPlan> key = MatchKeyCompare(first, operand_count);
+    if (!key.has_value() || !ComparesKey(tie, tie_direction, *key)) return false;
+    keys->push_back(*key);
+    return MatchKeys(rest, operand_count, keys);
+  };
+  const size_t before = keys->size();
+  const auto attempt = [&](bool matched) {
+    if (!matched) keys->resize(before);
+    return matched;
+  };
+  if (h->opcode() == HloOpcode::kOr && h->operand_count() == 2) {
+    for (int side = 0; side < 2; ++side) {
+      const HloInstruction* first = h->operand(side);
+      const HloInstruction* both = h->operand(1 - side);
+      if (both->opcode() != HloOpcode::kAnd || both->operand_count() != 2) continue;
+      for (int t = 0; t < 2; ++t) {
+        if (attempt(try_split(first, both->operand(t), ComparisonDirection::kEq, both->operand(1 - t)))) return true;
+      }
+    }
+    return false;
+  }
+  if (h->opcode() == HloOpcode::kSelect && h->operand_count() == 3) {
+    return attempt(try_split(h->operand(2), h->operand(0), ComparisonDirection::kEq, h->operand(1))) ||
+           attempt(try_split(h->operand(1), h->operand(0), ComparisonDirection::kNe, h->operand(2)));
+  }
+  return false;
+}
+
+std::vector<SortKeyPlan> MatchSortKeys(const HloInstruction& sort) {
+  std::vector<SortKeyPlan> keys;
+  if (sort.to_apply() == nullptr ||
+      !MatchKeys(sort.to_apply()->root_instruction(), sort.operand_count(), &keys)) {
+    keys.clear();
+  }
+  return keys;
 }
 
 // `i32 key(ptr element, ptr key)` for `plan`: f of the element, as an unsigned key in the
 // sort's order, complemented for GT (XlaCpuSortKey, runtime.h). Float comparisons (not total order) first map
 // -0 to +0, which they do not tell apart, and report NaNs, which they do not order.
 absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* module, const HloInstruction* hlo,
-                                            const SortKeyPlan& plan, PrimitiveType element_type) {
+                                            const SortKeyPlan& plan, PrimitiveType element_type,
+                                            const std::string& prefix) {
   llvm::IRBuilder<>* b = e->b();
   llvm::PointerType* ptr = llvm::PointerType::get(module->getContext(), 0);
   auto* type = llvm::FunctionType::get(b->getInt32Ty(), {ptr, ptr}, false);
-  return EmitFunction(b, module, type, absl::StrCat("sort_key.", hlo->name()), [&](llvm::Function* f) -> absl::Status {
+  return EmitFunction(b, module, type, absl::StrCat(prefix, hlo->name()), [&](llvm::Function* f) -> absl::Status {
     Shape scalar = ShapeUtil::MakeShape(element_type, {});
     ShapeUtil::SetDefaultLayoutsIfMissing(&scalar);
     llvm::Value* x = e->LoadElement(f->getArg(0), scalar, IrIndex{{}, b->getInt64(0), &scalar});
     // The whole comparator with x for both of the keyed operand's parameters (the other
-    // parameters are unused); f(x) is its root's first operand.
+    // parameters are unused); f(x) is plan.lhs.
     const HloComputation& comparator = *hlo->to_apply();
     std::vector<llvm::Value*> args(comparator.num_parameters());
     for (const HloInstruction* p : comparator.parameter_instructions()) {
@@ -244,13 +324,24 @@ absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const
   llvm::Type* i64 = b->getInt64Ty();
   std::vector<llvm::Value*> args = {b->getInt64(outer), b->getInt64(shape.dimensions(static_cast<int>(dim))),
                                     b->getInt64(inner), b->getInt64(n), data, widths, comparator};
-  const std::optional<SortKeyPlan> plan = MatchSortKey(*hlo);
-  if (plan.has_value()) {
-    ASSIGN_OR_RETURN(llvm::Function* key, EmitSortKey(e, module, hlo, *plan, types[plan->operand]));
-    args.insert(args.end(), {key, b->getInt64(plan->operand), b->getInt64(plan->key_bits)});
+  const std::vector<SortKeyPlan> keys = MatchSortKeys(*hlo);
+  if (!keys.empty()) {
+    const int64_t m = static_cast<int64_t>(keys.size());
+    llvm::AllocaInst* key_functions = entry.CreateAlloca(ptr, b->getInt64(m));
+    llvm::AllocaInst* key_operands = entry.CreateAlloca(i64, b->getInt64(m));
+    llvm::AllocaInst* key_bits = entry.CreateAlloca(i64, b->getInt64(m));
+    for (int64_t j = 0; j < m; ++j) {
+      const SortKeyPlan& plan = keys[j];
+      ASSIGN_OR_RETURN(llvm::Function* key,
+                       EmitSortKey(e, module, hlo, plan, types[plan.operand], absl::StrCat("sort_key", j, ".")));
+      b->CreateStore(key, b->CreateInBoundsGEP(ptr, key_functions, b->getInt64(j)));
+      b->CreateStore(b->getInt64(plan.operand), b->CreateInBoundsGEP(i64, key_operands, b->getInt64(j)));
+      b->CreateStore(b->getInt64(plan.key_bits), b->CreateInBoundsGEP(i64, key_bits, b->getInt64(j)));
+    }
+    args.insert(args.end(), {b->getInt64(m), key_functions, key_operands, key_bits});
     llvm::FunctionCallee sort = module->getOrInsertFunction(
-        "__xla_cpu_sort_keyed",
-        llvm::FunctionType::get(b->getVoidTy(), {i64, i64, i64, i64, ptr, ptr, ptr, ptr, i64, i64}, false));
+        "__xla_cpu_sort_by_keys",
+        llvm::FunctionType::get(b->getVoidTy(), {i64, i64, i64, i64, ptr, ptr, ptr, i64, ptr, ptr, ptr}, false));
     b->CreateCall(sort, args);
     return absl::OkStatus();
   }

@@ -85,7 +85,7 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
       {"__xla_cpu_dot", reinterpret_cast<void*>(&__xla_cpu_dot)},
       {"__xla_cpu_conv", reinterpret_cast<void*>(&__xla_cpu_conv)},
       {"__xla_cpu_sort", reinterpret_cast<void*>(&__xla_cpu_sort)},
-      {"__xla_cpu_sort_keyed", reinterpret_cast<void*>(&__xla_cpu_sort_keyed)},
+      {"__xla_cpu_sort_by_keys", reinterpret_cast<void*>(&__xla_cpu_sort_by_keys)},
       {"__xla_cpu_cholesky", reinterpret_cast<void*>(&__xla_cpu_cholesky)},
       {"__xla_cpu_triangular_solve", reinterpret_cast<void*>(&__xla_cpu_triangular_solve)},
       {"__xla_cpu_fft", reinterpret_cast<void*>(&__xla_cpu_fft)},

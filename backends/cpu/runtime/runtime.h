@@ -43,12 +43,13 @@ void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count,
 // keys first in the comparator's order, and returns nonzero when the element is unordered (a
 // NaN compared as a float), which the key cannot order.
 using XlaCpuSortKey = int32_t (*)(const void* element, uint64_t* key);
-// __xla_cpu_sort when the comparator orders operand `key_operand` by `key` (key_bits
-// significant bits): lines whose keys are all ordered are radix-sorted by them, others go
+// __xla_cpu_sort when the comparator orders lexicographically by key_count keys, most
+// significant first: keys[c] of operand key_operands[c]'s elements, of key_bits[c] (1 to 64)
+// significant bits. Lines whose keys are all ordered are radix-sorted by them, others go
 // through the comparator.
-void __xla_cpu_sort_keyed(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
-                          const int64_t* widths, XlaCpuComparator comparator, XlaCpuSortKey key,
-                          int64_t key_operand, int64_t key_bits);
+void __xla_cpu_sort_by_keys(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
+                            const int64_t* widths, XlaCpuComparator comparator, int64_t key_count,
+                            const XlaCpuSortKey* keys, const int64_t* key_operands, const int64_t* key_bits);
 
 // Linear algebra and FFT on arrays described by constant descriptors (strided_array.h:
 // element type, rank, dims, element strides), computed in double / complex<double> and

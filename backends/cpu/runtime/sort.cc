@@ -1,4 +1,4 @@
-// __xla_cpu_sort and __xla_cpu_sort_keyed: the sort op's runtime routines. Generated code
+// __xla_cpu_sort and __xla_cpu_sort_by_keys: the sort op's runtime routines. Generated code
 // copies the operands into the outputs and calls one of them on the outputs. Each line along
 // the sort dimension is ordered stably, whatever is_stable says, as the interpreter: the
 // stable order is a valid result and reproducible. Lines are shared out over the runtime's
@@ -7,11 +7,13 @@
 // With the comparator alone, a line is ordered by std::stable_sort of an index permutation
 // calling the comparator compiled from the HLO (std::stable_sort stays in bounds with
 // comparators that are not strict weak orders, and makes the interpreter's comparisons, so
-// it gives the interpreter's order even then). With a key function too (emit_sort.cc: the
+// it gives the interpreter's order even then). With key functions too (emit_sort.cc: the
 // comparator compares f(one operand's elements) by LT or GT, so it orders by an unsigned key
-// of f's value), a line whose keys are all ordered is radix-sorted by them instead: the
-// order is then a strict weak one, whose stable order is unique. A line with an unordered
-// key (a NaN under a float comparison) goes through the comparator.
+// of f's value, or several such keys lexicographically), a line whose keys are all ordered is
+// radix-sorted by them instead: the order is then a strict weak one, whose stable order is
+// unique. Consecutive keys are packed into radix keys of up to 64 bits, and a line is sorted
+// stably by each packed key, the least significant first. A line with an unordered key (a NaN
+// under a float comparison) goes through the comparator.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -25,13 +27,20 @@
 
 namespace {
 
+// Keys [begin, end) of a job packed into one radix key of `bits` (at most 64) bits.
+struct KeyGroup {
+  int64_t begin, end, bits;
+};
+
 struct SortJob {
   int64_t length, inner, count;
   void** data;
   const int64_t* widths;
   XlaCpuComparator comparator;
-  XlaCpuSortKey key;  // null: the comparator orders every line
-  int64_t key_operand, key_bits;
+  const XlaCpuSortKey* keys;  // key_bits.size() of them, most significant first
+  const int64_t* key_operands;
+  std::vector<int64_t> key_bits;
+  std::vector<KeyGroup> groups;  // empty: the comparator orders every line
 };
 
 // Scratch memory of every sort, kept once freed (up to 256 MiB in all): fresh pages cost far
@@ -88,10 +97,15 @@ void OrderByComparator(const SortJob& job, int64_t first, Scratch& s) {
 
 // Stable LSD radix sort of s.order by `keys` (ascending, `bits` significant bits), 8 bits a
 // pass; passes whose digit is the same for every key are skipped.
+// keys[j] is the key of element s.order[j].
 template <typename K>
 void RadixOrder(int64_t n, int64_t bits, Buffer<K>& keys, Buffer<K>& other_keys, Scratch& s) {
-  if (n < 64) {  // short lines: a comparison sort of the keys is cheaper
-    std::stable_sort(s.order.data(), s.order.data() + n, [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
+  constexpr int64_t kShort = 64;
+  if (n < kShort) {  // short lines: a comparison sort of the keys is cheaper
+    std::array<std::pair<K, int64_t>, kShort> pairs;
+    for (int64_t j = 0; j < n; ++j) pairs[j] = {keys[j], s.order[j]};
+    std::stable_sort(pairs.begin(), pairs.begin() + n, [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (int64_t j = 0; j < n; ++j) s.order[j] = pairs[j].second;
     return;
   }
   const int passes = static_cast<int>((bits + 7) / 8);  // at most 8 (keys of up to 64 bits)
@@ -128,16 +142,38 @@ void RadixOrder(int64_t n, int64_t bits, Buffer<K>& keys, Buffer<K>& other_keys,
   }
 }
 
-// The keys of a line's elements into `keys`; false when one is unordered.
+// keys[j]: group g's packed key of the line's element s.order[j]; false when a key is
+// unordered.
 template <typename K>
-bool LineKeys(const SortJob& job, int64_t first, Buffer<K>& keys) {
+bool GroupKeys(const SortJob& job, const KeyGroup& g, int64_t first, Buffer<K>& keys, Scratch& s) {
   keys.Resize(job.length);
-  const char* base = static_cast<const char*>(job.data[job.key_operand]);
-  const int64_t w = job.widths[job.key_operand];
-  for (int64_t j = 0; j < job.length; ++j) {
-    uint64_t key = 0;
-    if (job.key(base + (first + j * job.inner) * w, &key) != 0) return false;
-    keys[j] = static_cast<K>(key);
+  const int64_t* order = s.order.data();
+  for (int64_t c = g.begin; c < g.end; ++c) {
+    const char* base = static_cast<const char*>(job.data[job.key_operands[c]]);
+    const int64_t w = job.widths[job.key_operands[c]];
+    const XlaCpuSortKey f = job.keys[c];
+    const int64_t shift = job.key_bits[c];  // below 64 where a key is before it
+    for (int64_t j = 0; j < job.length; ++j) {
+      uint64_t key = 0;
+      if (f(base + (first + order[j] * job.inner) * w, &key) != 0) return false;
+      keys[j] = static_cast<K>(c == g.begin ? key : (static_cast<uint64_t>(keys[j]) << shift) | key);
+    }
+  }
+  return true;
+}
+
+// Orders a line by the job's keys, the least significant group first (each radix sort is
+// stable); false when a key is unordered.
+bool OrderByKeys(const SortJob& job, int64_t first, Scratch& s) {
+  for (auto g = job.groups.rbegin(); g != job.groups.rend(); ++g) {
+    // Keys of up to 32 bits sort as uint32_t (half the memory traffic of uint64_t).
+    if (g->bits <= 32) {
+      if (!GroupKeys(job, *g, first, s.keys32, s)) return false;
+      RadixOrder(job.length, g->bits, s.keys32, s.other_keys32, s);
+    } else {
+      if (!GroupKeys(job, *g, first, s.keys, s)) return false;
+      RadixOrder(job.length, g->bits, s.keys, s.other_keys, s);
+    }
   }
   return true;
 }
@@ -162,12 +198,8 @@ void SortLines(void** slots, int64_t begin, int64_t end) {
     const int64_t first = (line / job.inner) * job.length * job.inner + line % job.inner;  // its first element
     s.order.Resize(job.length);
     std::iota(s.order.data(), s.order.data() + job.length, 0);
-    // Keys of up to 32 bits sort as uint32_t (half the memory traffic of uint64_t).
-    if (job.key != nullptr && job.key_bits <= 32 && LineKeys(job, first, s.keys32)) {
-      RadixOrder(job.length, job.key_bits, s.keys32, s.other_keys32, s);
-    } else if (job.key != nullptr && job.key_bits > 32 && LineKeys(job, first, s.keys)) {
-      RadixOrder(job.length, job.key_bits, s.keys, s.other_keys, s);
-    } else {
+    if (job.groups.empty() || !OrderByKeys(job, first, s)) {
+      std::iota(s.order.data(), s.order.data() + job.length, 0);
       OrderByComparator(job, first, s);
     }
     for (int64_t k = 0; k < job.count; ++k) {
@@ -208,14 +240,26 @@ void Sort(int64_t outer, int64_t length, int64_t inner, const SortJob& job) {
 extern "C" void __xla_cpu_sort(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
                                const int64_t* widths, XlaCpuComparator comparator) {
   xla::cpu::RunRoutine("sort", [&] {
-    Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, nullptr, 0, 0});
+    Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, nullptr, nullptr, {}, {}});
   });
 }
 
-extern "C" void __xla_cpu_sort_keyed(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
-                                     const int64_t* widths, XlaCpuComparator comparator, XlaCpuSortKey key,
-                                     int64_t key_operand, int64_t key_bits) {
+extern "C" void __xla_cpu_sort_by_keys(int64_t outer, int64_t length, int64_t inner, int64_t count, void** data,
+                                       const int64_t* widths, XlaCpuComparator comparator, int64_t key_count,
+                                       const XlaCpuSortKey* keys, const int64_t* key_operands,
+                                       const int64_t* key_bits) {
   xla::cpu::RunRoutine("sort", [&] {
-    Sort(outer, length, inner, SortJob{length, inner, count, data, widths, comparator, key, key_operand, key_bits});
+    SortJob job{length, inner, count, data, widths, comparator, keys, key_operands,
+                std::vector<int64_t>(key_bits, key_bits + key_count), {}};
+    // Greedy packing from the most significant key: a group ends where the next key would
+    // take it past 64 bits.
+    for (int64_t c = 0; c < key_count; ++c) {
+      if (job.groups.empty() || job.groups.back().bits + key_bits[c] > 64) {
+        job.groups.push_back(KeyGroup{c, c, 0});
+      }
+      job.groups.back().end = c + 1;
+      job.groups.back().bits += key_bits[c];
+    }
+    Sort(outer, length, inner, job);
   });
 }
