@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/pass_util.h"
+#include "backends/gpu/rewrite_builder.h"
 #include "hlo/primitive_util.h"
 #include "hlo/shape_inference_internal.h"
 #include "hlo/shape_util.h"
@@ -148,56 +149,13 @@ absl::StatusOr<ConvSizes> ReadSizes(const HloInstruction& conv) {
   return s;
 }
 
-// Builds the rewrite's instructions in one computation, each with a default layout.
-class Builder {
- public:
-  explicit Builder(HloComputation* computation) : computation_(computation) {}
-
-  HloInstruction* Add(HloOpcode opcode, PrimitiveType type, const std::vector<int64_t>& dims,
-                      std::vector<HloInstruction*> operands, const HloInstructionProto& attrs = HloInstructionProto()) {
-    return cpu::AddWithShape(computation_, opcode, cpu::WithDefaultLayout(ShapeUtil::MakeShape(type, dims)), operands,
-                             attrs);
-  }
-  static std::vector<int64_t> Dims(const HloInstruction* x) {
-    return std::vector<int64_t>(x->shape().dimensions().begin(), x->shape().dimensions().end());
-  }
-  HloInstruction* Convert(HloInstruction* x, PrimitiveType type) {
-    if (x->shape().element_type() == type) return x;
-    return Add(HloOpcode::kConvert, type, Dims(x), {x});
-  }
-  HloInstruction* Reshape(HloInstruction* x, const std::vector<int64_t>& dims) {
-    if (Dims(x) == dims) return x;
-    return Add(HloOpcode::kReshape, x->shape().element_type(), dims, {x});
-  }
-  // out dimension i = x's dimension perm[i].
-  HloInstruction* Transpose(HloInstruction* x, const std::vector<int64_t>& perm) {
-    bool identity = true;
-    for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
-    if (identity) return x;
-    HloInstructionProto attrs;
-    std::vector<int64_t> dims;
-    for (int64_t p : perm) {
-      attrs.add_dimensions(p);
-      dims.push_back(x->shape().dimensions(p));
-    }
-    return Add(HloOpcode::kTranspose, x->shape().element_type(), dims, {x}, attrs);
-  }
-  absl::StatusOr<HloInstruction*> Scalar(PrimitiveType type, double value) {
-    ASSIGN_OR_RETURN(Literal literal, cpu::ScalarLiteral(type, value));
-    return cpu::AddConstant(computation_, std::move(literal));
-  }
-
- private:
-  HloComputation* computation_;
-};
-
 // x [b, spatial..., (stacks so far)..., f] -> the strided slice of slot `slot` along the
 // spatial dimensions `dims`: a window offset's outputs (shrinking the dimension to the output
 // size), or an output position's window (shrinking it to the window size).
-HloInstruction* WindowSlice(Builder& b, HloInstruction* x, const ConvSizes& s, const std::vector<int64_t>& dims,
+HloInstruction* WindowSlice(RewriteBuilder& b, HloInstruction* x, const ConvSizes& s, const std::vector<int64_t>& dims,
                             const std::vector<int64_t>& slot) {
   HloInstructionProto attrs;
-  std::vector<int64_t> out = Builder::Dims(x);
+  std::vector<int64_t> out = RewriteBuilder::Dims(x);
   for (int64_t i = 0; i < x->shape().rank(); ++i) {
     auto* slice = attrs.add_slice_dimensions();
     slice->set_start(0);
@@ -228,7 +186,7 @@ HloInstruction* WindowSlice(Builder& b, HloInstruction* x, const ConvSizes& s, c
 // (consecutive) of x [b, spatial..., stacks..., f] as a new dimension before f, numbered
 // row-major over `dims`: stack[..., j, :] = slice(slot j). By select on an iota, which the
 // fusion pass fuses with the slices into one kernel.
-absl::StatusOr<HloInstruction*> StackOffsets(Builder& b, HloInstruction* x, const ConvSizes& s,
+absl::StatusOr<HloInstruction*> StackOffsets(RewriteBuilder& b, HloInstruction* x, const ConvSizes& s,
                                              const std::vector<int64_t>& dims) {
   std::vector<std::vector<int64_t>> offsets = {{}};
   for (int64_t d : dims) {
@@ -245,7 +203,7 @@ absl::StatusOr<HloInstruction*> StackOffsets(Builder& b, HloInstruction* x, cons
   const PrimitiveType type = x->shape().element_type();
   std::vector<HloInstruction*> slices;
   for (const std::vector<int64_t>& o : offsets) slices.push_back(WindowSlice(b, x, s, dims, o));
-  std::vector<int64_t> stacked = Builder::Dims(slices[0]);
+  std::vector<int64_t> stacked = RewriteBuilder::Dims(slices[0]);
   const int64_t axis = static_cast<int64_t>(stacked.size()) - 1;
   stacked.insert(stacked.begin() + axis, count);
   if (count == 1) return b.Reshape(slices[0], stacked);
@@ -311,7 +269,7 @@ double LargestIntermediate(const ConvSizes& s) {
 }
 
 absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const ConvSizes& s) {
-  Builder b(computation);
+  RewriteBuilder b(computation);
   const ConvolutionDimensionNumbers& dn = conv->attrs().convolution_dimension_numbers();
   const int64_t rank = static_cast<int64_t>(s.window.size());
   const int64_t g = s.groups;
@@ -326,7 +284,7 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   const PrimitiveType input_type = x->shape().element_type();
   bool pads = false;
   HloInstructionProto pad_attrs;
-  std::vector<int64_t> padded = Builder::Dims(x);
+  std::vector<int64_t> padded = RewriteBuilder::Dims(x);
   for (int64_t i = 0; i < rank + 2; ++i) pad_attrs.mutable_padding_config()->add_dimensions();
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t i = dn.input_spatial_dimensions(d);
@@ -350,7 +308,7 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   perm.push_back(dn.input_feature_dimension());
   x = b.Transpose(x, perm);
   if (g > 1 && !s.batch_groups) {
-    std::vector<int64_t> split = Builder::Dims(x);
+    std::vector<int64_t> split = RewriteBuilder::Dims(x);
     split.back() = g;
     split.push_back(s.group_features);
     x = b.Reshape(x, split);
@@ -358,7 +316,7 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
     for (int64_t d = 0; d < rank; ++d) group_first.push_back(1 + d);
     group_first.push_back(rank + 2);
     x = b.Transpose(x, group_first);
-    std::vector<int64_t> merged = Builder::Dims(x);
+    std::vector<int64_t> merged = RewriteBuilder::Dims(x);
     merged[1] *= merged[0];
     merged.erase(merged.begin());
     x = b.Reshape(x, merged);
@@ -370,7 +328,7 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
   for (const std::vector<int64_t>& run : StackRuns(s)) {
     ASSIGN_OR_RETURN(x, StackOffsets(b, x, s, run));
   }
-  std::vector<int64_t> per_dimension = {Builder::Dims(x).front()};
+  std::vector<int64_t> per_dimension = {RewriteBuilder::Dims(x).front()};
   std::vector<int64_t> patch_perm = {0};
   for (int64_t d = 0; d < rank; ++d) {
     per_dimension.push_back(s.by_output[d] ? s.window[d] : s.output[d]);
@@ -380,7 +338,7 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
     per_dimension.push_back(s.stacked[d]);
     patch_perm.push_back(s.by_output[d] ? 1 + d : 1 + rank + d);
   }
-  per_dimension.push_back(Builder::Dims(x).back());
+  per_dimension.push_back(RewriteBuilder::Dims(x).back());
   patch_perm.push_back(2 * rank + 1);
   x = b.Transpose(b.Reshape(x, per_dimension), patch_perm);
   const int64_t m = s.batch * ShapeUtil::Product(s.output);
@@ -396,10 +354,10 @@ absl::Status Rewrite(HloComputation* computation, HloInstruction* conv, const Co
     if (s.reversal[d] && s.window[d] > 1) reverse_attrs.add_dimensions(dn.kernel_spatial_dimensions(d));
   }
   if (reverse_attrs.dimensions_size() > 0) {
-    w = b.Add(HloOpcode::kReverse, type, Builder::Dims(w), {w}, reverse_attrs);
+    w = b.Add(HloOpcode::kReverse, type, RewriteBuilder::Dims(w), {w}, reverse_attrs);
   }
   const int64_t o_dim = dn.kernel_output_feature_dimension();
-  std::vector<int64_t> split_kernel = Builder::Dims(w);
+  std::vector<int64_t> split_kernel = RewriteBuilder::Dims(w);
   if (g > 1) {
     split_kernel[o_dim] = og;
     split_kernel.insert(split_kernel.begin() + o_dim, g);

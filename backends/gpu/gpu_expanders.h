@@ -5,7 +5,8 @@
 // other HLO the backend already runs as kernels:
 //  - topk(x), k, largest -> a stable sort of (x, iota) along the last dimension (descending
 //    for largest, ascending otherwise, in the total order of floats, so ties keep the lower
-//    index first and NaNs sort as XLA's topk sorts them), then the first k of each;
+//    index first and NaNs sort as XLA's topk sorts them), then the first k of each; long
+//    rows and small k as chunks sorted and cut to k first (PlanTopKChunks);
 //  - cholesky and triangular-solve of types narrower than f64/c128 -> the same op on
 //    operands converted to f64/c128 and its result converted back (the kernels compute in
 //    double, as the interpreter does, and round once); then those of large matrices -> loops
@@ -20,6 +21,7 @@
 //    so the device's threads share the reading.
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "hlo/hlo_module.h"
@@ -35,6 +37,16 @@ inline constexpr int64_t kGpuMinReductionOutputs = 32768;
 
 // Returns whether anything changed.
 absl::StatusOr<bool> ExpandForGpu(HloModule* module);
+
+// A topk over rows of n run as `count` chunks of `chunk` elements (the row padded with values
+// that sort last): each chunk sorted in a block and its first k kept, then the count * k
+// candidates sorted; where that takes clearly fewer bitonic steps than sorting whole rows
+// (rows longer than a block's shared memory holds count 4 times over), else nullopt. For
+// integer types and f16/bf16/f32/f64.
+struct TopKChunks {
+  int64_t chunk = 0, count = 0;
+};
+std::optional<TopKChunks> PlanTopKChunks(int64_t n, int64_t k, PrimitiveType type);
 
 // After the shared pipeline: a dot cuBLAS computes whose operand is a transpose of its two
 // minor dimensions (the pipeline's dot decomposer writes them for x . w^T, or a gradient's

@@ -10,7 +10,9 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "backends/gpu/gpu_compiler.h"
+#include "backends/gpu/gpu_expanders.h"
 #include "backends/gpu/ptx_sort.h"
 #include "backends/gpu/testing/emulated_gpu.h"
 #include "backends/gpu/testing/kernel_emulator.h"
@@ -320,6 +323,84 @@ TEST(GpuLongSortTest, MoreRowsThanSlotsAgree) {
   int64_t scratch = 0;
   for (const GpuPlanStep& step : plan->entry().steps) scratch += step.scratch_bytes;
   EXPECT_EQ(scratch, 2 * 16384 * 4);
+}
+
+// topk over long rows and small k (gpu_expanders.h: PlanTopKChunks): chunks sorted and cut to
+// k, then the candidates sorted; agrees with the interpreter bit for bit, ties (the lower
+// index first) and NaNs included, for both orders, batch dimensions, rows that need padding
+// and rows that do not, a row holding the padding's own value, and several types.
+std::string TopKModule(const std::string& type, const std::string& dims, const std::string& out_dims, int64_t k,
+                       bool largest) {
+  return absl::StrCat("HloModule topk\nENTRY main {\n  x = ", type, dims, " parameter(0)\n  ROOT t = (", type, out_dims,
+                      ", s32", out_dims, ") topk(x), k=", k, ", largest=", largest ? "true" : "false", "\n}\n");
+}
+
+std::vector<Literal> One(Literal x) {
+  std::vector<Literal> args;
+  args.push_back(std::move(x));
+  return args;
+}
+
+int CountSorts(const std::string& hlo) {
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return -1;
+  EXPECT_TRUE(ExpandForGpu(module->get()).ok());
+  int sorts = 0;
+  for (const auto& c : (*module)->computations()) {
+    for (const auto& h : c->instructions()) sorts += h->opcode() == HloOpcode::kSort;
+  }
+  return sorts;
+}
+
+TEST(GpuTopKTest, LongRowsAndSmallKRunAsChunks) {
+  // A vocabulary of 32000, k = 40: 63 chunks of 512 (1.8M bitonic steps against 15.7M).
+  const std::optional<TopKChunks> vocab = PlanTopKChunks(32000, 40, F32);
+  ASSERT_TRUE(vocab.has_value());
+  EXPECT_EQ(vocab->chunk, 512);
+  EXPECT_EQ(vocab->count, 63);
+  EXPECT_TRUE(PlanTopKChunks(8192, 8, S32).has_value());
+  EXPECT_FALSE(PlanTopKChunks(100, 5, F32).has_value());     // short rows: one sort
+  EXPECT_FALSE(PlanTopKChunks(5000, 3000, F32).has_value());  // k near the row
+  EXPECT_FALSE(PlanTopKChunks(5000, 0, F32).has_value());
+  EXPECT_FALSE(PlanTopKChunks(5000, 4, C64).has_value());
+  EXPECT_FALSE(PlanTopKChunks(5000, 4, PRED).has_value());
+  EXPECT_EQ(CountSorts(TopKModule("f32", "[4,32000]", "[4,40]", 40, true)), 2);
+  EXPECT_EQ(CountSorts(TopKModule("f32", "[4,100]", "[4,5]", 5, true)), 1);
+}
+
+TEST(GpuTopKTest, ChunkedAgreesWithTheInterpreter) {
+  for (bool largest : {true, false}) {
+    // Ties, NaNs of both signs, zeros of both signs, infinities; padded (5000 = 10 x 512 - 120).
+    EXPECT_TRUE(AgreesWithInterpreter(TopKModule("f32", "[3,5000]", "[3,7]", 7, largest),
+                                      One(Random("f32[3,5000]", 1, 20, true))));
+    // Batch dimensions, a row of 4096 (no padding), few distinct values.
+    EXPECT_TRUE(AgreesWithInterpreter(TopKModule("s32", "[2,2,4096]", "[2,2,5]", 5, largest),
+                                      One(Random("s32[2,2,4096]", 2, 9))));
+    EXPECT_TRUE(AgreesWithInterpreter(TopKModule("u8", "[2,3000]", "[2,16]", 16, largest),
+                                      One(Random("u8[2,3000]", 3, 4))));
+    EXPECT_TRUE(AgreesWithInterpreter(TopKModule("bf16", "[1,6000]", "[1,3]", 3, largest),
+                                      One(Random("bf16[1,6000]", 4, 50, true))));
+    EXPECT_TRUE(AgreesWithInterpreter(TopKModule("f64", "[2,2500]", "[2,9]", 9, largest),
+                                      One(Random("f64[2,2500]", 5, 30, true))));
+  }
+  // Rows of nothing but the padding's value (the NaN of the largest payload, negative for
+  // largest; the smallest s16 for largest, the largest for smallest), row 0 for largest, row
+  // 1 for smallest: every element ties with the padding, and the row's own come first.
+  Literal nans = Random("f32[2,3000]", 6, 3);
+  Literal ends = Random("s16[2,3000]", 7, 3);
+  for (int64_t i = 0; i < 6000; ++i) {
+    const uint32_t pattern = i < 3000 ? 0xFFFFFFFFu : 0x7FFFFFFFu;
+    std::memcpy(static_cast<char*>(nans.untyped_data()) + 4 * i, &pattern, 4);
+    ends.SetFromInt64(i, i < 3000 ? -32768 : 32767);
+  }
+  for (bool largest : {true, false}) {
+    for (const int64_t k : {1, 40}) {
+      const std::string out = absl::StrCat("[2,", k, "]");
+      EXPECT_TRUE(AgreesWithInterpreter(TopKModule("f32", "[2,3000]", out, k, largest), One(nans.Clone()))) << k;
+      EXPECT_TRUE(AgreesWithInterpreter(TopKModule("s16", "[2,3000]", out, k, largest), One(ends.Clone()))) << k;
+    }
+  }
 }
 
 }  // namespace

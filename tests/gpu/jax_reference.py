@@ -3,7 +3,7 @@
 The same computations as the curated benchmark modules (backends/gpu/testing/gpu_test_modules.h),
 written with jax.numpy and compiled by JAX's own XLA: GELU (tanh form) over f32[16384,16384],
 row softmax over f32[16384,16384], an 8192^3 bf16 matmul, the MLP forward at batch 4096 (f32,
-default precision), a stable argsort of 16M f32 keys, a 1000-step fori_loop over f32[4096] and
+default precision), a stable argsort of 16M f32 keys, top_k (k=40) of f32[256,32000], a 1000-step fori_loop over f32[4096] and
 256 row updates of a f32[4096,4096] KV cache in a fori_loop, a cholesky solve of 4096 rows, an
 f32[8192,8192] transpose, attention's key transpose ([8,4096,32,128] bf16 to [8,32,128,4096],
 scaled) and a cumsum of 16M f32.
@@ -81,6 +81,10 @@ def main():
 
     s = median_seconds(jax.jit(lambda k: argsort(k)[1]), keys)
     rows.append(f"| jax argsort_16M | {s * 1e3:.3f} ms | JAX {jax.__version__} |")
+    logits = jax.random.uniform(key, (256, 32000), jnp.float32, -2, 2)
+    s = median_seconds(jax.jit(lambda x: jax.lax.top_k(x, 40)), logits)
+    rows.append(f"| jax topk_256x32000_k40 | {s * 1e3:.3f} ms | JAX {jax.__version__} |")
+    del logits
     x = jax.random.uniform(key, (4096,), jnp.float32, -2, 2)
     s = median_seconds(jax.jit(lambda v: jax.lax.fori_loop(0, 1000, lambda i, y: y * 0.999 + 0.001, v)), x)
     rows.append(f"| jax counted_loop_1000 | {s * 1e3:.3f} ms, {s * 1e6 / 1000:.2f} us per iteration | "

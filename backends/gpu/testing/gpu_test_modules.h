@@ -658,6 +658,15 @@ inline std::string ArgsortModule(int64_t n) {
          ") sort(keys, positions), dimensions={0}, is_stable=true, to_apply=less\n}\n";
 }
 
+// jax.lax.top_k(x, k) of f32[rows, n] (its topk instruction): on the gpu, chunks sorted and
+// cut to k, then the candidates sorted (gpu_expanders.h, PlanTopKChunks).
+inline std::string TopKModule(int64_t rows, int64_t n, int64_t k) {
+  const std::string in = "f32[" + std::to_string(rows) + "," + std::to_string(n) + "]";
+  const std::string out = "[" + std::to_string(rows) + "," + std::to_string(k) + "]";
+  return "HloModule topk\nENTRY main {\n  x = " + in + " parameter(0)\n  ROOT t = (f32" + out + ", s32" + out +
+         ") topk(x), k=" + std::to_string(k) + ", largest=true\n}\n";
+}
+
 // A counted loop (fori_loop): `iterations` steps of x = x * 0.999 + 0.001 over f32[n], the
 // counter from 0 against a constant. The gpu runtime runs it without reading the condition
 // back (loop_trip_count.h): the benchmark times that per-iteration overhead.
@@ -749,6 +758,7 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"sort_keys_values_ties_descending", kSortModule, "0 0"},
       {"sort_long_rows_stable", kLongSortModule, "0 0"},
       {"argsort_1M", ArgsortModule(int64_t{1} << 20), "0 0"},
+      {"topk_vocab_rows", TopKModule(4, 32000, 40), "0 0"},
       {"counted_loop_100", CountedLoopModule(100, 4096), "1e-5 1e-7"},
       {"kv_cache_update_64", KvCacheModule(64, 256, 1024), "0 0"},
       {"scatter_duplicates_unique_out_of_bounds", kScatterModule, "1e-6 1e-6"},
@@ -775,6 +785,8 @@ inline std::vector<CuratedCase> CuratedCases() {
       {"matmul_bf16_8192", kMatmulBf16Module, "bench flops 1099511627776"},
       {"matmul_bf16_8192_rhs_transposed", kMatmulBf16RhsTransposedModule, "bench flops 1099511627776"},
       {"argsort_16M", ArgsortModule(int64_t{1} << 24), "bench"},
+      // Sampling's top 40 of a 32000-word vocabulary, 256 rows.
+      {"topk_256x32000_k40", TopKModule(256, 32000, 40), "bench"},
       {"counted_loop_1000", CountedLoopModule(1000, 4096), "bench"},
       // 256 rows of a 64 MiB cache: in place, about 256 small kernels; copying, 32 GiB moved.
       {"kv_cache_update_256", KvCacheModule(256, 4096, 4096), "bench"},
