@@ -228,6 +228,23 @@ ENTRY e {
   }
 }
 
+// A comparator whose sides double a value 40 times, each step adding the previous one to
+// itself: comparing the sides path by path would take 2^40 steps, so the key match gives up
+// within its budget and the comparator sorts.
+TEST(CpuSortKeyed, ComparatorsSharingSubexpressionsCompileQuickly) {
+  std::string body;
+  for (int d = 1; d <= 40; ++d) {
+    absl::StrAppend(&body, "  x", d, " = f32[] add(x", d - 1, ", x", d - 1, ")\n  y", d, " = f32[] add(y", d - 1, ", y",
+                    d - 1, ")\n");
+  }
+  absl::StrAppend(&body, "  ROOT c = pred[] compare(x40, y40), direction=LT\n");
+  const std::string hlo = absl::StrReplaceAll(
+      ArgSort("f32", {3, 100}, 1, body),
+      {{"x = f32[] parameter(0)", "x0 = f32[] parameter(0)"}, {"y = f32[] parameter(1)", "y0 = f32[] parameter(1)"}});
+  EXPECT_FALSE(CallsKeyedSort(hlo, "doubling", FewValues(F32, {3, 100}, 16, true))) << hlo;
+  EXPECT_TRUE(SameOnBothBackends(hlo, {FewValues(F32, {3, 100}, 17, true)})) << hlo;
+}
+
 // sort(p0, ..., iota) of `types` (each [rows, cols]) along dimension 1 with `body` as the
 // comparator over (x0, y0, x1, y1, ..., i, j); the iota shows where every element went.
 std::string LexSort(const std::vector<std::string>& types, const std::vector<int64_t>& dims, const std::string& body) {

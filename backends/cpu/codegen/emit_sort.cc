@@ -88,10 +88,19 @@ bool IsKeyOp(HloOpcode op) {
   }
 }
 
+// Steps the key match may take: comparing expressions that share subexpressions visits each
+// path, so a comparator built to double them at every level would otherwise take 2^depth
+// steps. A match that runs out is no match (the comparator sorts).
+struct MatchBudget {
+  int64_t steps = int64_t{1} << 16;
+};
+
 // Whether `a` computes from its parameters what `b` computes from parameters `shift` further
 // on: 2k + 1 for 2k when shift is 1 (*k is then set by the first pair of parameters met), the
 // same parameters when shift is 0.
-bool Mirrored(const HloInstruction* a, const HloInstruction* b, std::optional<int64_t>* k, int64_t shift = 1) {
+bool Mirrored(const HloInstruction* a, const HloInstruction* b, std::optional<int64_t>* k, MatchBudget& budget,
+              int64_t shift = 1) {
+  if (--budget.steps < 0) return false;
   if (shift == 0 && a == b) return true;
   if (a->opcode() == HloOpcode::kParameter || b->opcode() == HloOpcode::kParameter) {
     if (a->opcode() != b->opcode()) return false;
@@ -105,7 +114,7 @@ bool Mirrored(const HloInstruction* a, const HloInstruction* b, std::optional<in
   }
   if (!IsKeyOp(a->opcode()) || !ShapeUtil::IsScalar(a->shape())) return false;
   return a->Identical(
-      *b, [&](const HloInstruction* x, const HloInstruction* y) { return Mirrored(x, y, k, shift); },
+      *b, [&](const HloInstruction* x, const HloInstruction* y) { return Mirrored(x, y, k, budget, shift); },
       [](const HloComputation*, const HloComputation*) { return false; });
 }
 
@@ -123,7 +132,7 @@ std::optional<std::pair<ComparisonDirection, ComparisonType>> CompareOf(const Hl
   return std::make_pair(*dir, type);
 }
 
-std::optional<SortKeyPlan> MatchKeyCompare(const HloInstruction* root, int64_t operand_count) {
+std::optional<SortKeyPlan> MatchKeyCompare(const HloInstruction* root, int64_t operand_count, MatchBudget& budget) {
   const auto compare = CompareOf(root);
   if (!compare.has_value()) return std::nullopt;
   if (compare->first != ComparisonDirection::kLt && compare->first != ComparisonDirection::kGt) return std::nullopt;
@@ -138,8 +147,8 @@ std::optional<SortKeyPlan> MatchKeyCompare(const HloInstruction* root, int64_t o
   if (!(is_float && float_comparison) && !(is_int && !float_comparison)) return std::nullopt;
   // compare(f(p[2k+1]), f(p[2k])) orders the other way.
   std::optional<int64_t> k;
-  const bool swapped = !Mirrored(root->operand(0), root->operand(1), &k);
-  if (swapped && !Mirrored(root->operand(1), root->operand(0), &(k = std::nullopt))) return std::nullopt;
+  const bool swapped = !Mirrored(root->operand(0), root->operand(1), &k, budget);
+  if (swapped && !Mirrored(root->operand(1), root->operand(0), &(k = std::nullopt), budget)) return std::nullopt;
   if (!k.has_value() || *k >= operand_count) return std::nullopt;
   plan.operand = *k;
   plan.lhs = root->operand(swapped ? 1 : 0);
@@ -151,11 +160,13 @@ std::optional<SortKeyPlan> MatchKeyCompare(const HloInstruction* root, int64_t o
 
 // Whether `h` is `compare(f(a), f(b)), direction=want` (or with f(a) and f(b) swapped) for
 // key's f, a and b, of key's comparison type: the keys' equality (or inequality) then.
-bool ComparesKey(const HloInstruction* h, ComparisonDirection want, const SortKeyPlan& key) {
+bool ComparesKey(const HloInstruction* h, ComparisonDirection want, const SortKeyPlan& key, MatchBudget& budget) {
   const auto compare = CompareOf(h);
   if (!compare.has_value() || compare->first != want || compare->second != key.comparison) return false;
   std::optional<int64_t> unused;
-  const auto same = [&](const HloInstruction* x, const HloInstruction* y) { return Mirrored(x, y, &unused, 0); };
+  const auto same = [&](const HloInstruction* x, const HloInstruction* y) {
+    return Mirrored(x, y, &unused, budget, /*shift=*/0);
+  };
   return (same(h->operand(0), key.lhs) && same(h->operand(1), key.rhs)) ||
          (same(h->operand(0), key.rhs) && same(h->operand(1), key.lhs));
 }
@@ -164,19 +175,19 @@ bool ComparesKey(const HloInstruction* h, ComparisonDirection want, const SortKe
 // first: one key's compare, or `lt0 | (eq0 & rest)` (JAX's form, either operand order of | and
 // &), `select(eq0, rest, lt0)` (XLA's comparator generator) or `select(ne0, lt0, rest)`, where
 // lt0 orders by a key and eq0 (ne0) tells whether two elements' keys are equal (differ).
-bool MatchKeys(const HloInstruction* h, int64_t operand_count, std::vector<SortKeyPlan>* keys) {
+bool MatchKeys(const HloInstruction* h, int64_t operand_count, std::vector<SortKeyPlan>* keys, MatchBudget& budget) {
   if (keys->size() >= 8 || !ShapeUtil::IsScalar(h->shape())) return false;
-  if (std::optional<SortKeyPlan> key = MatchKeyCompare(h, operand_count)) {
+  if (std::optional<SortKeyPlan> key = MatchKeyCompare(h, operand_count, budget)) {
     keys->push_back(*key);
     return true;
   }
   // (first, tie, rest): `first` orders by a key; where `tie` holds (its keys equal), `rest` decides.
   const auto try_split = [&](const HloInstruction* first, const HloInstruction* tie, ComparisonDirection tie_direction,
                              const HloInstruction* rest) {
-    std::optional<SortKeyPlan> key = MatchKeyCompare(first, operand_count);
-    if (!key.has_value() || !ComparesKey(tie, tie_direction, *key)) return false;
+    std::optional<SortKeyPlan> key = MatchKeyCompare(first, operand_count, budget);
+    if (!key.has_value() || !ComparesKey(tie, tie_direction, *key, budget)) return false;
     keys->push_back(*key);
-    return MatchKeys(rest, operand_count, keys);
+    return MatchKeys(rest, operand_count, keys, budget);
   };
   const size_t before = keys->size();
   const auto attempt = [&](bool matched) {
@@ -203,8 +214,9 @@ bool MatchKeys(const HloInstruction* h, int64_t operand_count, std::vector<SortK
 
 std::vector<SortKeyPlan> MatchSortKeys(const HloInstruction& sort) {
   std::vector<SortKeyPlan> keys;
+  MatchBudget budget;
   if (sort.to_apply() == nullptr ||
-      !MatchKeys(sort.to_apply()->root_instruction(), sort.operand_count(), &keys)) {
+      !MatchKeys(sort.to_apply()->root_instruction(), sort.operand_count(), &keys, budget)) {
     keys.clear();
   }
   return keys;
