@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/ir_emitter.h"
 #include "hlo/literal.h"
@@ -131,6 +132,9 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
     const HloComputation& computation, absl::Span<llvm::Value* const> args) {
   // Scalar parameters in, scalar (or tuple of scalars) root out; the instructions between
   // are generators, so array ops (broadcast, a nested reduce) run as loops in place.
+  const int64_t caller_binding = binding_;
+  binding_ = ++bindings_;  // `args` bind the parameters until the caller's binding returns
+  const absl::Cleanup restore = [&] { binding_ = caller_binding; };
   std::map<const HloInstruction*, Generator> generators;
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     if (hlo->opcode() == HloOpcode::kParameter) {
@@ -141,8 +145,10 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
       generators[hlo] = [arg](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return arg; };
       continue;
     }
+    // Looked up when called (fusion_emitter.cc says why); `generators` outlives the calls.
     ASSIGN_OR_RETURN(Generator g, MakeGenerator(hlo, [&](int64_t i) -> absl::StatusOr<Generator> {
-                       return generators.at(hlo->operand(i));
+                       const HloInstruction* o = hlo->operand(i);
+                       return Generator([&generators, o](const IrIndex& index) { return generators.at(o)(index); });
                      }));
     generators[hlo] = std::move(g);
   }
@@ -408,9 +414,13 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
     }
     return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       auto key = std::make_tuple(hlo, index.multi, b_->GetInsertBlock());
+      const auto scalar_key = std::make_tuple(hlo, binding_, b_->GetInsertBlock());
       if (shape.rank() > 0) {
         auto it = cache_.find(key);
         if (it != cache_.end()) return it->second;
+      } else {
+        auto it = scalar_cache_.find(scalar_key);
+        if (it != scalar_cache_.end()) return it->second;
       }
       std::vector<llvm::Value*> values;
       IrIndex scalar_index;
@@ -419,7 +429,11 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
         values.push_back(v);
       }
       ASSIGN_OR_RETURN(llvm::Value* r, EmitElementwise(*hlo, values));
-      if (shape.rank() > 0) cache_[std::make_tuple(hlo, index.multi, b_->GetInsertBlock())] = r;
+      if (shape.rank() > 0) {
+        cache_[std::make_tuple(hlo, index.multi, b_->GetInsertBlock())] = r;
+      } else {
+        scalar_cache_[std::make_tuple(hlo, binding_, b_->GetInsertBlock())] = r;
+      }
       return r;
     });
   }

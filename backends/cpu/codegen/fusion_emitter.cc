@@ -10,6 +10,7 @@
 // reduction computes it, and read back by the elements: computed once per element, not twice.
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -63,8 +64,10 @@ bool IsElementwiseOp(const HloInstruction& instruction) {
 
 // Every use of `instruction` reads it at the index it is computed at: its users are
 // elementwise ops of the same dimensions (recursively) up to the root, or reduces taking it
-// as their input. Sets *by_reduction / *by_root when some path ends there.
-bool SameIndexUses(const HloInstruction& instruction, const HloInstruction& root, bool* by_reduction, bool* by_root) {
+// as their input. Sets *by_reduction / *by_root when some path ends there. `checked` holds
+// the users already found to qualify: each is walked once, however many paths reach it.
+bool SameIndexUses(const HloInstruction& instruction, const HloInstruction& root, bool* by_reduction, bool* by_root,
+                   std::set<const HloInstruction*>* checked) {
   if (&instruction == &root) {
     *by_root = true;
     return true;
@@ -76,7 +79,9 @@ bool SameIndexUses(const HloInstruction& instruction, const HloInstruction& root
       continue;
     }
     if (!IsElementwiseOp(*user) || user->shape().dimensions() != instruction.shape().dimensions()) return false;
-    if (!SameIndexUses(*user, root, by_reduction, by_root)) return false;
+    if (checked->count(user) != 0) continue;
+    if (!SameIndexUses(*user, root, by_reduction, by_root, checked)) return false;
+    checked->insert(user);
   }
   return true;
 }
@@ -98,7 +103,8 @@ const HloInstruction* RowCacheCandidate(const HloComputation& fused) {
       continue;
     }
     bool by_reduction = false, by_root = false;
-    if (SameIndexUses(*inner, *root, &by_reduction, &by_root) && by_reduction && by_root) best = inner;
+    std::set<const HloInstruction*> checked;
+    if (SameIndexUses(*inner, *root, &by_reduction, &by_root, &checked) && by_reduction && by_root) best = inner;
   }
   return best;
 }
@@ -164,8 +170,11 @@ absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionG
   }
   auto generators = std::make_shared<std::map<const HloInstruction*, Generator>>();
   for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
+    // An operand's generator looked up when called: a copy of its closure would copy its
+    // operands' closures in turn, 2^depth of them where values are used twice.
     OperandGenerator inner_operand = [generators, inner](int64_t i) -> absl::StatusOr<Generator> {
-      return generators->at(inner->operand(i));
+      const HloInstruction* o = inner->operand(i);
+      return Generator([generators, o](const IrIndex& index) { return generators->at(o)(index); });
     };
     Generator generator;
     if (inner->opcode() == HloOpcode::kParameter) {

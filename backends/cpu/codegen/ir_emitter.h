@@ -131,7 +131,10 @@ class ElementalEmitter {
   llvm::Value* IndexToI64(llvm::Value* v, PrimitiveType type);
 
   llvm::IRBuilder<>* b() { return b_; }
-  void ClearCache() { cache_.clear(); }
+  void ClearCache() {
+    cache_.clear();
+    scalar_cache_.clear();
+  }
 
   // Generators of every instruction in fusion `hlo`'s computation (fusion_emitter.cc). While an
   // override is set for a fused instruction, its generator calls the override instead (with
@@ -176,6 +179,12 @@ class ElementalEmitter {
   // Values generated for (hlo, index) in one basic block, so shared subexpressions of a
   // fusion are emitted once.
   std::map<std::tuple<const HloInstruction*, std::vector<llvm::Value*>, llvm::BasicBlock*>, llvm::Value*> cache_;
+  // The same for scalar elementwise values, within one binding of a computation's parameters
+  // (`binding_`: EmitGeneratedComputation starts a new one for each call and restores the
+  // caller's after), so that a chain of values each used twice (x2 = add(x1, x1), ...) is
+  // emitted once per value, not once per path.
+  std::map<std::tuple<const HloInstruction*, int64_t, llvm::BasicBlock*>, llvm::Value*> scalar_cache_;
+  int64_t binding_ = 0, bindings_ = 0;
   // See MakeFusionGenerators.
   std::map<const HloInstruction*, FusedOverride> fused_overrides_;
 };
