@@ -2,11 +2,16 @@
 // their size: generators look their operands up instead of copying their closures, scalar
 // values are emitted once per binding of a computation's parameters, and the row cache's use
 // check walks each user once. Before, each of these took 2^depth steps (a 60-level chain of
-// a dozen lines hung the compile); now each agrees with the interpreter.
+// a dozen lines hung the compile); now each agrees with the interpreter. What cannot be
+// emitted in reasonable time is refused with an error instead: modules whose computations,
+// copied at each call site, come to more than kMostExpandedInstructions or nest deeper than
+// kMostCallNesting (passes/call_expansion.h), and fusions that evaluate their instructions
+// more than kMostFusedEvaluations times (values read at differing indices along many paths).
 #include <random>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "backends/testing/hlo_test_util.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
 
@@ -100,6 +105,74 @@ ENTRY e {
   EXPECT_TRUE(SameOnBothBackends(hlo, {testing::RandomLiteral(ShapeUtil::MakeShape(F32, {64, 64}), &rng, false)},
                                  1e-6, 1e-6))
       << hlo;
+}
+
+// Conditionals whose two branches are one computation, `levels` deep: 2^levels copies when
+// each call site is emitted.
+std::string SharedBranches(int levels) {
+  std::string hlo = "HloModule cond\nc0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] add(p, p)\n}\n";
+  for (int k = 1; k <= levels + 1; ++k) {
+    const bool entry = k == levels + 1;
+    absl::StrAppend(&hlo, entry ? "ENTRY e" : absl::StrCat("c", k),
+                    " {\n  p = f32[] parameter(0)\n  z = f32[] constant(0)\n  t = pred[] compare(p, z), direction=GT\n"
+                    "  ROOT r = f32[] conditional(t, p, p), true_computation=c",
+                    k - 1, ", false_computation=c", k - 1, "\n}\n");
+  }
+  return hlo;
+}
+
+// Calls nested `levels` deep (c_k calls c_{k-1}).
+std::string NestedCalls(int levels) {
+  std::string hlo = "HloModule calls\nc0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n";
+  for (int k = 1; k <= levels + 1; ++k) {
+    absl::StrAppend(&hlo, k == levels + 1 ? "ENTRY e" : absl::StrCat("c", k),
+                    " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c", k - 1, "\n}\n");
+  }
+  return hlo;
+}
+
+TEST(CpuSharedSubexpressions, ModulesThatExpandTooFarAreRefused) {
+  // 10 levels (about 5000 instructions emitted) compile and run; 30 (5e9) are refused at once.
+  EXPECT_TRUE(SameOnBothBackends(SharedBranches(10), {Literal::CreateR0<float>(0.5f)}));
+  testing::RegisterBackendsOnce();
+  absl::StatusOr<Literal> wide = xla::testing::RunHlo(SharedBranches(30), {Literal::CreateR0<float>(0.5f)}, "cpu");
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(wide.status().message().find("more than 4194304 instructions"), std::string::npos) << wide.status();
+  // Calls nested 150 deep compile; 250 deep are refused (they recursed that deep in the planner).
+  EXPECT_TRUE(SameOnBothBackends(NestedCalls(150), {Literal::CreateR0<float>(0.5f)}));
+  absl::StatusOr<Literal> deep = xla::testing::RunHlo(NestedCalls(250), {Literal::CreateR0<float>(0.5f)}, "cpu");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(deep.status().message().find("nest 252 deep"), std::string::npos) << deep.status();
+}
+
+// Forward differences through slices, 30 levels: each level reads the one before at two
+// indices, so the fusion's values are evaluated once per path (2^30); the compile gives up
+// with an error naming the fusion instead of running for hours.
+TEST(CpuSharedSubexpressions, FusionsThatEvaluateTooOftenAreRefused) {
+  std::string hlo = "HloModule diff\nENTRY e {\n  x0 = f32[64] parameter(0)\n";
+  for (int k = 1; k <= 30; ++k) {
+    const int m = 64 - k;
+    absl::StrAppend(&hlo, "  a", k, " = f32[", m, "] slice(x", k - 1, "), slice={[0:", m, "]}\n  b", k, " = f32[", m,
+                    "] slice(x", k - 1, "), slice={[1:", m + 1, "]}\n  ", k == 30 ? "ROOT " : "", "x", k, " = f32[",
+                    m, "] subtract(b", k, ", a", k, ")\n");
+  }
+  absl::StrAppend(&hlo, "}\n");
+  testing::RegisterBackendsOnce();
+  std::mt19937_64 rng(4);
+  absl::StatusOr<Literal> result = xla::testing::RunHlo(
+      hlo, {testing::RandomLiteral(ShapeUtil::MakeShape(F32, {64}), &rng, false)}, "cpu");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(result.status().message().find("evaluates its instructions more than 1048576 times"), std::string::npos)
+      << result.status();
+  // Eight levels (256 paths) compile and agree.
+  const std::string short_chain = hlo.substr(0, hlo.find("  a9 ")) + "}\n";
+  std::string eight = short_chain;
+  eight.replace(eight.find("  x8 ="), 2, "  ROOT ");
+  EXPECT_TRUE(SameOnBothBackends(eight, {testing::RandomLiteral(ShapeUtil::MakeShape(F32, {64}), &rng, false)}))
+      << eight;
 }
 
 }  // namespace

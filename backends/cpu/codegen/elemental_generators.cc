@@ -136,6 +136,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
   binding_ = ++bindings_;  // `args` bind the parameters until the caller's binding returns
   const absl::Cleanup restore = [&] { binding_ = caller_binding; };
   std::map<const HloInstruction*, Generator> generators;
+  int64_t evaluations = 0;
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     if (hlo->opcode() == HloOpcode::kParameter) {
       if (hlo->parameter_number() >= static_cast<int64_t>(args.size()) || !ShapeUtil::IsScalar(hlo->shape())) {
@@ -148,7 +149,12 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
     // Looked up when called (fusion_emitter.cc says why); `generators` outlives the calls.
     ASSIGN_OR_RETURN(Generator g, MakeGenerator(hlo, [&](int64_t i) -> absl::StatusOr<Generator> {
                        const HloInstruction* o = hlo->operand(i);
-                       return Generator([&generators, o](const IrIndex& index) { return generators.at(o)(index); });
+                       return Generator([&, o](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+                         if (++evaluations > kMostFusedEvaluations) {
+                           return TooManyEvaluations(*computation.root_instruction());
+                         }
+                         return generators.at(o)(index);
+                       });
                      }));
     generators[hlo] = std::move(g);
   }

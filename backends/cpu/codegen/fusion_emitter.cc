@@ -162,6 +162,13 @@ class RowCache {
 
 }  // namespace
 
+absl::Status TooManyEvaluations(const HloInstruction& hlo) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      hlo.name(), ": emitting it evaluates its instructions more than ", kMostFusedEvaluations,
+      " times (values combined along many paths at differing indices, such as slices of one value added level "
+      "after level); the module is too costly to compile"));
+}
+
 absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionGenerators(
     const HloInstruction* hlo, const OperandGenerator& operand) {
   const HloComputation* fused = hlo->to_apply();
@@ -169,6 +176,7 @@ absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionG
     return absl::UnimplementedError(absl::StrCat("cpu backend: fusion ", hlo->name(), " has no computation"));
   }
   auto generators = std::make_shared<std::map<const HloInstruction*, Generator>>();
+  auto evaluations = std::make_shared<int64_t>(0);
   for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
     // An operand's generator looked up when called: a copy of its closure would copy its
     // operands' closures in turn, 2^depth of them where values are used twice.
@@ -182,7 +190,9 @@ absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionG
     } else {
       ASSIGN_OR_RETURN(generator, MakeGenerator(inner, inner_operand));
     }
-    (*generators)[inner] = [this, inner, generator](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    (*generators)[inner] = [this, hlo, inner, generator, evaluations](const IrIndex& index)
+        -> absl::StatusOr<llvm::Value*> {
+      if (++*evaluations > kMostFusedEvaluations) return TooManyEvaluations(*hlo);
       auto it = fused_overrides_.find(inner);
       if (it != fused_overrides_.end()) return it->second(index, generator);
       return generator(index);

@@ -50,6 +50,15 @@ struct IrIndex {
 using Generator = std::function<absl::StatusOr<llvm::Value*>(const IrIndex&)>;
 using OperandGenerator = std::function<absl::StatusOr<Generator>(int64_t operand)>;
 
+// The most evaluations of a fusion's instructions (or of a computation's, emitted in place)
+// while emitting it. Values read along several paths at indices that differ (slices or
+// reverses of one value combined, level after level) are emitted once per path, 2^depth
+// times for a chain of such levels: past this the compile fails (TooManyEvaluations) rather
+// than run for hours. Real fusions evaluate each instruction a few times per unrolled
+// element.
+inline constexpr int64_t kMostFusedEvaluations = int64_t{1} << 20;
+absl::Status TooManyEvaluations(const HloInstruction& hlo);
+
 // True for element types the cpu backend computes with.
 bool IsSupportedElementType(PrimitiveType type);
 

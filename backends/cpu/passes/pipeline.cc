@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/passes/algebraic_simplifier.h"
 #include "backends/cpu/passes/batch_norm_expander.h"
+#include "backends/cpu/passes/call_expansion.h"
 #include "backends/cpu/passes/call_inliner.h"
 #include "backends/cpu/passes/constant_folding.h"
 #include "backends/cpu/passes/cse.h"
@@ -23,6 +24,7 @@ namespace cpu {
 absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options) {
   if (module == nullptr) return absl::InvalidArgumentError("RunCpuPipeline: null module");
   RETURN_IF_ERROR(VerifyHloModule(*module));
+  RETURN_IF_ERROR(CheckCallExpansion(*module));  // before CallInliner copies callees per call site
   const bool verify = options.verify_after_each_pass;
 
   HloPassPipeline pipeline("cpu", verify);
