@@ -5,8 +5,9 @@
 // a dozen lines hung the compile); now each agrees with the interpreter. What cannot be
 // emitted in reasonable time is refused with an error instead: modules whose computations,
 // copied at each call site, come to more than kMostExpandedInstructions or nest deeper than
-// kMostCallNesting (passes/call_expansion.h), and fusions that evaluate their instructions
-// more than kMostFusedEvaluations times (values read at differing indices along many paths).
+// kMostCallNesting (passes/call_expansion.h), fusions that evaluate their instructions more
+// than kMostFusedEvaluations times (values read at differing indices along many paths), and
+// values whose generators would call one another more than kMostGeneratorDepth deep.
 #include <random>
 #include <string>
 
@@ -173,6 +174,47 @@ TEST(CpuSharedSubexpressions, FusionsThatEvaluateTooOftenAreRefused) {
   eight.replace(eight.find("  x8 ="), 2, "  ROOT ");
   EXPECT_TRUE(SameOnBothBackends(eight, {testing::RandomLiteral(ShapeUtil::MakeShape(F32, {64}), &rng, false)}))
       << eight;
+}
+
+// A reducer with arrays inside whose result is a chain of `length` values each computed
+// from the one before: its generators call one another that deep.
+std::string LongReducerChain(int length) {
+  std::string chain;
+  for (int k = 1; k <= length; ++k) absl::StrAppend(&chain, "  x", k, " = f32[] maximum(x", k - 1, ", b)\n");
+  return absl::StrCat(R"(HloModule deep
+add {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+red {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  x0 = f32[] add(a, b)
+)",
+                      chain, "  bx = f32[1] broadcast(x", length, R"(), dimensions={}
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(bx, zero), dimensions={0}, to_apply=add
+}
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[4] reduce(x, zero), dimensions={1}, to_apply=red
+}
+)");
+}
+
+// 1000 deep compiles and agrees; 100000 deep overflowed the stack (the process died) and
+// is refused now.
+TEST(CpuSharedSubexpressions, ChainsTooDeepToEmitAreRefused) {
+  std::mt19937_64 rng(5);
+  const Literal x = testing::RandomLiteral(ShapeUtil::MakeShape(F32, {4, 8}), &rng, false);
+  EXPECT_TRUE(SameOnBothBackends(LongReducerChain(1000), {x.Clone()}));
+  testing::RegisterBackendsOnce();
+  absl::StatusOr<Literal> deep = xla::testing::RunHlo(LongReducerChain(100000), {x.Clone()}, "cpu");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(deep.status().message().find("a chain of more than 2000 values"), std::string::npos) << deep.status();
 }
 
 }  // namespace

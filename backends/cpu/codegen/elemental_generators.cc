@@ -153,7 +153,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
                          if (++evaluations > kMostFusedEvaluations) {
                            return TooManyEvaluations(*computation.root_instruction());
                          }
-                         return generators.at(o)(index);
+                         return CallOperand(generators.at(o), index, *o);
                        });
                      }));
     generators[hlo] = std::move(g);

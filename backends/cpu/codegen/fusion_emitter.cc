@@ -169,6 +169,19 @@ absl::Status TooManyEvaluations(const HloInstruction& hlo) {
       "after level); the module is too costly to compile"));
 }
 
+absl::StatusOr<llvm::Value*> ElementalEmitter::CallOperand(const Generator& generator, const IrIndex& index,
+                                                         const HloInstruction& hlo) {
+  if (generator_depth_ >= kMostGeneratorDepth) {
+    return absl::ResourceExhaustedError(absl::StrCat(hlo.name(), ": its value depends on a chain of more than ",
+                                                     kMostGeneratorDepth,
+                                                     " values each computed from the next; too deep to emit"));
+  }
+  ++generator_depth_;
+  absl::StatusOr<llvm::Value*> value = generator(index);
+  --generator_depth_;
+  return value;
+}
+
 absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionGenerators(
     const HloInstruction* hlo, const OperandGenerator& operand) {
   const HloComputation* fused = hlo->to_apply();
@@ -180,9 +193,10 @@ absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionG
   for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
     // An operand's generator looked up when called: a copy of its closure would copy its
     // operands' closures in turn, 2^depth of them where values are used twice.
-    OperandGenerator inner_operand = [generators, inner](int64_t i) -> absl::StatusOr<Generator> {
+    OperandGenerator inner_operand = [this, generators, inner](int64_t i) -> absl::StatusOr<Generator> {
       const HloInstruction* o = inner->operand(i);
-      return Generator([generators, o](const IrIndex& index) { return generators->at(o)(index); });
+      return Generator(
+          [this, generators, o](const IrIndex& index) { return CallOperand(generators->at(o), index, *o); });
     };
     Generator generator;
     if (inner->opcode() == HloOpcode::kParameter) {

@@ -58,6 +58,11 @@ using OperandGenerator = std::function<absl::StatusOr<Generator>(int64_t operand
 // element.
 inline constexpr int64_t kMostFusedEvaluations = int64_t{1} << 20;
 absl::Status TooManyEvaluations(const HloInstruction& hlo);
+// The deepest chain of generators calling their operands' (about a kilobyte of stack each):
+// a reducer of 100000 values each computed from the one before recursed that deep and
+// overflowed the stack. Fusions hold at most 96 instructions; computations emitted in place
+// may be longer.
+inline constexpr int64_t kMostGeneratorDepth = 2000;
 
 // True for element types the cpu backend computes with.
 bool IsSupportedElementType(PrimitiveType type);
@@ -144,6 +149,9 @@ class ElementalEmitter {
     cache_.clear();
     scalar_cache_.clear();
   }
+  // Calls `generator` (of operand `hlo`) at `index` one level deeper in the chain of
+  // generators calling their operands', or fails past kMostGeneratorDepth.
+  absl::StatusOr<llvm::Value*> CallOperand(const Generator& generator, const IrIndex& index, const HloInstruction& hlo);
 
   // Generators of every instruction in fusion `hlo`'s computation (fusion_emitter.cc). While an
   // override is set for a fused instruction, its generator calls the override instead (with
@@ -194,6 +202,7 @@ class ElementalEmitter {
   // emitted once per value, not once per path.
   std::map<std::tuple<const HloInstruction*, int64_t, llvm::BasicBlock*>, llvm::Value*> scalar_cache_;
   int64_t binding_ = 0, bindings_ = 0;
+  int64_t generator_depth_ = 0;  // see CallOperand
   // See MakeFusionGenerators.
   std::map<const HloInstruction*, FusedOverride> fused_overrides_;
 };
