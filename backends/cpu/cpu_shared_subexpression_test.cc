@@ -45,12 +45,11 @@ TEST(CpuSharedSubexpressions, ArrayChainInAFusion) {
       << hlo;
 }
 
-// A reducer with arrays inside (a reduce of a broadcast), so its values are generators
-// evaluated once per binding of its parameters: (a + b) doubled 60 times, halved 60 times.
-TEST(CpuSharedSubexpressions, ChainInAReducerWithArrays) {
-  std::string halving;
-  for (int k = 1; k <= 60; ++k) absl::StrAppend(&halving, "  h", k, " = f32[] multiply(h", k - 1, ", half)\n");
-  const std::string hlo = absl::StrCat(R"(HloModule chain
+// Rows of f32[16,8] reduced with `red`: x0 = a + b, then `body`, then a reduce of a
+// broadcast of `result`, so that `red` has arrays inside and its values are generators
+// evaluated once per binding of its parameters.
+std::string ReducerWithArrays(const std::string& body, const std::string& result) {
+  return absl::StrCat(R"(HloModule reducer
 add {
   p = f32[] parameter(0)
   q = f32[] parameter(1)
@@ -60,12 +59,10 @@ red {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   x0 = f32[] add(a, b)
-  half = f32[] constant(0.5)
 )",
-                                       Doubling("x", "f32[]", "add", 60), "  h0 = f32[] add(x60, x60)\n", halving,
-                                       R"(  bh = f32[1] broadcast(h60), dimensions={}
+                      body, "  bx = f32[1] broadcast(", result, R"(), dimensions={}
   zero = f32[] constant(0)
-  ROOT r = f32[] reduce(bh, zero), dimensions={0}, to_apply=add
+  ROOT r = f32[] reduce(bx, zero), dimensions={0}, to_apply=add
 }
 ENTRY e {
   x = f32[16,8] parameter(0)
@@ -73,6 +70,13 @@ ENTRY e {
   ROOT r = f32[16] reduce(x, zero), dimensions={1}, to_apply=red
 }
 )");
+}
+
+// (a + b) doubled 60 times, halved 60 times.
+TEST(CpuSharedSubexpressions, ChainInAReducerWithArrays) {
+  std::string halving = "  half = f32[] constant(0.5)\n  h0 = f32[] add(x60, x60)\n";
+  for (int k = 1; k <= 60; ++k) absl::StrAppend(&halving, "  h", k, " = f32[] multiply(h", k - 1, ", half)\n");
+  const std::string hlo = ReducerWithArrays(Doubling("x", "f32[]", "add", 60) + halving, "h60");
   std::mt19937_64 rng(2);
   EXPECT_TRUE(SameOnBothBackends(hlo, {testing::RandomLiteral(ShapeUtil::MakeShape(F32, {16, 8}), &rng, false)},
                                  1e-6, 1e-6))
@@ -176,39 +180,19 @@ TEST(CpuSharedSubexpressions, FusionsThatEvaluateTooOftenAreRefused) {
       << eight;
 }
 
-// A reducer with arrays inside whose result is a chain of `length` values each computed
-// from the one before: its generators call one another that deep.
+// A reducer whose result is a chain of `length` values each computed from the one before:
+// its generators call one another that deep.
 std::string LongReducerChain(int length) {
   std::string chain;
   for (int k = 1; k <= length; ++k) absl::StrAppend(&chain, "  x", k, " = f32[] maximum(x", k - 1, ", b)\n");
-  return absl::StrCat(R"(HloModule deep
-add {
-  p = f32[] parameter(0)
-  q = f32[] parameter(1)
-  ROOT s = f32[] add(p, q)
-}
-red {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  x0 = f32[] add(a, b)
-)",
-                      chain, "  bx = f32[1] broadcast(x", length, R"(), dimensions={}
-  zero = f32[] constant(0)
-  ROOT r = f32[] reduce(bx, zero), dimensions={0}, to_apply=add
-}
-ENTRY e {
-  x = f32[4,8] parameter(0)
-  zero = f32[] constant(0)
-  ROOT r = f32[4] reduce(x, zero), dimensions={1}, to_apply=red
-}
-)");
+  return ReducerWithArrays(chain, absl::StrCat("x", length));
 }
 
 // 1000 deep compiles and agrees; 100000 deep overflowed the stack (the process died) and
 // is refused now.
 TEST(CpuSharedSubexpressions, ChainsTooDeepToEmitAreRefused) {
   std::mt19937_64 rng(5);
-  const Literal x = testing::RandomLiteral(ShapeUtil::MakeShape(F32, {4, 8}), &rng, false);
+  const Literal x = testing::RandomLiteral(ShapeUtil::MakeShape(F32, {16, 8}), &rng, false);
   EXPECT_TRUE(SameOnBothBackends(LongReducerChain(1000), {x.Clone()}));
   testing::RegisterBackendsOnce();
   absl::StatusOr<Literal> deep = xla::testing::RunHlo(LongReducerChain(100000), {x.Clone()}, "cpu");
