@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/testing/hlo_test_util.h"
+#include "backends/testing/hostile_modules.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "gtest/gtest.h"
 
@@ -21,55 +22,24 @@ namespace cpu {
 namespace {
 
 using testing::SameOnBothBackends;
-
-// `count` lines `  {name}{k} = {type} {op}({name}{k-1}, {name}{k-1})` for k = 1..count.
-std::string Doubling(const std::string& name, const std::string& type, const std::string& op, int count) {
-  std::string lines;
-  for (int k = 1; k <= count; ++k) {
-    absl::StrAppend(&lines, "  ", name, k, " = ", type, " ", op, "(", name, k - 1, ", ", name, k - 1, ")\n");
-  }
-  return lines;
-}
+using ::xla::testing::hostile::Doubling;
+using ::xla::testing::hostile::DoublingModule;
+using ::xla::testing::hostile::ForwardDifferences;
+using ::xla::testing::hostile::LongReducerChain;
+using ::xla::testing::hostile::NestedCalls;
+using ::xla::testing::hostile::ReducerWithArrays;
+using ::xla::testing::hostile::SharedBranches;
 
 TEST(CpuSharedSubexpressions, ScalarChainInTheEntry) {
-  const std::string hlo = absl::StrCat("HloModule chain\nENTRY e {\n  x0 = f32[] parameter(0)\n",
-                                       Doubling("x", "f32[]", "add", 60), "  ROOT r = f32[] negate(x60)\n}\n");
+  const std::string hlo = DoublingModule("f32[]", 60);
   EXPECT_TRUE(SameOnBothBackends(hlo, {Literal::CreateR0<float>(0.75f)})) << hlo;
 }
 
 TEST(CpuSharedSubexpressions, ArrayChainInAFusion) {
-  const std::string hlo = absl::StrCat("HloModule chain\nENTRY e {\n  x0 = f32[64] parameter(0)\n",
-                                       Doubling("x", "f32[64]", "add", 60), "  ROOT r = f32[64] negate(x60)\n}\n");
+  const std::string hlo = DoublingModule("f32[64]", 60);
   std::mt19937_64 rng(1);
   EXPECT_TRUE(SameOnBothBackends(hlo, {testing::RandomLiteral(ShapeUtil::MakeShape(F32, {64}), &rng, false)}))
       << hlo;
-}
-
-// Rows of f32[16,8] reduced with `red`: x0 = a + b, then `body`, then a reduce of a
-// broadcast of `result`, so that `red` has arrays inside and its values are generators
-// evaluated once per binding of its parameters.
-std::string ReducerWithArrays(const std::string& body, const std::string& result) {
-  return absl::StrCat(R"(HloModule reducer
-add {
-  p = f32[] parameter(0)
-  q = f32[] parameter(1)
-  ROOT s = f32[] add(p, q)
-}
-red {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  x0 = f32[] add(a, b)
-)",
-                      body, "  bx = f32[1] broadcast(", result, R"(), dimensions={}
-  zero = f32[] constant(0)
-  ROOT r = f32[] reduce(bx, zero), dimensions={0}, to_apply=add
-}
-ENTRY e {
-  x = f32[16,8] parameter(0)
-  zero = f32[] constant(0)
-  ROOT r = f32[16] reduce(x, zero), dimensions={1}, to_apply=red
-}
-)");
 }
 
 // (a + b) doubled 60 times, halved 60 times.
@@ -112,30 +82,6 @@ ENTRY e {
       << hlo;
 }
 
-// Conditionals whose two branches are one computation, `levels` deep: 2^levels copies when
-// each call site is emitted.
-std::string SharedBranches(int levels) {
-  std::string hlo = "HloModule cond\nc0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] add(p, p)\n}\n";
-  for (int k = 1; k <= levels + 1; ++k) {
-    const bool entry = k == levels + 1;
-    absl::StrAppend(&hlo, entry ? "ENTRY e" : absl::StrCat("c", k),
-                    " {\n  p = f32[] parameter(0)\n  z = f32[] constant(0)\n  t = pred[] compare(p, z), direction=GT\n"
-                    "  ROOT r = f32[] conditional(t, p, p), true_computation=c",
-                    k - 1, ", false_computation=c", k - 1, "\n}\n");
-  }
-  return hlo;
-}
-
-// Calls nested `levels` deep (c_k calls c_{k-1}).
-std::string NestedCalls(int levels) {
-  std::string hlo = "HloModule calls\nc0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}\n";
-  for (int k = 1; k <= levels + 1; ++k) {
-    absl::StrAppend(&hlo, k == levels + 1 ? "ENTRY e" : absl::StrCat("c", k),
-                    " {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=c", k - 1, "\n}\n");
-  }
-  return hlo;
-}
-
 TEST(CpuSharedSubexpressions, ModulesThatExpandTooFarAreRefused) {
   // 10 levels (about 5000 instructions emitted) compile and run; 30 (5e9) are refused at once.
   EXPECT_TRUE(SameOnBothBackends(SharedBranches(10), {Literal::CreateR0<float>(0.5f)}));
@@ -156,14 +102,7 @@ TEST(CpuSharedSubexpressions, ModulesThatExpandTooFarAreRefused) {
 // indices, so the fusion's values are evaluated once per path (2^30); the compile gives up
 // with an error naming the fusion instead of running for hours.
 TEST(CpuSharedSubexpressions, FusionsThatEvaluateTooOftenAreRefused) {
-  std::string hlo = "HloModule diff\nENTRY e {\n  x0 = f32[64] parameter(0)\n";
-  for (int k = 1; k <= 30; ++k) {
-    const int m = 64 - k;
-    absl::StrAppend(&hlo, "  a", k, " = f32[", m, "] slice(x", k - 1, "), slice={[0:", m, "]}\n  b", k, " = f32[", m,
-                    "] slice(x", k - 1, "), slice={[1:", m + 1, "]}\n  ", k == 30 ? "ROOT " : "", "x", k, " = f32[",
-                    m, "] subtract(b", k, ", a", k, ")\n");
-  }
-  absl::StrAppend(&hlo, "}\n");
+  const std::string hlo = ForwardDifferences(30);
   testing::RegisterBackendsOnce();
   std::mt19937_64 rng(4);
   absl::StatusOr<Literal> result = xla::testing::RunHlo(
@@ -173,19 +112,9 @@ TEST(CpuSharedSubexpressions, FusionsThatEvaluateTooOftenAreRefused) {
   EXPECT_NE(result.status().message().find("evaluates its instructions more than 1048576 times"), std::string::npos)
       << result.status();
   // Eight levels (256 paths) compile and agree.
-  const std::string short_chain = hlo.substr(0, hlo.find("  a9 ")) + "}\n";
-  std::string eight = short_chain;
-  eight.replace(eight.find("  x8 ="), 2, "  ROOT ");
+  const std::string eight = ForwardDifferences(8);
   EXPECT_TRUE(SameOnBothBackends(eight, {testing::RandomLiteral(ShapeUtil::MakeShape(F32, {64}), &rng, false)}))
       << eight;
-}
-
-// A reducer whose result is a chain of `length` values each computed from the one before:
-// its generators call one another that deep.
-std::string LongReducerChain(int length) {
-  std::string chain;
-  for (int k = 1; k <= length; ++k) absl::StrAppend(&chain, "  x", k, " = f32[] maximum(x", k - 1, ", b)\n");
-  return ReducerWithArrays(chain, absl::StrCat("x", length));
 }
 
 // 1000 deep compiles and agrees; 100000 deep overflowed the stack (the process died) and

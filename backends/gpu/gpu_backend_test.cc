@@ -9,12 +9,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "backends/cpu/runtime/runtime.h"
 #include "backends/executable_format.h"
 #include "backends/gpu/testing/kernel_emulator.h"
 #include "backends/testing/hlo_test_util.h"
+#include "backends/testing/hostile_modules.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
@@ -607,6 +609,24 @@ ENTRY main {
 TEST(GpuBackendTest, RandomNumberKernelsMatchTheInterpreterBitForBit) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(std::exit(CompareRngWithInterpreter()), ::testing::ExitedWithCode(0), "");
+}
+
+// Modules built to hang or crash a compile (backends/testing/hostile_modules.h): the gpu
+// compiler shares the cpu pipeline's limits and generators, so each compiles at once or is
+// refused with an error.
+TEST(GpuBackendTest, HostileModulesCompileQuicklyOrAreRefused) {
+  namespace hostile = ::xla::testing::hostile;
+  const auto compile = [](const std::string& hlo) -> absl::Status {
+    absl::StatusOr<std::unique_ptr<HloModule>> module = ParseAndReturnUnverifiedModule(hlo);
+    if (!module.ok()) return module.status();
+    return CompileGpuPlan(*std::move(module), GpuTarget()).status();
+  };
+  EXPECT_TRUE(compile(hostile::DoublingModule("f32[]", 60)).ok());
+  EXPECT_TRUE(compile(hostile::DoublingModule("f32[64]", 60)).ok());
+  EXPECT_EQ(compile(hostile::SharedBranches(30)).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(compile(hostile::NestedCalls(250)).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(compile(hostile::ForwardDifferences(30)).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(compile(hostile::LongReducerChain(100000)).code(), absl::StatusCode::kResourceExhausted);
 }
 
 }  // namespace
