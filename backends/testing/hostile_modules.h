@@ -25,8 +25,8 @@ inline std::string Doubling(const std::string& name, const std::string& type, co
 // An entry computation doubling its parameter of `type` `levels` times (x_k = x_{k-1} +
 // x_{k-1}), negated at the end.
 inline std::string DoublingModule(const std::string& type, int levels) {
-  return absl::StrCat("HloModule chain\nENTRY e {\n  x0 = ", type, " parameter(0)\n", Doubling("x", type, "add", levels),
-                      "  ROOT r = ", type, " negate(x", levels, ")\n}\n");
+  return absl::StrCat("HloModule chain\nENTRY e {\n  x0 = ", type, " parameter(0)\n",
+                      Doubling("x", type, "add", levels), "  ROOT r = ", type, " negate(x", levels, ")\n}\n");
 }
 
 // Rows of f32[16,8] reduced with `red`: x0 = a + b, then `body`, then a reduce of a
