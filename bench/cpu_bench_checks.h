@@ -137,6 +137,19 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "sort_complex") {  // (floor(16 a), b) pairs in lexicographic order
+    const absl::Span<const float> b = inputs[1].data<float>();
+    std::vector<std::pair<float, float>> want(x.size());
+    for (size_t p = 0; p < want.size(); ++p) want[p] = {std::floor(x[p] * 16.0f), b[p]};
+    std::sort(want.begin(), want.end());
+    for (size_t p = 0; p < want.size(); ++p) {
+      if (out[p] != want[p].first || out[want.size() + p] != want[p].second) {
+        return absl::StrFormat("sort_complex[%d] = (%g, %g), want (%g, %g)", p, out[p], out[want.size() + p],
+                               want[p].first, want[p].second);
+      }
+    }
+    return "";
+  }
   if (w.name == "topk") {  // each row: its k largest values, then their positions (ties first-come)
     const int64_t cols = w.parameters[0].dimensions(1), k = result.shape().dimensions(1) / 2;
     for (int64_t r = 0; r * cols < static_cast<int64_t>(x.size()); r += 13) {

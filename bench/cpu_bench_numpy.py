@@ -43,6 +43,14 @@ def topk_rows(x, k=40):
     return np.concatenate([np.take_along_axis(values, order, axis=1), indices.astype(F)], axis=1)
 
 
+def sort_complex(a, b):
+    z = np.empty(a.shape, np.complex64)
+    z.real = np.floor(a * F(16))
+    z.imag = b
+    s = np.sort(z)
+    return np.concatenate([s.real, s.imag])
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -70,6 +78,9 @@ def workload(name, rng):
     if name == "lexsort":
         a, b = uniform(rng, 1 << 20), uniform(rng, 1 << 20)
         return (lambda a, b: np.lexsort((b, np.floor(a * F(16)))).astype(F)), (a, b)
+    if name == "sort_complex":
+        a, b = uniform(rng, 1 << 20), uniform(rng, 1 << 20)
+        return sort_complex, (a, b)
     if name == "topk":
         return topk_rows, (uniform(rng, 256, 32000),)
     if name == "bmm":

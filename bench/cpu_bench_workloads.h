@@ -285,6 +285,22 @@ inline Workload LexsortWorkload(int64_t n) {
   return {"lexsort", hlo, {Shape(F32, {n}), Shape(F32, {n})}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
+// jnp.sort(z) of z = floor(16 a) + b i, c64[n] (JAX's comparator for complex operands: the
+// real parts, then the imaginary parts, total order; the result's real parts then its
+// imaginary parts as f32[2n]), against np.sort of the same complex64 array.
+inline Workload SortComplexWorkload(int64_t n) {
+  const std::string f = absl::StrCat("f32[", n, "]"), c = absl::StrCat("c64[", n, "]");
+  std::string hlo = absl::StrCat(
+      "HloModule sort_complex\njax_complex_less {\n  x = c64[] parameter(0)\n  y = c64[] parameter(1)\n"
+      "  xr = f32[] real(x)\n  yr = f32[] real(y)\n  xi = f32[] imag(x)\n  yi = f32[] imag(y)\n",
+      ::xla::testing::JaxLexicographic({{"xr", "yr"}, {"xi", "yi"}}), "}\nENTRY main {\n  a = ", f,
+      " parameter(0)\n  b = ", f, " parameter(1)\n  c = f32[] constant(16)\n  cs = ", f,
+      " broadcast(c), dimensions={}\n  m = ", f, " multiply(a, cs)\n  q = ", f, " floor(m)\n  z = ", c,
+      " complex(q, b)\n  s = ", c, " sort(z), dimensions={0}, is_stable=true, to_apply=jax_complex_less\n  re = ", f,
+      " real(s)\n  im = ", f, " imag(s)\n  ROOT r = f32[", 2 * n, "] concatenate(re, im), dimensions={0}\n}");
+  return {"sort_complex", hlo, {Shape(F32, {n}), Shape(F32, {n})}, Aim::kSpeedupOverNumpy, 1.0};
+}
+
 // jax.lax.top_k(x, k) of f32[rows, cols] as its topk instruction (the values, then the
 // indices converted to f32), against NumPy's way: np.argpartition, then the k sorted.
 inline Workload TopkWorkload(int64_t rows, int64_t cols, int64_t k) {
@@ -301,7 +317,7 @@ inline std::vector<Workload> IssueWorkloads() {
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
           ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
           CumsumColumnsWorkload(4096, 1024), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
-          LexsortWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40)};
+          LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40)};
 }
 
 }  // namespace bench
