@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "backends/cpu/passes/call_expansion.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/cpu/passes/single_device_collectives.h"
@@ -285,7 +284,6 @@ absl::Status ForThisBackend(absl::Status status) {
 absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const GpuTarget& target) {
   if (module == nullptr) return absl::InvalidArgumentError("gpu: no module");
   RETURN_IF_ERROR(VerifyHloModule(*module));
-  RETURN_IF_ERROR(cpu::CheckCallExpansion(*module));  // before the expanders copy anything per call site
   // One device, as the cpu backend: collectives and the allowlisted custom-calls become plain
   // HLO (a module built for more devices, or an unknown custom-call target, fails here).
   RETURN_IF_ERROR(ForThisBackend(cpu::SingleDeviceCollectives().Run(module.get()).status()));

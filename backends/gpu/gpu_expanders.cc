@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <tuple>
-#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/algorithm/container.h"
@@ -90,11 +90,11 @@ double BitonicSteps(int64_t n) {
 std::optional<TopKChunks> PlanTopKChunks(int64_t n, int64_t k, PrimitiveType type) {
   const bool integer = primitive_util::IsIntegralType(type) && primitive_util::BitWidth(type) >= 8;
   if (k < 1 || !(integer || type == F16 || type == BF16 || type == F32 || type == F64)) return std::nullopt;
-  // The longest row whose tile keeps each entry's position, value and index in shared memory
-  // (ptx_sort.cc: 48 KiB a block); longer rows compare through memory, counted 4 times over.
+  // The longest row whose tile keeps each entry's position (4 bytes), value and s32 index in
+  // shared memory (ptx_sort.cc); longer rows compare through memory, counted 4 times over.
   const int64_t entry_bytes = 8 + primitive_util::ByteWidth(type);
   int64_t fits = 64;
-  while (2 * fits <= kLongestSharedMemorySort && 2 * fits * entry_bytes <= 48 * 1024) fits *= 2;
+  while (2 * fits <= kLongestSharedMemorySort && 2 * fits * entry_bytes <= kSortSharedMemoryBytes) fits *= 2;
   const double whole = BitonicSteps(n) * (PowerOfTwoAtLeast(n) > fits ? 4 : 1);
   std::optional<TopKChunks> best;
   double best_steps = 0.75 * whole;  // worth a second launch only for a clear saving
@@ -148,7 +148,7 @@ absl::Status ExpandTopK(HloModule* module, HloComputation* computation, HloInstr
     // among a row's first k is among its chunk's first k); the candidates, in chunk order,
     // sorted again. Ties keep the lower index first both times, so the result is the
     // whole row's stable order.
-    const int64_t rows = ShapeUtil::ElementsIn(in) / std::max<int64_t>(n, 1);
+    const int64_t rows = ShapeUtil::ElementsIn(in) / n;  // n >= k >= 1 here
     const int64_t padded = chunks->count * chunks->chunk;
     HloInstruction* values = b.Reshape(x, {rows, n});
     if (padded > n) {

@@ -384,6 +384,11 @@ TEST(GpuTopKTest, ChunkedAgreesWithTheInterpreter) {
     EXPECT_TRUE(AgreesWithInterpreter(TopKModule("f64", "[2,2500]", "[2,9]", 9, largest),
                                       One(Random("f64[2,2500]", 5, 30, true))));
   }
+  // Results in a layout other than the default (a copy after the rewrite), chunked and not.
+  EXPECT_TRUE(AgreesWithInterpreter(TopKModule("f32", "[3,5000]", "[3,7]{0,1}", 7, true),
+                                    One(Random("f32[3,5000]", 8, 20, true))));
+  EXPECT_TRUE(AgreesWithInterpreter(TopKModule("f32", "[3,100]", "[3,5]{0,1}", 5, false),
+                                    One(Random("f32[3,100]", 9, 20, true))));
   // Rows of nothing but the padding's value (the NaN of the largest payload, negative for
   // largest; the smallest s16 for largest, the largest for smallest), row 0 for largest, row
   // 1 for smallest: every element ties with the padding, and the row's own come first.

@@ -16,8 +16,6 @@ namespace xla {
 namespace gpu {
 namespace {
 
-// Static shared memory a block may have.
-constexpr int64_t kSharedMemoryBytes = 48 * 1024;
 
 // What the kernels of one sort share: its rows (rows of `length` elements, `inner` elements
 // apart), each sorted through a permutation of its positions padded to a power of two in the
@@ -56,7 +54,7 @@ class SortEmitter {
     }
     tile_ = in_scratch_ ? kLongestSharedMemorySort : padded_;
     int64_t cached_tile = tile_;
-    while (cached_tile > 1 && cached_tile * entry_bytes > kSharedMemoryBytes) cached_tile /= 2;
+    while (cached_tile > 1 && cached_tile * entry_bytes > kSortSharedMemoryBytes) cached_tile /= 2;
     // Keeping values is worth smaller tiles down to kSmallestSpreadSortTile entries (a row of
     // up to 8192 keeps them only when the whole row fits).
     cached_ = in_scratch_ ? cached_tile >= kSmallestSpreadSortTile : cached_tile == tile_;

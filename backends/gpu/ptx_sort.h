@@ -15,6 +15,9 @@ namespace gpu {
 
 // Rows of up to this many elements sort in a block's shared memory; longer ones in scratch.
 inline constexpr int64_t kLongestSharedMemorySort = 8192;
+// The static shared memory a sort's block takes at most: a tile of positions, and the
+// operands' values beside them where they fit.
+inline constexpr int64_t kSortSharedMemoryBytes = 48 * 1024;
 // The most scratch one sort kernel asks for; rows whose permutation alone needs more are
 // refused at compile time.
 inline constexpr int64_t kMostSortScratchBytes = int64_t{1} << 30;

@@ -136,7 +136,7 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
   binding_ = ++bindings_;  // `args` bind the parameters until the caller's binding returns
   const absl::Cleanup restore = [&] { binding_ = caller_binding; };
   std::map<const HloInstruction*, Generator> generators;
-  int64_t evaluations = 0;
+  auto evaluations = std::make_shared<int64_t>(0);
   for (const HloInstruction* hlo : computation.MakeInstructionPostOrder()) {
     if (hlo->opcode() == HloOpcode::kParameter) {
       if (hlo->parameter_number() >= static_cast<int64_t>(args.size()) || !ShapeUtil::IsScalar(hlo->shape())) {
@@ -146,15 +146,11 @@ absl::StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitGeneratedComputa
       generators[hlo] = [arg](const IrIndex&) -> absl::StatusOr<llvm::Value*> { return arg; };
       continue;
     }
-    // Looked up when called (fusion_emitter.cc says why); `generators` outlives the calls.
-    ASSIGN_OR_RETURN(Generator g, MakeGenerator(hlo, [&](int64_t i) -> absl::StatusOr<Generator> {
-                       const HloInstruction* o = hlo->operand(i);
-                       return Generator([&, o](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-                         if (++evaluations > kMostFusedEvaluations) {
-                           return TooManyEvaluations(*computation.root_instruction());
-                         }
-                         return CallOperand(generators.at(o), index, *o);
-                       });
+    const HloInstruction* root = computation.root_instruction();
+    ASSIGN_OR_RETURN(Generator g,
+                     MakeGenerator(hlo, [this, map = &generators, hlo, evaluations, root](int64_t i)
+                                            -> absl::StatusOr<Generator> {
+                       return OperandLookup(map, hlo->operand(i), evaluations, root);
                      }));
     generators[hlo] = std::move(g);
   }
@@ -419,13 +415,12 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
       scalar.push_back(is_scalar);
     }
     return Generator([=](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
-      auto key = std::make_tuple(hlo, index.multi, b_->GetInsertBlock());
-      const auto scalar_key = std::make_tuple(hlo, binding_, b_->GetInsertBlock());
+      llvm::BasicBlock* block = b_->GetInsertBlock();
       if (shape.rank() > 0) {
-        auto it = cache_.find(key);
+        auto it = cache_.find(std::make_tuple(hlo, index.multi, block));
         if (it != cache_.end()) return it->second;
       } else {
-        auto it = scalar_cache_.find(scalar_key);
+        auto it = scalar_cache_.find(std::make_tuple(hlo, binding_, block));
         if (it != scalar_cache_.end()) return it->second;
       }
       std::vector<llvm::Value*> values;
@@ -435,10 +430,13 @@ absl::StatusOr<Generator> ElementalEmitter::MakeGenerator(const HloInstruction* 
         values.push_back(v);
       }
       ASSIGN_OR_RETURN(llvm::Value* r, EmitElementwise(*hlo, values));
+      // Kept for the block emission ended in (its operands may have emitted loops after
+      // `block`), where later uses in that block find it.
+      block = b_->GetInsertBlock();
       if (shape.rank() > 0) {
-        cache_[std::make_tuple(hlo, index.multi, b_->GetInsertBlock())] = r;
+        cache_[std::make_tuple(hlo, index.multi, block)] = r;
       } else {
-        scalar_cache_[std::make_tuple(hlo, binding_, b_->GetInsertBlock())] = r;
+        scalar_cache_[std::make_tuple(hlo, binding_, block)] = r;
       }
       return r;
     });

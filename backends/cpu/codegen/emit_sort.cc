@@ -176,7 +176,10 @@ bool ComparesKey(const HloInstruction* h, ComparisonDirection want, const SortKe
 // &), `select(eq0, rest, lt0)` (XLA's comparator generator) or `select(ne0, lt0, rest)`, where
 // lt0 orders by a key and eq0 (ne0) tells whether two elements' keys are equal (differ).
 bool MatchKeys(const HloInstruction* h, int64_t operand_count, std::vector<SortKeyPlan>* keys, MatchBudget& budget) {
-  if (keys->size() >= 8 || !ShapeUtil::IsScalar(h->shape())) return false;
+  // A level of recursion per key: comparators of more keys than kMostSortKeys keep the
+  // comparator rather than recurse without bound.
+  constexpr size_t kMostSortKeys = 64;
+  if (keys->size() >= kMostSortKeys || !ShapeUtil::IsScalar(h->shape())) return false;
   if (std::optional<SortKeyPlan> key = MatchKeyCompare(h, operand_count, budget)) {
     keys->push_back(*key);
     return true;
@@ -226,12 +229,12 @@ std::vector<SortKeyPlan> MatchSortKeys(const HloInstruction& sort) {
 // sort's order, complemented for GT (XlaCpuSortKey, runtime.h). Float comparisons (not total order) first map
 // -0 to +0, which they do not tell apart, and report NaNs, which they do not order.
 absl::StatusOr<llvm::Function*> EmitSortKey(ElementalEmitter* e, llvm::Module* module, const HloInstruction* hlo,
-                                            const SortKeyPlan& plan, PrimitiveType element_type,
-                                            const std::string& prefix) {
+                                            const SortKeyPlan& plan, PrimitiveType element_type, int64_t index) {
   llvm::IRBuilder<>* b = e->b();
   llvm::PointerType* ptr = llvm::PointerType::get(module->getContext(), 0);
   auto* type = llvm::FunctionType::get(b->getInt32Ty(), {ptr, ptr}, false);
-  return EmitFunction(b, module, type, absl::StrCat(prefix, hlo->name()), [&](llvm::Function* f) -> absl::Status {
+  const std::string name = absl::StrCat("sort_key", index, ".", hlo->name());
+  return EmitFunction(b, module, type, name, [&](llvm::Function* f) -> absl::Status {
     Shape scalar = ShapeUtil::MakeShape(element_type, {});
     ShapeUtil::SetDefaultLayoutsIfMissing(&scalar);
     llvm::Value* x = e->LoadElement(f->getArg(0), scalar, IrIndex{{}, b->getInt64(0), &scalar});
@@ -345,7 +348,7 @@ absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const
     for (int64_t j = 0; j < m; ++j) {
       const SortKeyPlan& plan = keys[j];
       ASSIGN_OR_RETURN(llvm::Function* key,
-                       EmitSortKey(e, module, hlo, plan, types[plan.operand], absl::StrCat("sort_key", j, ".")));
+                       EmitSortKey(e, module, hlo, plan, types[plan.operand], j));
       b->CreateStore(key, b->CreateInBoundsGEP(ptr, key_functions, b->getInt64(j)));
       b->CreateStore(b->getInt64(plan.operand), b->CreateInBoundsGEP(i64, key_operands, b->getInt64(j)));
       b->CreateStore(b->getInt64(plan.key_bits), b->CreateInBoundsGEP(i64, key_bits, b->getInt64(j)));

@@ -162,24 +162,26 @@ class RowCache {
 
 }  // namespace
 
-absl::Status TooManyEvaluations(const HloInstruction& hlo) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      hlo.name(), ": emitting it evaluates its instructions more than ", kMostFusedEvaluations,
-      " times (values combined along many paths at differing indices, such as slices of one value added level "
-      "after level); the module is too costly to compile"));
-}
-
-absl::StatusOr<llvm::Value*> ElementalEmitter::CallOperand(const Generator& generator, const IrIndex& index,
-                                                         const HloInstruction& hlo) {
-  if (generator_depth_ >= kMostGeneratorDepth) {
-    return absl::ResourceExhaustedError(absl::StrCat(hlo.name(), ": its value depends on a chain of more than ",
-                                                     kMostGeneratorDepth,
-                                                     " values each computed from the next; too deep to emit"));
-  }
-  ++generator_depth_;
-  absl::StatusOr<llvm::Value*> value = generator(index);
-  --generator_depth_;
-  return value;
+Generator ElementalEmitter::OperandLookup(const std::map<const HloInstruction*, Generator>* generators,
+                                          const HloInstruction* operand, std::shared_ptr<int64_t> evaluations,
+                                          const HloInstruction* owner) {
+  return [this, generators, operand, evaluations, owner](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+    if (++*evaluations > kMostFusedEvaluations) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          owner->name(), ": emitting it evaluates its instructions more than ", kMostFusedEvaluations,
+          " times (values combined along many paths at differing indices, such as slices of one value added level "
+          "after level); the module is too costly to compile"));
+    }
+    if (generator_depth_ >= kMostGeneratorDepth) {
+      return absl::ResourceExhaustedError(absl::StrCat(operand->name(), ": its value depends on a chain of more than ",
+                                                       kMostGeneratorDepth,
+                                                       " values each computed from the next; too deep to emit"));
+    }
+    ++generator_depth_;
+    absl::StatusOr<llvm::Value*> value = generators->at(operand)(index);
+    --generator_depth_;
+    return value;
+  };
 }
 
 absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionGenerators(
@@ -188,29 +190,31 @@ absl::StatusOr<ElementalEmitter::FusionGenerators> ElementalEmitter::MakeFusionG
   if (fused == nullptr) {
     return absl::UnimplementedError(absl::StrCat("cpu backend: fusion ", hlo->name(), " has no computation"));
   }
-  auto generators = std::make_shared<std::map<const HloInstruction*, Generator>>();
+  // `core`'s generators reach one another through its address (OperandLookup), so that none
+  // holds the map that holds it; the generators handed out hold `core`, so that a copy taken
+  // out of the returned map keeps working after the map is gone.
+  auto core = std::make_shared<std::map<const HloInstruction*, Generator>>();
   auto evaluations = std::make_shared<int64_t>(0);
-  for (const HloInstruction* inner : fused->MakeInstructionPostOrder()) {
-    // An operand's generator looked up when called: a copy of its closure would copy its
-    // operands' closures in turn, 2^depth of them where values are used twice.
-    OperandGenerator inner_operand = [this, generators, inner](int64_t i) -> absl::StatusOr<Generator> {
-      const HloInstruction* o = inner->operand(i);
-      return Generator(
-          [this, generators, o](const IrIndex& index) { return CallOperand(generators->at(o), index, *o); });
-    };
+  const std::vector<HloInstruction*> order = fused->MakeInstructionPostOrder();
+  for (const HloInstruction* inner : order) {
+    // Held by value: a generator may keep it and ask for operands when it is called.
+    OperandGenerator inner_operand = [this, map = core.get(), inner, evaluations, hlo](int64_t i)
+        -> absl::StatusOr<Generator> { return OperandLookup(map, inner->operand(i), evaluations, hlo); };
     Generator generator;
     if (inner->opcode() == HloOpcode::kParameter) {
       ASSIGN_OR_RETURN(generator, operand(inner->parameter_number()));
     } else {
       ASSIGN_OR_RETURN(generator, MakeGenerator(inner, inner_operand));
     }
-    (*generators)[inner] = [this, hlo, inner, generator, evaluations](const IrIndex& index)
-        -> absl::StatusOr<llvm::Value*> {
-      if (++*evaluations > kMostFusedEvaluations) return TooManyEvaluations(*hlo);
+    (*core)[inner] = [this, inner, generator](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
       auto it = fused_overrides_.find(inner);
       if (it != fused_overrides_.end()) return it->second(index, generator);
       return generator(index);
     };
+  }
+  auto generators = std::make_shared<std::map<const HloInstruction*, Generator>>();
+  for (const HloInstruction* inner : order) {
+    (*generators)[inner] = [core, inner](const IrIndex& index) { return core->at(inner)(index); };
   }
   return generators;
 }

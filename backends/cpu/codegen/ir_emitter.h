@@ -53,11 +53,10 @@ using OperandGenerator = std::function<absl::StatusOr<Generator>(int64_t operand
 // The most evaluations of a fusion's instructions (or of a computation's, emitted in place)
 // while emitting it. Values read along several paths at indices that differ (slices or
 // reverses of one value combined, level after level) are emitted once per path, 2^depth
-// times for a chain of such levels: past this the compile fails (TooManyEvaluations) rather
-// than run for hours. Real fusions evaluate each instruction a few times per unrolled
-// element.
+// times for a chain of such levels: past this the compile fails with RESOURCE_EXHAUSTED
+// (ElementalEmitter::OperandLookup) rather than run for hours. Real fusions evaluate each
+// instruction a few times per unrolled element.
 inline constexpr int64_t kMostFusedEvaluations = int64_t{1} << 20;
-absl::Status TooManyEvaluations(const HloInstruction& hlo);
 // The deepest chain of generators calling their operands' (about a kilobyte of stack each):
 // a reducer of 100000 values each computed from the one before recursed that deep and
 // overflowed the stack. Fusions hold at most 96 instructions; computations emitted in place
@@ -149,9 +148,14 @@ class ElementalEmitter {
     cache_.clear();
     scalar_cache_.clear();
   }
-  // Calls `generator` (of operand `hlo`) at `index` one level deeper in the chain of
-  // generators calling their operands', or fails past kMostGeneratorDepth.
-  absl::StatusOr<llvm::Value*> CallOperand(const Generator& generator, const IrIndex& index, const HloInstruction& hlo);
+  // A generator of `operand` that looks it up in `generators` when called (a copy of its
+  // closure would copy its operands' closures in turn, 2^depth of them where values are used
+  // twice). Each call counts against `evaluations` (kMostFusedEvaluations; `owner` is named
+  // in the error) and goes one level deeper in the chain of generators calling their
+  // operands' (kMostGeneratorDepth). `generators` must outlive the generator: it is held by
+  // address, since the generator usually lives in that map.
+  Generator OperandLookup(const std::map<const HloInstruction*, Generator>* generators, const HloInstruction* operand,
+                          std::shared_ptr<int64_t> evaluations, const HloInstruction* owner);
 
   // Generators of every instruction in fusion `hlo`'s computation (fusion_emitter.cc). While an
   // override is set for a fused instruction, its generator calls the override instead (with
@@ -202,7 +206,7 @@ class ElementalEmitter {
   // emitted once per value, not once per path.
   std::map<std::tuple<const HloInstruction*, int64_t, llvm::BasicBlock*>, llvm::Value*> scalar_cache_;
   int64_t binding_ = 0, bindings_ = 0;
-  int64_t generator_depth_ = 0;  // see CallOperand
+  int64_t generator_depth_ = 0;  // see OperandLookup
   // See MakeFusionGenerators.
   std::map<const HloInstruction*, FusedOverride> fused_overrides_;
 };
