@@ -18,6 +18,7 @@
 // bf16 dots instead (where emit_gemm's thresholds come from).
 //
 // Usage: cpu_bench [--runs=N] [--only=gelu,sum,...] [--no_numpy] [--python=/usr/bin/python3]
+//                  [--unsplit] (sort and topk lines never split over threads: the figure before)
 //                  [--numpy_script=PATH] [--sweep]
 #include <algorithm>
 #include <chrono>
@@ -38,6 +39,7 @@
 #include "absl/strings/str_split.h"
 #include "backends/backend.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "bench/cpu_bench_checks.h"
 #include "bench/cpu_bench_references.h"
 #include "bench/cpu_bench_workloads.h"
@@ -354,6 +356,8 @@ Flags ParseFlags(int argc, char** argv) {
       flags.only = absl::StrSplit(v, ',', absl::SkipEmpty());
     } else if (arg == "--sweep") {
       flags.sweep = true;
+    } else if (arg == "--unsplit") {
+      cpu::SetSplitLinesBelow(1);  // every sort and topk line on one thread, as before SplitLines
     } else if (arg == "--no_numpy") {
       flags.numpy = false;
     } else if (const char* v = value("--python=")) {

@@ -83,6 +83,8 @@ def workload(name, rng):
         return sort_complex, (a, b)
     if name == "topk":
         return topk_rows, (uniform(rng, 256, 32000),)
+    if name == "topk_row":
+        return topk_rows, (uniform(rng, 1, 1 << 22),)
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

@@ -303,13 +303,14 @@ inline Workload SortComplexWorkload(int64_t n) {
 
 // jax.lax.top_k(x, k) of f32[rows, cols] as its topk instruction (the values, then the
 // indices converted to f32), against NumPy's way: np.argpartition, then the k sorted.
-inline Workload TopkWorkload(int64_t rows, int64_t cols, int64_t k) {
+// "topk_row": one long row, split over the threads (runtime.h SplitLines).
+inline Workload TopkWorkload(int64_t rows, int64_t cols, int64_t k, const std::string& name = "topk") {
   const std::string v = absl::StrCat("f32[", rows, ",", k, "]"), i = absl::StrCat("s32[", rows, ",", k, "]");
   std::string hlo = absl::StrCat("HloModule topk\nENTRY main {\n  x = f32[", rows, ",", cols, "] parameter(0)\n  t = (", v,
                                  ", ", i, ") topk(x), k=", k, ", largest=true\n  v = ", v,
                                  " get-tuple-element(t), index=0\n  i = ", i, " get-tuple-element(t), index=1\n  f = ", v,
                                  " convert(i)\n  ROOT r = f32[", rows, ",", 2 * k, "] concatenate(v, f), dimensions={1}\n}");
-  return {"topk", hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 1.0};
+  return {name, hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
 inline std::vector<Workload> IssueWorkloads() {
@@ -317,7 +318,8 @@ inline std::vector<Workload> IssueWorkloads() {
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
           ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
           CumsumColumnsWorkload(4096, 1024), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
-          LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40)};
+          LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),
+          TopkWorkload(1, int64_t{1} << 22, 40, "topk_row")};
 }
 
 }  // namespace bench

@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "backends/testing/sort_comparators.h"
 #include "gtest/gtest.h"
 
@@ -363,6 +364,35 @@ TEST(CpuSortLexicographic, SelectFormsAndPackedKeys) {
     EXPECT_TRUE(CallsKeyedSort(hlo, "wide", args)) << hlo;
     EXPECT_TRUE(SameOnBothBackends(hlo, args)) << hlo;
   }
+}
+
+// Lines of kSplitLineFrom elements or more, fewer of them than SetSplitLinesBelow says
+// (raised here so that several lines take that path on a machine of any size): each line's
+// keys, radix passes and permutation are split over the threads. Rows (one keyed, one holding
+// a NaN, so sorted through the comparator), strided lines in both layouts, a one-pass key
+// with ties, packed lexicographic keys, and a comparator that is not a key form. (One line
+// takes that path by default: OneLongLine.)
+TEST(CpuSortSplit, LongLinesSortedByAllThreads) {
+  constexpr int64_t kLong = kSplitLineFrom;
+  const std::string lt = "  ROOT c = pred[] compare(x, y), direction=LT\n";
+  const std::string gt = "  ROOT c = pred[] compare(x, y), direction=GT\n";
+  SetSplitLinesBelow(64);
+  // FewValues leaves row 0 without NaNs: row 1 goes through the comparator.
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("f32", {2, kLong}, 1, lt), {FewValues(F32, {2, kLong}, 21, true)}));
+  for (const char* layout : {"{1,0}", "{0,1}"}) {
+    const std::string hlo = ArgSort("s64", {kLong, 2}, 0, gt, layout);
+    EXPECT_TRUE(SameOnBothBackends(hlo, {Random(S64, {kLong, 2}, 24)})) << hlo;
+  }
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("u8", {1, kLong}, 1, lt), {FewValues(U8, {1, kLong}, 25, false)}));
+  const std::string two = ::xla::testing::JaxLexicographic({{"x0", "y0"}, {"y1", "x1", false}});
+  const std::string lex = LexSort({"f64", "s32"}, {1, kLong}, two);
+  EXPECT_TRUE(
+      SameOnBothBackends(lex, Args(FewValues(F64, {1, kLong}, 26, false), FewValues(S32, {1, kLong}, 27, false))))
+      << lex;
+  const std::string by_sum =
+      "  xi = s32[] add(x, i)\n  yj = s32[] add(y, j)\n  ROOT c = pred[] compare(xi, yj), direction=LT\n";
+  EXPECT_TRUE(SameOnBothBackends(ArgSort("s32", {1, kLong}, 1, by_sum), {FewValues(S32, {1, kLong}, 28, false)}));
+  SetSplitLinesBelow(0);
 }
 
 }  // namespace

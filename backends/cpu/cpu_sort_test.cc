@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "gtest/gtest.h"
 
 namespace xla {
@@ -107,6 +108,41 @@ TEST(CpuTopK, LongRowsSelectAsAStableSortWould) {
       }
     }
   }
+}
+
+// Rows of kSplitLineFrom elements or more, fewer than SetSplitLinesBelow says (raised here so
+// that several rows take that path on any machine): each row's parts select their k best
+// over the threads, then the row's k best are the best of those. Random rows with specials,
+// rows of a few values (ties across parts), increasing rows (every element a candidate), a
+// column-major layout (strided rows), k up to length / 16 (split) and beyond (not split).
+TEST(CpuTopK, LongRowsSplitOverThreads) {
+  constexpr int64_t kRows = 3, kLength = kSplitLineFrom + 7232;  // 40000
+  SetSplitLinesBelow(64);
+  for (const char* type : {"f32", "s32", "bf16"}) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(type);
+    for (int pattern = 0; pattern < 3; ++pattern) {
+      std::mt19937_64 rng(90 + pattern);
+      Literal a = RandomLiteral(ShapeUtil::MakeShape(t, {kRows, kLength}), &rng, /*specials=*/pattern == 0);
+      for (int64_t i = 0; i < kRows * kLength; ++i) {
+        if (pattern == 1) a.SetFromInt64(i, static_cast<int64_t>(rng() % 3));
+        if (pattern == 2) a.SetFromInt64(i, (i % kLength) % 100);
+      }
+      for (const char* layout : {"{1,0}", "{0,1}"}) {
+        if (std::string(layout) == "{0,1}" && t != F32) continue;
+        for (const char* largest : {"true", "false"}) {
+          for (int64_t k : {int64_t{1}, int64_t{40}, kLength / 16, kLength / 8}) {
+            const std::string shape = absl::StrCat("[", kRows, ",", kLength, "]", layout);
+            const std::string out = absl::StrCat("[", kRows, ",", k, "]", layout);
+            const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  a = ", type, shape,
+                                                 " parameter(0)\n  ROOT t = (", type, out, ", s32", out,
+                                                 ") topk(a), k=", k, ", largest=", largest, "\n}\n");
+            EXPECT_TRUE(SameOnBothBackends(hlo, absl::MakeConstSpan(&a, 1))) << type << " pattern " << pattern;
+          }
+        }
+      }
+    }
+  }
+  SetSplitLinesBelow(0);
 }
 
 }  // namespace

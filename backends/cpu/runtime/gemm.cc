@@ -22,10 +22,6 @@ namespace xla {
 namespace cpu {
 namespace {
 
-void RunRange(void** slots, int64_t begin, int64_t end) {
-  (*reinterpret_cast<const std::function<void(int64_t, int64_t)>*>(slots))(begin, end);
-}
-
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
@@ -226,12 +222,6 @@ void IntDot(const int64_t* d, const void* a, const void* b, void* c) {
 bool IsNarrowFloat(int64_t t) { return t == BF16 || t == F16; }
 
 }  // namespace
-
-void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& body) {
-  if (n <= 0) return;
-  ParallelFor(&RunRange, reinterpret_cast<void**>(const_cast<std::function<void(int64_t, int64_t)>*>(&body)), n,
-              cost_per_item);
-}
 
 namespace {
 

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 
 namespace xla {
 namespace cpu {
@@ -67,10 +66,6 @@ enum ConvSpatialField : int {
   kConvReversal,
   kConvSpatialFields,
 };
-
-// Runs body(begin, end) over a partition of [0, n) on the runtime's thread pool
-// (__xla_cpu_parallel_for's rules); returns when all of it has run.
-void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& body);
 
 // A buffer of at least `bytes` (64-byte aligned) owned by the calling thread, slot `which` of
 // a few: kept and reused by later calls on the thread (fresh pages cost far more to write

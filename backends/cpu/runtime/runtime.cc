@@ -192,6 +192,36 @@ void ParallelFor(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_
   if (state->failure) std::rethrow_exception(state->failure);
 }
 
+namespace {
+void RunRange(void** slots, int64_t begin, int64_t end) {
+  (*reinterpret_cast<const std::function<void(int64_t, int64_t)>*>(slots))(begin, end);
+}
+}  // namespace
+
+void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& body) {
+  if (n <= 0) return;
+  ParallelFor(&RunRange, reinterpret_cast<void**>(const_cast<std::function<void(int64_t, int64_t)>*>(&body)), n,
+              cost_per_item);
+}
+
+namespace {
+std::atomic<int64_t> split_lines_below{0};  // 0: RuntimeThreadCount()
+}  // namespace
+
+bool SplitLines(int64_t lines, int64_t length) {
+  const int64_t below = split_lines_below.load(std::memory_order_relaxed);
+  const int threads = RuntimeThreadCount();
+  return length >= kSplitLineFrom && (below > 0 ? lines < below : threads > 1 && lines < threads);
+}
+
+void SetSplitLinesBelow(int64_t lines) { split_lines_below.store(lines, std::memory_order_relaxed); }
+
+LineParts SplitLine(int64_t n) {
+  const int64_t wanted = std::clamp<int64_t>(n / 8192, 1, 4 * int64_t{RuntimeThreadCount()});
+  const int64_t size = (n + wanted - 1) / wanted;
+  return LineParts{(n + size - 1) / size, size};
+}
+
 RunContext* CurrentExecution() { return current_execution; }
 
 ScopedExecution::ScopedExecution(RunContext* context) : previous_(current_execution) { current_execution = context; }

@@ -5,11 +5,13 @@
 // from RuntimeSymbols(), never by searching the process). All are thread-safe, and none lets
 // an exception out (RunRoutine below): a failure stops the execution with an error instead.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -165,6 +167,41 @@ void RunRoutine(const char* name, F&& body) {
 // but an exception from a range (the first one) is rethrown here once every range stopped.
 void ParallelFor(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration);
 
+// Runs body(begin, end) over a partition of [0, n) on the runtime's thread pool
+// (ParallelFor's rules); returns when all of it has run.
+void ParallelRanges(int64_t n, int64_t cost_per_item, const std::function<void(int64_t, int64_t)>& body);
+
+// Sorts and topks of fewer lines than the runtime has threads, lines of at least
+// kSplitLineFrom elements, split each line over all the threads, one line after another
+// (runtime/sort.cc, runtime/topk.cc); with more lines, each line is one thread's.
+inline constexpr int64_t kSplitLineFrom = int64_t{1} << 15;
+// True when `lines` lines of `length` elements are split so.
+bool SplitLines(int64_t lines, int64_t length);
+// Test seam: lines are split when fewer than `lines` (0 restores the thread count), so that
+// several lines take that path on a machine with few cores.
+void SetSplitLinesBelow(int64_t lines);
+
+// The parts a split line is cut into: contiguous ranges of `size` elements (the last one
+// shorter), about 8192 elements each and at most four per thread.
+struct LineParts {
+  int64_t count, size;
+  int64_t Begin(int64_t part) const { return part * size; }
+  int64_t End(int64_t part, int64_t n) const { return std::min(n, (part + 1) * size); }
+};
+LineParts SplitLine(int64_t n);
+
+// Runs body(part) for every part on the runtime's threads. Once the execution has failed
+// (elsewhere too), ParallelFor skips what is left, so results may be incomplete: this throws
+// then, and the routine stops.
+template <typename F>
+void ForEachPart(const LineParts& parts, F&& body) {
+  ParallelRanges(parts.count, parts.size, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) body(p);
+  });
+  const RunContext* execution = CurrentExecution();
+  if (execution != nullptr && execution->failed()) throw std::runtime_error("the execution failed during the routine");
+}
+
 // The opcodes __xla_cpu_complex_c64/c128 compute (runtime/scalar_math.cc).
 bool IsComplexRuntimeOpcode(HloOpcode opcode);
 
@@ -181,6 +218,7 @@ uint64_t RngNameMix(const std::string& name);
 
 // Threads in the runtime's pool, counting the caller (std::thread::hardware_concurrency()).
 int RuntimeThreadCount();
+
 
 // __xla_cpu_parallel_for's ranges over at least kParallelForAlignedFrom iterations begin at
 // multiples of kParallelForAlignment (16 f32 = one 64-byte line).

@@ -12,20 +12,33 @@
 // of f's value, or several such keys lexicographically), a line whose keys are all ordered is
 // radix-sorted by them instead: the order is then a strict weak one, whose stable order is
 // unique. Consecutive keys are packed into radix keys of up to 64 bits, and a line is sorted
-// stably by each packed key, the least significant first. A line with an unordered key (a NaN
-// under a float comparison) goes through the comparator.
+// stably by each packed key, the least significant first (a radix key of up to 32 bits moves
+// through the passes in one word with its element's position). A line with an unordered key
+// (a NaN under a float comparison) goes through the comparator.
+//
+// A sort of fewer lines than threads whose lines are long (runtime.h SplitLines) splits each
+// line instead: its keys are computed, each radix pass counted and scattered, and its
+// operands permuted by all the threads, each over its own contiguous part of the line (a pass
+// scatters part by part in order, so it stays stable). The comparator's sort of such a line
+// stays on one thread: it must make the interpreter's comparisons.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/host_memory_pool.h"
 #include "backends/cpu/runtime/runtime.h"
 
 namespace {
+
+using xla::cpu::ForEachPart;
+using xla::cpu::LineParts;
+using xla::cpu::SplitLine;
 
 // Keys [begin, end) of a job packed into one radix key of `bits` (at most 64) bits.
 struct KeyGroup {
@@ -73,11 +86,32 @@ class Buffer {
   int64_t capacity_ = 0;
 };
 
+// What a radix pass moves: a key and the position of its element in the line. Keys of up to
+// 32 bits in lines of fewer than 2^32 elements go as one word, the key above the position (8
+// bytes an element a pass, one store); wider ones as a pair.
+struct PackedItem {
+  uint64_t word;
+  static PackedItem Make(uint64_t key, int64_t position) {
+    return PackedItem{key << 32 | static_cast<uint64_t>(position)};
+  }
+  int64_t Position() const { return static_cast<int64_t>(word & 0xFFFFFFFFu); }
+  unsigned Digit(int shift) const { return static_cast<unsigned>(word >> (32 + shift)) & 0xFF; }
+  uint64_t Key() const { return word >> 32; }
+};
+struct WideItem {
+  uint64_t key;
+  int64_t position;
+  static WideItem Make(uint64_t key, int64_t position) { return WideItem{key, position}; }
+  int64_t Position() const { return position; }
+  unsigned Digit(int shift) const { return static_cast<unsigned>(key >> shift) & 0xFF; }
+  uint64_t Key() const { return key; }
+};
+
 // Scratch of one thread, kept between lines and calls up to kKeptScratch elements.
 struct Scratch {
-  Buffer<int64_t> order, other;  // order[j]: the element that goes to position j
-  Buffer<uint64_t> keys, other_keys;
-  Buffer<uint32_t> keys32, other_keys32;
+  Buffer<int64_t> order;  // order[j]: the element that goes to position j
+  Buffer<PackedItem> packed, other_packed;
+  Buffer<WideItem> wide, other_wide;
   Buffer<char> line;
   std::vector<void*> elements;
 };
@@ -95,30 +129,36 @@ void OrderByComparator(const SortJob& job, int64_t first, Scratch& s) {
   });
 }
 
-// Stable LSD radix sort of s.order by `keys` (ascending, `bits` significant bits), 8 bits a
-// pass; passes whose digit is the same for every key are skipped.
-// keys[j] is the key of element s.order[j].
-template <typename K>
-void RadixOrder(int64_t n, int64_t bits, Buffer<K>& keys, Buffer<K>& other_keys, Scratch& s) {
+using Counts = std::array<int64_t, 256>;
+
+// Moves positions [begin, end) of one radix pass: the item in position j goes to position
+// next[its digit]++ of `to`.
+template <typename Item>
+void ScatterPass(const Item* from, int64_t begin, int64_t end, int shift, Counts& next, Item* to) {
+  for (int64_t j = begin; j < end; ++j) {
+    const Item item = from[j];
+    to[next[item.Digit(shift)]++] = item;
+  }
+}
+
+// Stable LSD radix sort of items[0, n) by key (ascending, `bits` significant bits), 8 bits a
+// pass; passes whose digit is the same for every key are skipped. The sorted items end in
+// `items` (the buffers may swap).
+template <typename Item>
+void RadixSort(int64_t n, int64_t bits, Buffer<Item>& items, Buffer<Item>& other) {
   constexpr int64_t kShort = 64;
   if (n < kShort) {  // short lines: a comparison sort of the keys is cheaper
-    std::array<std::pair<K, int64_t>, kShort> pairs;
-    for (int64_t j = 0; j < n; ++j) pairs[j] = {keys[j], s.order[j]};
-    std::stable_sort(pairs.begin(), pairs.begin() + n, [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (int64_t j = 0; j < n; ++j) s.order[j] = pairs[j].second;
+    std::stable_sort(items.data(), items.data() + n, [](const Item& a, const Item& b) { return a.Key() < b.Key(); });
     return;
   }
   const int passes = static_cast<int>((bits + 7) / 8);  // at most 8 (keys of up to 64 bits)
-  std::array<std::array<int64_t, 256>, 8> counts{};
+  std::array<Counts, 8> counts{};
   for (int64_t j = 0; j < n; ++j) {
-    const K key = keys[j];
-    for (int p = 0; p < passes; ++p) ++counts[p][(key >> (8 * p)) & 0xFF];
+    for (int p = 0; p < passes; ++p) ++counts[p][items[j].Digit(8 * p)];
   }
-  s.other.Resize(n);
-  other_keys.Resize(n);
-  // order[j] is the element in position j, keys[j] its key (moved with it).
+  other.Resize(n);
   for (int p = 0; p < passes; ++p) {
-    std::array<int64_t, 256>& c = counts[p];
+    Counts& c = counts[p];
     if (std::find(c.begin(), c.end(), n) != c.end()) continue;  // one digit for all
     int64_t start = 0;
     for (int64_t& v : c) {
@@ -126,113 +166,208 @@ void RadixOrder(int64_t n, int64_t bits, Buffer<K>& keys, Buffer<K>& other_keys,
       v = start;
       start += here;
     }
-    const int shift = 8 * p;
-    const int64_t* order = s.order.data();
-    int64_t* to = s.other.data();
-    const K* from_keys = keys.data();
-    K* to_keys = other_keys.data();
-    for (int64_t j = 0; j < n; ++j) {
-      const K key = from_keys[j];
-      const int64_t at = c[(key >> shift) & 0xFF]++;
-      to[at] = order[j];
-      to_keys[at] = key;
-    }
-    std::swap(s.order, s.other);
-    std::swap(keys, other_keys);
+    ScatterPass(items.data(), 0, n, 8 * p, c, other.data());
+    std::swap(items, other);
   }
 }
 
-// keys[j]: group g's packed key of the line's element s.order[j]; false when a key is
-// unordered.
-template <typename K>
-bool GroupKeys(const SortJob& job, const KeyGroup& g, int64_t first, Buffer<K>& keys, Scratch& s) {
-  keys.Resize(job.length);
-  const int64_t* order = s.order.data();
-  for (int64_t c = g.begin; c < g.end; ++c) {
-    const char* base = static_cast<const char*>(job.data[job.key_operands[c]]);
-    const int64_t w = job.widths[job.key_operands[c]];
-    const XlaCpuSortKey f = job.keys[c];
-    const int64_t shift = job.key_bits[c];  // below 64 where a key is before it
-    for (int64_t j = 0; j < job.length; ++j) {
-      uint64_t key = 0;
-      if (f(base + (first + order[j] * job.inner) * w, &key) != 0) return false;
-      keys[j] = static_cast<K>(c == g.begin ? key : (static_cast<uint64_t>(keys[j]) << shift) | key);
+// RadixSort of a split line: each pass counts every part's digits, then scatters the parts
+// side by side, part p's items of a digit after those of parts before it.
+template <typename Item>
+void SplitRadixSort(int64_t n, int64_t bits, Buffer<Item>& items, Buffer<Item>& other) {
+  const LineParts parts = SplitLine(n);
+  std::vector<Counts> counts(parts.count);
+  other.Resize(n);
+  const int passes = static_cast<int>((bits + 7) / 8);
+  for (int p = 0; p < passes; ++p) {
+    const int shift = 8 * p;
+    ForEachPart(parts, [&](int64_t part) {
+      Counts& c = counts[part];
+      c.fill(0);
+      const Item* from = items.data();
+      for (int64_t j = parts.Begin(part), end = parts.End(part, n); j < end; ++j) ++c[from[j].Digit(shift)];
+    });
+    bool one_digit = false;
+    int64_t start = 0;
+    for (int digit = 0; digit < 256; ++digit) {
+      const int64_t first = start;
+      for (Counts& c : counts) {
+        const int64_t here = c[digit];
+        c[digit] = start;
+        start += here;
+      }
+      one_digit = one_digit || start - first == n;
     }
+    if (one_digit) continue;
+    ForEachPart(parts, [&](int64_t part) {
+      ScatterPass(items.data(), parts.Begin(part), parts.End(part, n), shift, counts[part], other.data());
+    });
+    std::swap(items, other);
   }
+}
+
+// items[j] for j in [begin, end): group g's packed key of the line's element order[j], and
+// that element's position; false when a key is unordered.
+template <typename Item>
+bool GroupKeys(const SortJob& job, const KeyGroup& g, int64_t first, const int64_t* order, int64_t begin, int64_t end,
+               Item* items) {
+  for (int64_t j = begin; j < end; ++j) {
+    uint64_t packed = 0;
+    for (int64_t c = g.begin; c < g.end; ++c) {
+      const int64_t k = job.key_operands[c], w = job.widths[k];
+      uint64_t key = 0;
+      if (job.keys[c](static_cast<const char*>(job.data[k]) + (first + order[j] * job.inner) * w, &key) != 0) {
+        return false;
+      }
+      packed = c == g.begin ? key : packed << job.key_bits[c] | key;  // a shift below 64 after the first
+    }
+    items[j] = Item::Make(packed, order[j]);
+  }
+  return true;
+}
+
+// Orders a line by the group's keys (a stable radix sort of its items); false when a key is
+// unordered.
+template <typename Item>
+bool OrderByGroup(const SortJob& job, const KeyGroup& g, int64_t first, bool split, Buffer<Item>& items,
+                  Buffer<Item>& other, Scratch& s) {
+  const int64_t n = job.length;
+  items.Resize(n);
+  int64_t* order = s.order.data();
+  if (!split) {
+    if (!GroupKeys(job, g, first, order, 0, n, items.data())) return false;
+    RadixSort(n, g.bits, items, other);
+    for (int64_t j = 0; j < n; ++j) order[j] = items[j].Position();
+    return true;
+  }
+  const LineParts parts = SplitLine(n);
+  std::atomic<bool> ordered{true};
+  ForEachPart(parts, [&](int64_t part) {
+    if (!GroupKeys(job, g, first, order, parts.Begin(part), parts.End(part, n), items.data())) {
+      ordered.store(false, std::memory_order_relaxed);
+    }
+  });
+  if (!ordered.load()) return false;
+  SplitRadixSort(n, g.bits, items, other);
+  ForEachPart(parts, [&](int64_t part) {
+    for (int64_t j = parts.Begin(part), end = parts.End(part, n); j < end; ++j) order[j] = items[j].Position();
+  });
   return true;
 }
 
 // Orders a line by the job's keys, the least significant group first (each radix sort is
 // stable); false when a key is unordered.
-bool OrderByKeys(const SortJob& job, int64_t first, Scratch& s) {
+bool OrderByKeys(const SortJob& job, int64_t first, bool split, Scratch& s) {
   for (auto g = job.groups.rbegin(); g != job.groups.rend(); ++g) {
-    // Keys of up to 32 bits sort as uint32_t (half the memory traffic of uint64_t).
-    if (g->bits <= 32) {
-      if (!GroupKeys(job, *g, first, s.keys32, s)) return false;
-      RadixOrder(job.length, g->bits, s.keys32, s.other_keys32, s);
-    } else {
-      if (!GroupKeys(job, *g, first, s.keys, s)) return false;
-      RadixOrder(job.length, g->bits, s.keys, s.other_keys, s);
-    }
+    const bool packs = g->bits <= 32 && job.length <= (int64_t{1} << 32);
+    const bool ordered = packs ? OrderByGroup(job, *g, first, split, s.packed, s.other_packed, s)
+                               : OrderByGroup(job, *g, first, split, s.wide, s.other_wide, s);
+    if (!ordered) return false;
   }
   return true;
 }
 
-// Puts element order[j] of a line of n elements of `width` bytes in position j. Width W
-// (when not 0) is the same as `width`, known at compile time, so the copies are plain moves.
-template <int64_t W>
-void PermuteLine(char* base, int64_t width, int64_t first, int64_t inner, const int64_t* order, int64_t n,
-                 Buffer<char>& line) {
-  const int64_t w = W != 0 ? W : width;
-  line.Resize(n * w);
-  char* tmp = line.data();
-  for (int64_t j = 0; j < n; ++j) std::memcpy(tmp + j * w, base + (first + order[j] * inner) * w, w);
-  for (int64_t j = 0; j < n; ++j) std::memcpy(base + (first + j * inner) * w, tmp + j * w, w);
+// Calls f with std::integral_constant<int64_t, W>: W is `width` where that is a common element
+// size (copies of W bytes then compile to plain moves), else 0.
+template <typename F>
+void WithWidth(int64_t width, F&& f) {
+  switch (width) {
+    case 1: return f(std::integral_constant<int64_t, 1>());
+    case 2: return f(std::integral_constant<int64_t, 2>());
+    case 4: return f(std::integral_constant<int64_t, 4>());
+    case 8: return f(std::integral_constant<int64_t, 8>());
+    default: return f(std::integral_constant<int64_t, 0>());
+  }
 }
 
-// Sorts lines [begin, end) of the job in slots[0].
+// Copies element order[j] of a line (of elements of `width` bytes, W: WithWidth) to tmp[j], for
+// j in [begin, end).
+template <int64_t W>
+void GatherLine(const char* base, int64_t width, int64_t first, int64_t inner, const int64_t* order, int64_t begin,
+                int64_t end, char* tmp) {
+  const int64_t w = W != 0 ? W : width;
+  for (int64_t j = begin; j < end; ++j) std::memcpy(tmp + j * w, base + (first + order[j] * inner) * w, w);
+}
+
+// Copies tmp[j] back to position j of the line, for j in [begin, end).
+template <int64_t W>
+void StoreLine(char* base, int64_t width, int64_t first, int64_t inner, int64_t begin, int64_t end, const char* tmp) {
+  const int64_t w = W != 0 ? W : width;
+  for (int64_t j = begin; j < end; ++j) std::memcpy(base + (first + j * inner) * w, tmp + j * w, w);
+}
+
+// Puts element s.order[j] of every operand's line in position j.
+void PermuteLines(const SortJob& job, int64_t first, bool split, Scratch& s) {
+  const int64_t n = job.length;
+  const LineParts parts = split ? SplitLine(n) : LineParts{1, n};
+  for (int64_t k = 0; k < job.count; ++k) {
+    char* base = static_cast<char*>(job.data[k]);
+    const int64_t w = job.widths[k];
+    s.line.Resize(n * w);
+    WithWidth(w, [&](auto width) {
+      constexpr int64_t W = decltype(width)::value;
+      const auto gather = [&](int64_t part) {
+        GatherLine<W>(base, w, first, job.inner, s.order.data(), parts.Begin(part), parts.End(part, n), s.line.data());
+      };
+      const auto store = [&](int64_t part) {
+        StoreLine<W>(base, w, first, job.inner, parts.Begin(part), parts.End(part, n), s.line.data());
+      };
+      if (!split) {
+        gather(0);
+        store(0);
+        return;
+      }
+      ForEachPart(parts, gather);
+      ForEachPart(parts, store);
+    });
+  }
+}
+
+// Sorts the line that starts at element `first`, split over the threads when `split`.
+void SortLine(const SortJob& job, int64_t first, bool split, Scratch& s) {
+  s.order.Resize(job.length);
+  std::iota(s.order.data(), s.order.data() + job.length, 0);
+  if (job.groups.empty() || !OrderByKeys(job, first, split, s)) {
+    std::iota(s.order.data(), s.order.data() + job.length, 0);
+    OrderByComparator(job, first, s);
+  }
+  PermuteLines(job, first, split, s);
+}
+
+void ReleaseScratch(Scratch& s) {
+  s.order.Release();
+  s.packed.Release();
+  s.other_packed.Release();
+  s.wide.Release();
+  s.other_wide.Release();
+  s.line.Release();
+}
+
+int64_t FirstElement(const SortJob& job, int64_t line) {
+  return (line / job.inner) * job.length * job.inner + line % job.inner;
+}
+
+// Sorts lines [begin, end) of the job in slots[0], one thread a line.
 void SortLines(void** slots, int64_t begin, int64_t end) {
   const SortJob& job = *static_cast<const SortJob*>(slots[0]);
   thread_local Scratch s;
-  for (int64_t line = begin; line < end; ++line) {
-    const int64_t first = (line / job.inner) * job.length * job.inner + line % job.inner;  // its first element
-    s.order.Resize(job.length);
-    std::iota(s.order.data(), s.order.data() + job.length, 0);
-    if (job.groups.empty() || !OrderByKeys(job, first, s)) {
-      std::iota(s.order.data(), s.order.data() + job.length, 0);
-      OrderByComparator(job, first, s);
-    }
-    for (int64_t k = 0; k < job.count; ++k) {
-      char* base = static_cast<char*>(job.data[k]);
-      const int64_t w = job.widths[k];
-      const int64_t* order = s.order.data();
-      switch (w) {
-        case 1: PermuteLine<1>(base, w, first, job.inner, order, job.length, s.line); break;
-        case 2: PermuteLine<2>(base, w, first, job.inner, order, job.length, s.line); break;
-        case 4: PermuteLine<4>(base, w, first, job.inner, order, job.length, s.line); break;
-        case 8: PermuteLine<8>(base, w, first, job.inner, order, job.length, s.line); break;
-        default: PermuteLine<0>(base, w, first, job.inner, order, job.length, s.line); break;
-      }
-    }
-  }
-  if (job.length > kKeptScratch) {  // a long line's scratch is not kept
-    s.order.Release();
-    s.other.Release();
-    s.keys.Release();
-    s.other_keys.Release();
-    s.keys32.Release();
-    s.other_keys32.Release();
-    s.line.Release();
-  }
+  for (int64_t line = begin; line < end; ++line) SortLine(job, FirstElement(job, line), /*split=*/false, s);
+  if (job.length > kKeptScratch) ReleaseScratch(s);  // a long line's scratch is not kept
 }
 
 void Sort(int64_t outer, int64_t length, int64_t inner, const SortJob& job) {
   if (outer <= 0 || length <= 1 || inner <= 0) return;
+  const int64_t lines = outer * inner;
+  if (xla::cpu::SplitLines(lines, length)) {
+    Scratch s;
+    for (int64_t line = 0; line < lines; ++line) SortLine(job, FirstElement(job, line), /*split=*/true, s);
+    return;
+  }
   void* slots[1] = {const_cast<SortJob*>(&job)};
   // About length * log2(length) steps a line.
   int64_t log2 = 1;
   while ((int64_t{1} << log2) < length) ++log2;
-  xla::cpu::ParallelFor(&SortLines, slots, outer * inner, length * log2);
+  xla::cpu::ParallelFor(&SortLines, slots, lines, length * log2);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // indices, as XLA decomposes topk: a stable sort with a total-order comparator, so floats
 // order as -NaN < -inf < ... < -0 < +0 < ... < inf < NaN and equal values keep increasing
 // index order (the interpreter's semantics, backends/interpreter/ops_reduction_sort.cc).
-// Each row is selected in one pass rather than sorted, rows over the runtime's threads.
+// Each row is selected in one pass rather than sorted, rows over the runtime's threads; a few
+// long rows are each split over the threads instead.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -34,8 +35,9 @@ struct TopkJob {
 // The k best of a row in one pass: a candidate is kept only when its key beats the k-th best
 // kept so far (a later position never wins a tie), and the kept ones are cut back to the k
 // best whenever they reach 2k. A row of random values keeps about k log(n / k) candidates.
+// The row's elements here are positions [offset, offset + length) of the whole row.
 template <typename Word, typename KeyOf>
-void SelectRow(const char* row, int64_t step_bytes, int64_t length, const TopkJob& job, KeyOf key_of,
+void SelectRow(const char* row, int64_t step_bytes, int64_t length, int64_t offset, const TopkJob& job, KeyOf key_of,
                std::vector<Candidate>& kept) {
   const int64_t k = job.k;
   const size_t capacity = static_cast<size_t>(std::max<int64_t>(2 * k, 64));
@@ -55,7 +57,7 @@ void SelectRow(const char* row, int64_t step_bytes, int64_t length, const TopkJo
     std::memcpy(&bits, row + j * step_bytes, sizeof(Word));
     const int64_t key = key_of(bits) ^ flip;
     if (full && key <= threshold) continue;
-    kept.push_back(Candidate{key, j});
+    kept.push_back(Candidate{key, offset + j});
     if (kept.size() == capacity) cut();
   }
   if (static_cast<int64_t>(kept.size()) > k) cut();
@@ -64,23 +66,25 @@ void SelectRow(const char* row, int64_t step_bytes, int64_t length, const TopkJo
 
 // SelectRow with the key of `type`, stored in Words.
 template <typename Word>
-void SelectTyped(xla::PrimitiveType type, const char* row, int64_t step_bytes, int64_t length, const TopkJob& job,
-                 std::vector<Candidate>& kept) {
+void SelectTyped(xla::PrimitiveType type, const char* row, int64_t step_bytes, int64_t length, int64_t offset,
+                 const TopkJob& job, std::vector<Candidate>& kept) {
   using Signed = std::make_signed_t<Word>;
   if (type == xla::PRED) {
-    SelectRow<Word>(row, step_bytes, length, job, [](Word b) { return static_cast<int64_t>(b != 0); }, kept);
+    SelectRow<Word>(row, step_bytes, length, offset, job, [](Word b) { return static_cast<int64_t>(b != 0); }, kept);
   } else if (xla::primitive_util::IsSignedIntegralType(type)) {  // stored sign-extended to its bytes
-    SelectRow<Word>(row, step_bytes, length, job, [](Word b) { return static_cast<int64_t>(static_cast<Signed>(b)); },
-                    kept);
+    SelectRow<Word>(
+        row, step_bytes, length, offset, job, [](Word b) { return static_cast<int64_t>(static_cast<Signed>(b)); },
+        kept);
   } else if (xla::primitive_util::IsUnsignedIntegralType(type) || type == xla::F8E8M0FNU) {
     // Unsigned (F8E8M0FNU holds exponents only): u64 with its top bit flipped to stay ordered.
     const uint64_t top = sizeof(Word) == 8 ? uint64_t{1} << 63 : 0;
-    SelectRow<Word>(row, step_bytes, length, job, [top](Word b) { return static_cast<int64_t>(b ^ top); }, kept);
+    SelectRow<Word>(
+        row, step_bytes, length, offset, job, [top](Word b) { return static_cast<int64_t>(b ^ top); }, kept);
   } else {  // sign and magnitude in the low `width` bits; -0 just below +0
     const int width = xla::primitive_util::BitWidth(type);
     const uint64_t mask = width < 64 ? (uint64_t{1} << width) - 1 : ~uint64_t{0};
     const uint64_t sign = uint64_t{1} << (width - 1);
-    SelectRow<Word>(row, step_bytes, length, job,
+    SelectRow<Word>(row, step_bytes, length, offset, job,
                     [mask, sign](Word b) {
                       const uint64_t bits = static_cast<uint64_t>(b) & mask;
                       const auto magnitude = static_cast<int64_t>(bits & (sign - 1));
@@ -90,38 +94,82 @@ void SelectTyped(xla::PrimitiveType type, const char* row, int64_t step_bytes, i
   }
 }
 
-// Rows [begin, end) (row-major over the leading dimensions), each on its own.
+// Where row r (row-major over the leading dimensions) starts in the input and the outputs.
+struct RowStart {
+  int64_t in = 0, top = 0, index = 0;
+};
+RowStart StartOf(const TopkJob& job, int64_t r) {
+  const xla::cpu::StridedArray &input = *job.input, &top = *job.top, &index = *job.index;
+  RowStart start;
+  for (int64_t d = input.rank() - 2, rest = r; d >= 0; --d) {
+    const int64_t i = rest % input.dim(d);
+    rest /= input.dim(d);
+    start.in += i * input.stride(d);
+    start.top += i * top.stride(d);
+    start.index += i * index.stride(d);
+  }
+  return start;
+}
+
+// The k best of positions [begin, end) of the row at input offset `in`, in order.
+void SelectRange(const TopkJob& job, int64_t in, int64_t begin, int64_t end, std::vector<Candidate>& kept) {
+  const xla::cpu::StridedArray& input = *job.input;
+  const auto type = static_cast<xla::PrimitiveType>(input.type());
+  const int64_t step_bytes = input.stride(input.rank() - 1) * input.element_bytes();
+  const char* row = static_cast<const char*>(input.address(in)) + begin * step_bytes;
+  switch (input.element_bytes()) {
+    case 1: SelectTyped<uint8_t>(type, row, step_bytes, end - begin, begin, job, kept); break;
+    case 2: SelectTyped<uint16_t>(type, row, step_bytes, end - begin, begin, job, kept); break;
+    case 4: SelectTyped<uint32_t>(type, row, step_bytes, end - begin, begin, job, kept); break;
+    default: SelectTyped<uint64_t>(type, row, step_bytes, end - begin, begin, job, kept); break;
+  }
+}
+
+// Writes the row's k best (kept, in order) and their positions.
+void WriteRow(const TopkJob& job, const RowStart& start, const std::vector<Candidate>& kept) {
+  const xla::cpu::StridedArray &input = *job.input, &top = *job.top, &index = *job.index;
+  const int64_t last = input.rank() - 1, bytes = input.element_bytes();
+  for (int64_t j = 0; j < job.k; ++j) {
+    const int64_t position = kept[static_cast<size_t>(j)].position;
+    std::memcpy(top.address(start.top + j * top.stride(last)), input.address(start.in + position * input.stride(last)),
+                bytes);
+    index.StoreBits(start.index + j * index.stride(last), static_cast<uint64_t>(position));
+  }
+}
+
+// Rows [begin, end), each on its own.
 void TopkRows(void** slots, int64_t begin, int64_t end) {
   const TopkJob& job = *static_cast<const TopkJob*>(slots[0]);
-  const xla::cpu::StridedArray &input = *job.input, &top = *job.top, &index = *job.index;
   thread_local std::vector<Candidate> kept;
-  const int64_t rank = input.rank(), last = rank - 1;
-  const auto type = static_cast<xla::PrimitiveType>(input.type());
-  const int64_t bytes = input.element_bytes(), length = input.dim(last);
+  const int64_t length = job.input->dim(job.input->rank() - 1);
   for (int64_t r = begin; r < end; ++r) {
-    int64_t in_base = 0, top_base = 0, index_base = 0;
-    for (int64_t d = last - 1, rest = r; d >= 0; --d) {
-      const int64_t i = rest % input.dim(d);
-      rest /= input.dim(d);
-      in_base += i * input.stride(d);
-      top_base += i * top.stride(d);
-      index_base += i * index.stride(d);
-    }
-    const char* row = static_cast<const char*>(input.address(in_base));
-    const int64_t step_bytes = input.stride(last) * bytes;
-    switch (bytes) {
-      case 1: SelectTyped<uint8_t>(type, row, step_bytes, length, job, kept); break;
-      case 2: SelectTyped<uint16_t>(type, row, step_bytes, length, job, kept); break;
-      case 4: SelectTyped<uint32_t>(type, row, step_bytes, length, job, kept); break;
-      default: SelectTyped<uint64_t>(type, row, step_bytes, length, job, kept); break;
-    }
-    for (int64_t j = 0; j < job.k; ++j) {
-      const int64_t position = kept[static_cast<size_t>(j)].position;
-      std::memcpy(top.address(top_base + j * top.stride(last)), row + position * step_bytes, bytes);
-      index.StoreBits(index_base + j * index.stride(last), static_cast<uint64_t>(position));
-    }
+    const RowStart start = StartOf(job, r);
+    SelectRange(job, start.in, 0, length, kept);
+    WriteRow(job, start, kept);
   }
   if (kept.capacity() > (size_t{1} << 16)) std::vector<Candidate>().swap(kept);
+}
+
+// Rows split over the threads (runtime.h SplitLines), one after another: each part of a row
+// selects its k best, then the row's k best are the best of those (Better is a total order,
+// so the result is the same).
+void TopkSplitRows(const TopkJob& job, int64_t rows) {
+  const int64_t length = job.input->dim(job.input->rank() - 1);
+  const xla::cpu::LineParts parts = xla::cpu::SplitLine(length);
+  std::vector<std::vector<Candidate>> part_kept(static_cast<size_t>(parts.count));
+  std::vector<Candidate> best;
+  for (int64_t r = 0; r < rows; ++r) {
+    const RowStart start = StartOf(job, r);
+    xla::cpu::ForEachPart(parts, [&](int64_t part) {
+      SelectRange(job, start.in, parts.Begin(part), parts.End(part, length), part_kept[static_cast<size_t>(part)]);
+    });
+    best.clear();
+    for (const std::vector<Candidate>& kept : part_kept) best.insert(best.end(), kept.begin(), kept.end());
+    std::nth_element(best.begin(), best.begin() + (job.k - 1), best.end(), Better);
+    best.resize(static_cast<size_t>(job.k));
+    std::sort(best.begin(), best.end(), Better);
+    WriteRow(job, start, best);
+  }
 }
 
 }  // namespace
@@ -137,6 +185,7 @@ static void Topk(void* in, const int64_t* in_descriptor, void* values, const int
   int64_t rows = 1;
   for (int64_t d = 0; d + 1 < rank; ++d) rows *= input.dim(d);
   TopkJob job{&input, &top, &index, k, largest != 0};
+  if (xla::cpu::SplitLines(rows, length) && k <= length / 16) return TopkSplitRows(job, rows);
   void* slots[] = {&job};
   xla::cpu::ParallelFor(&TopkRows, slots, rows, length + k * 8);
 }
