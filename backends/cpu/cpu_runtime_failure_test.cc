@@ -181,6 +181,35 @@ TEST(CpuRuntimeFailureTest, SortOutOfHostMemoryFailsTheExecutionNotTheProcess) {
   XLA_EXPECT_CAPPED_CHILD_PASSES(SortOutOfMemoryThenRecover());
 }
 
+// A split line's parts (ForEachPart) are skipped once their execution has failed, elsewhere
+// too: the routine stops there rather than go on with incomplete results, and the execution
+// keeps its first error. Without a failure every part runs once.
+TEST(CpuRuntimeFailureTest, SplitLinePartsStopWithTheirFailedExecution) {
+  const LineParts parts = SplitLine(kSplitLineFrom * 4);
+  ASSERT_GT(parts.count, 1);
+  RunContext failed;
+  failed.Fail(absl::InternalError("an earlier routine failed"));
+  bool went_on = false;
+  {
+    ScopedExecution current(&failed);
+    RunRoutine("sort", [&] {
+      ForEachPart(parts, [](int64_t) {});
+      went_on = true;
+    });
+  }
+  EXPECT_FALSE(went_on);
+  EXPECT_EQ(failed.error().message(), "an earlier routine failed");
+
+  RunContext fine;
+  std::vector<std::atomic<int>> runs(static_cast<size_t>(parts.count));
+  {
+    ScopedExecution current(&fine);
+    RunRoutine("sort", [&] { ForEachPart(parts, [&](int64_t part) { runs[static_cast<size_t>(part)].fetch_add(1); }); });
+  }
+  EXPECT_FALSE(fine.failed());
+  for (const std::atomic<int>& r : runs) EXPECT_EQ(r.load(), 1);
+}
+
 }  // namespace
 }  // namespace cpu
 }  // namespace xla
