@@ -12,7 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/runtime/runtime.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
 
@@ -173,21 +175,16 @@ TEST(CpuLinalg, LargeSolversRunThroughLapack) {
   }
 }
 
-TEST(CpuLinalg, FftEveryTypeLengthAndLayout) {
-  struct Case {
-    const char* type;
-    const char* in;
-    const char* out;
-    const char* length;
-  };
-  const Case cases[] = {
-      {"FFT", "c64[3,8]", "c64[3,8]", "{8}"},          {"IFFT", "c128[3,6]", "c128[3,6]", "{6}"},
-      {"FFT", "c64[4,5]{0,1}", "c64[4,5]", "{4,5}"},   {"RFFT", "f32[2,8]", "c64[2,5]", "{8}"},
-      {"RFFT", "f64[2,3,7]", "c128[2,3,4]", "{3,7}"},  {"IRFFT", "c64[2,5]", "f32[2,8]", "{8}"},
-      {"IRFFT", "c128[3,4]{0,1}", "f64[3,7]", "{7}"},  {"IFFT", "c64[2,2,4,4]", "c64[2,2,4,4]", "{2,4,4}"},
-  };
-  uint64_t seed = 40;
-  for (const Case& c : cases) {
+struct FftCase {
+  const char* type;
+  const char* in;
+  const char* out;
+  const char* length;
+};
+
+// Each case's fft of random values on cpu, bit for bit the interpreter's.
+void ExpectFftsAgree(absl::Span<const FftCase> cases, uint64_t seed) {
+  for (const FftCase& c : cases) {
     const std::string hlo = absl::StrCat("HloModule m\nENTRY e {\n  x = ", c.in, " parameter(0)\n  ROOT f = ", c.out,
                                          " fft(x), fft_type=", c.type, ", fft_length=", c.length, "\n}\n");
     const std::string in(c.in);
@@ -200,6 +197,38 @@ TEST(CpuLinalg, FftEveryTypeLengthAndLayout) {
     }
     EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, dims, seed++)})) << hlo;
   }
+}
+
+TEST(CpuLinalg, FftEveryTypeLengthAndLayout) {
+  ExpectFftsAgree(
+      {
+          {"FFT", "c64[3,8]", "c64[3,8]", "{8}"},          {"IFFT", "c128[3,6]", "c128[3,6]", "{6}"},
+          {"FFT", "c64[4,5]{0,1}", "c64[4,5]", "{4,5}"},   {"RFFT", "f32[2,8]", "c64[2,5]", "{8}"},
+          {"RFFT", "f64[2,3,7]", "c128[2,3,4]", "{3,7}"},  {"IRFFT", "c64[2,5]", "f32[2,8]", "{8}"},
+          {"IRFFT", "c128[3,4]{0,1}", "f64[3,7]", "{7}"},  {"IFFT", "c64[2,2,4,4]", "c64[2,2,4,4]", "{2,4,4}"},
+      },
+      40);
+}
+
+// Many lines over the threads, and long lines fewer than SetSplitLinesBelow says (raised here
+// so that several take that path on any machine), each split over the threads: a radix-2
+// stage's butterflies or a direct DFT's outputs (1100 points: 1100^2 / 32 past
+// kSplitLineFrom) side by side. Both change no bit.
+TEST(CpuLinalg, FftLinesOverThreadsAndSplitLines) {
+  ExpectFftsAgree({{"FFT", "c64[64,512]", "c64[64,512]", "{512}"},
+                   {"IFFT", "c128[40,100]{0,1}", "c128[40,100]", "{100}"},
+                   {"IRFFT", "c64[3,32,65]", "f32[3,32,128]", "{32,128}"}},
+                  60);
+  SetSplitLinesBelow(64);
+  ExpectFftsAgree({{"FFT", "c64[2,32768]", "c64[2,32768]", "{32768}"},
+                   {"IFFT", "c128[3,1100]", "c128[3,1100]", "{1100}"},
+                   {"FFT", "c64[2,1100]{0,1}", "c64[2,1100]", "{1100}"},
+                   {"RFFT", "f32[2,32768]", "c64[2,16385]", "{32768}"},
+                   {"IRFFT", "c64[2,16385]", "f32[2,32768]", "{32768}"},
+                   {"IRFFT", "c128[1,551]", "f64[1,1100]", "{1100}"},
+                   {"FFT", "c64[2,4,32768]", "c64[2,4,32768]", "{4,32768}"}},
+                  70);
+  SetSplitLinesBelow(0);
 }
 
 }  // namespace

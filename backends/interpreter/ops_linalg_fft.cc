@@ -1,12 +1,13 @@
 // fft: FFT, IFFT, RFFT and IRFFT over the last fft_length.size() dimensions. Computed in
-// complex<double> (radix-2 when the length is a power of two, a direct DFT otherwise) and
-// rounded once. IFFT and IRFFT scale by 1/N per transformed axis. IRFFT rebuilds the full
-// spectrum of the last axis by Hermitian symmetry (X[N-k] = conj(X[k])) and keeps the real
-// part, so the imaginary parts of the DC and Nyquist terms are ignored.
-#include <cmath>
+// complex<double> (radix-2 when the length is a power of two, a direct DFT otherwise:
+// backends/fft_core.h, shared with the cpu runtime) and rounded once. IFFT and IRFFT scale by
+// 1/N per transformed axis. IRFFT rebuilds the full spectrum of the last axis by Hermitian
+// symmetry (X[N-k] = conj(X[k])) and keeps the real part, so the imaginary parts of the DC and
+// Nyquist terms are ignored.
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/fft_core.h"
 #include "backends/interpreter/evaluator.h"
 #include "backends/interpreter/ops_linalg_internal.h"
 #include "hlo/primitive_util.h"
@@ -17,78 +18,13 @@ namespace interpreter {
 namespace linalg {
 namespace {
 
-// exp(sign * 2*pi*i * k / n), exact at multiples of a quarter turn.
-Complex Twiddle(int64_t k, int64_t n, int sign) {
-  k %= n;
-  if (4 * k % n == 0) {
-    switch (4 * k / n) {
-      case 0: return Complex(1, 0);
-      case 1: return Complex(0, sign);
-      case 2: return Complex(-1, 0);
-      default: return Complex(0, -sign);
-    }
-  }
-  const double angle = 2.0 * M_PI * static_cast<double>(k) / static_cast<double>(n);
-  return Complex(std::cos(angle), sign * std::sin(angle));
-}
-
-// In-place 1D transform of `x` (sign -1 forward, +1 inverse; no scaling).
-void Transform1D(std::vector<Complex>* x, int sign, std::vector<Complex>* scratch) {
-  const int64_t n = static_cast<int64_t>(x->size());
-  if (n <= 1) return;
-  std::vector<Complex>& v = *x;
-  if ((n & (n - 1)) == 0) {
-    // Iterative radix-2: bit-reversal permutation, then butterflies.
-    for (int64_t i = 1, j = 0; i < n; ++i) {
-      int64_t bit = n >> 1;
-      for (; j & bit; bit >>= 1) j ^= bit;
-      j ^= bit;
-      if (i < j) std::swap(v[i], v[j]);
-    }
-    for (int64_t len = 2; len <= n; len <<= 1) {
-      const int64_t half = len / 2;
-      for (int64_t start = 0; start < n; start += len) {
-        for (int64_t k = 0; k < half; ++k) {
-          const Complex w = Twiddle(k * (n / len), n, sign);
-          const Complex a = v[start + k];
-          const Complex b = v[start + k + half] * w;
-          v[start + k] = a + b;
-          v[start + k + half] = a - b;
-        }
-      }
-    }
-    return;
-  }
-  std::vector<Complex> table(n);
-  for (int64_t k = 0; k < n; ++k) table[k] = Twiddle(k, n, sign);
-  scratch->assign(n, Complex(0, 0));
-  for (int64_t k = 0; k < n; ++k) {
-    Complex sum(0, 0);
-    for (int64_t j = 0; j < n; ++j) sum += v[j] * table[(j * k) % n];
-    (*scratch)[k] = sum;
-  }
-  v.swap(*scratch);
-}
-
-// Transforms every line of `data` (row-major, dims `dims`) along `axis`.
+// Transforms every line of `data` (row-major, dims `dims`) along `axis` (fft_core.h).
 void TransformAxis(std::vector<Complex>* data, const std::vector<int64_t>& dims, int64_t axis, int sign,
                    bool scale) {
-  const int64_t n = dims[axis];
-  if (n == 0 || data->empty()) return;
-  int64_t inner = 1, outer = 1;
-  for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
-  for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
-  std::vector<Complex> line(n), scratch;
-  const double factor = 1.0 / static_cast<double>(n);
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const int64_t base = o * n * inner + i;
-      line.resize(n);
-      for (int64_t k = 0; k < n; ++k) line[k] = (*data)[base + k * inner];
-      Transform1D(&line, sign, &scratch);
-      for (int64_t k = 0; k < n; ++k) (*data)[base + k * inner] = scale ? line[k] * factor : line[k];
-    }
-  }
+  const fft::AxisLines lines(dims, static_cast<size_t>(axis));
+  if (lines.count == 0 || data->empty()) return;
+  std::vector<Complex> line, scratch;
+  fft::TransformLines(fft::FftPlan(lines.n, sign), lines, scale, data->data(), 0, lines.count, line, scratch);
 }
 
 absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Operands operands) {
@@ -160,14 +96,9 @@ absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Ope
       const int64_t n = full[rank - 1], h = half[rank - 1];
       const int64_t rows = static_cast<int64_t>(data.size()) / h;
       std::vector<double> out(ElementCount(full), 0.0);
-      std::vector<Complex> line(n), scratch;
-      for (int64_t r = 0; r < rows && n > 0; ++r) {
-        line.assign(n, Complex(0, 0));
-        for (int64_t k = 0; k < n; ++k) {
-          line[k] = k < h ? data[r * h + k] : std::conj(data[r * h + (n - k)]);
-        }
-        Transform1D(&line, 1, &scratch);
-        for (int64_t k = 0; k < n; ++k) out[r * n + k] = line[k].real() / static_cast<double>(n);
+      if (n > 0) {
+        std::vector<Complex> line, scratch;
+        fft::InverseRealRows(fft::FftPlan(n, 1), data.data(), h, out.data(), 0, rows, line, scratch);
       }
       return WriteValues(out_shape, out);
     }

@@ -1,92 +1,99 @@
 // __xla_cpu_fft: FFT, IFFT, RFFT and IRFFT over the last fft_rank dimensions, computed in
-// complex<double> and rounded once: radix-2 for power-of-two lengths, a direct DFT
-// otherwise, with the interpreter's twiddles and order of operations so results are
-// bit-exact with it (backends/interpreter/ops_linalg_fft.cc). Inverse transforms scale by
-// 1/N per axis; IRFFT rebuilds the last axis by Hermitian symmetry and keeps real parts.
-#include <cmath>
+// complex<double> and rounded once, by the interpreter's own transforms (backends/fft_core.h:
+// radix-2 for power-of-two lengths, a direct DFT otherwise, twiddles computed once per length),
+// so results are bit-exact with it (backends/interpreter/ops_linalg_fft.cc). Inverse transforms
+// scale by 1/N per axis; IRFFT rebuilds the last axis by Hermitian symmetry and keeps real
+// parts. Lines are shared out over the runtime's threads; fewer lines than threads, when long
+// (runtime.h SplitLines; a direct DFT counts n^2 / 32 points), are each split instead: a
+// radix-2 stage's butterflies, or a direct DFT's outputs, over the threads, which changes no
+// bit since each is computed on its own.
 #include <complex>
-#include <utility>
 #include <vector>
 
 #include "backends/cpu/runtime/runtime.h"
 #include "backends/cpu/runtime/strided_array.h"
+#include "backends/fft_core.h"
 
 namespace xla {
 namespace cpu {
 namespace {
 
-using Complex = std::complex<double>;
+using fft::Complex;
 
-// exp(sign * 2 pi i k / n), exact at quarter turns.
-Complex Root(int64_t k, int64_t n, int sign) {
-  k %= n;
-  if ((4 * k) % n == 0) {
-    const int64_t quarter = 4 * k / n;
-    if (quarter == 0) return Complex(1, 0);
-    if (quarter == 1) return Complex(0, sign);
-    if (quarter == 2) return Complex(-1, 0);
-    return Complex(0, -sign);
-  }
-  const double angle = 2.0 * M_PI * static_cast<double>(k) / static_cast<double>(n);
-  return Complex(std::cos(angle), sign * std::sin(angle));
+// Whether `lines` lines of plan's length are each split over the threads.
+bool SplitsLines(const fft::FftPlan& plan, int64_t lines) {
+  const int64_t n = plan.length();
+  return n > 1 && SplitLines(lines, plan.power_of_two() || n >= kSplitLineFrom ? n : n / 32 * n);
 }
 
-// Unscaled in-place transform of one line.
-void TransformLine(std::vector<Complex>& v, int sign, std::vector<Complex>& scratch) {
-  const int64_t n = static_cast<int64_t>(v.size());
-  if (n <= 1) return;
-  if ((n & (n - 1)) != 0) {
-    std::vector<Complex> roots(n);
-    for (int64_t k = 0; k < n; ++k) roots[k] = Root(k, n, sign);
-    scratch.assign(n, Complex(0, 0));
-    for (int64_t k = 0; k < n; ++k) {
-      Complex sum(0, 0);
-      for (int64_t j = 0; j < n; ++j) sum += v[j] * roots[(j * k) % n];
-      scratch[k] = sum;
+// The transform of one line v[0, n) in place over all the threads.
+void TransformSplit(const fft::FftPlan& plan, Complex* v, std::vector<Complex>& scratch) {
+  const int64_t n = plan.length();
+  if (plan.power_of_two()) {
+    plan.BitReverse(v);
+    for (int64_t len = 2; len <= n; len *= 2) {
+      ParallelRanges(n / 2, 8, [&](int64_t b0, int64_t b1) { plan.Butterflies(v, len, b0, b1); });
     }
-    v.swap(scratch);
     return;
   }
-  for (int64_t i = 1, j = 0; i < n; ++i) {  // bit-reversal permutation
-    int64_t bit = n >> 1;
-    while (j & bit) {
-      j ^= bit;
-      bit >>= 1;
-    }
-    j ^= bit;
-    if (i < j) std::swap(v[i], v[j]);
-  }
-  for (int64_t len = 2; len <= n; len *= 2) {
-    const int64_t half = len / 2;
-    for (int64_t start = 0; start < n; start += len) {
-      for (int64_t k = 0; k < half; ++k) {
-        const Complex w = Root(k * (n / len), n, sign);
-        const Complex even = v[start + k];
-        const Complex odd = v[start + k + half] * w;
-        v[start + k] = even + odd;
-        v[start + k + half] = even - odd;
-      }
-    }
-  }
+  scratch.resize(static_cast<size_t>(n));
+  ParallelRanges(n, n, [&](int64_t k0, int64_t k1) { plan.DftOutputs(v, scratch.data(), k0, k1); });
+  std::copy(scratch.begin(), scratch.end(), v);
+}
+
+// About the steps of one line's transform, for ParallelFor's split.
+int64_t LineCost(const fft::FftPlan& plan) {
+  const int64_t n = plan.length();
+  if (!plan.power_of_two()) return n * n;
+  int64_t log2 = 1;
+  while ((int64_t{1} << log2) < n) ++log2;
+  return n * log2;
 }
 
 // Transforms every line of row-major `data` with dimensions `dims` along `axis`.
 void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, size_t axis, int sign, bool scale) {
-  const int64_t n = dims[axis];
-  if (n == 0 || data.empty()) return;
-  int64_t inner = 1, outer = 1;
-  for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
-  for (size_t d = 0; d < axis; ++d) outer *= dims[d];
-  std::vector<Complex> line(n), scratch;
+  const fft::AxisLines lines(dims, axis);
+  if (lines.count == 0 || data.empty()) return;
+  const fft::FftPlan plan(lines.n, sign);
+  if (!SplitsLines(plan, lines.count)) {
+    ParallelRanges(lines.count, LineCost(plan), [&](int64_t l0, int64_t l1) {
+      std::vector<Complex> line, scratch;
+      fft::TransformLines(plan, lines, scale, data.data(), l0, l1, line, scratch);
+    });
+    return;
+  }
+  const int64_t n = lines.n;
   const double factor = 1.0 / static_cast<double>(n);
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const int64_t first = o * n * inner + i;
-      line.resize(n);
-      for (int64_t k = 0; k < n; ++k) line[k] = data[first + k * inner];
-      TransformLine(line, sign, scratch);
-      for (int64_t k = 0; k < n; ++k) data[first + k * inner] = scale ? line[k] * factor : line[k];
+  std::vector<Complex> line(static_cast<size_t>(n)), scratch;
+  for (int64_t l = 0; l < lines.count; ++l) {
+    const int64_t first = lines.First(l);
+    for (int64_t k = 0; k < n; ++k) line[static_cast<size_t>(k)] = data[first + k * lines.inner];
+    TransformSplit(plan, line.data(), scratch);
+    for (int64_t k = 0; k < n; ++k) {
+      data[first + k * lines.inner] = scale ? line[static_cast<size_t>(k)] * factor : line[static_cast<size_t>(k)];
     }
+  }
+}
+
+// IRFFT's last axis (fft_core.h InverseRealRows), rows over the threads or each split.
+void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std::vector<double>& real) {
+  const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(half.size()) / h;
+  if (n <= 0 || rows == 0) return;
+  const fft::FftPlan plan(n, 1);
+  if (!SplitsLines(plan, rows)) {
+    ParallelRanges(rows, LineCost(plan), [&](int64_t r0, int64_t r1) {
+      std::vector<Complex> line, scratch;
+      fft::InverseRealRows(plan, half.data(), h, real.data(), r0, r1, line, scratch);
+    });
+    return;
+  }
+  std::vector<Complex> line(static_cast<size_t>(n)), scratch;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < n; ++k) {
+      line[static_cast<size_t>(k)] = k < h ? half[r * h + k] : std::conj(half[r * h + (n - k)]);
+    }
+    TransformSplit(plan, line.data(), scratch);
+    for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[static_cast<size_t>(k)].real() / static_cast<double>(n);
   }
 }
 
@@ -97,7 +104,7 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
 // fft_type: 0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT (xla::FftType). Shapes were checked when compiling.
 static void Fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,
                 int64_t fft_type, int64_t fft_rank) {
-  using xla::cpu::Complex;
+  using xla::fft::Complex;
   const xla::cpu::StridedArray input(in, in_descriptor), output(out, out_descriptor);
   const size_t rank = static_cast<size_t>(input.rank());
   const size_t first_axis = rank - static_cast<size_t>(fft_rank);
@@ -126,16 +133,8 @@ static void Fft(void* in, const int64_t* in_descriptor, void* out, const int64_t
   // of the last axis rebuilt to full length and transformed back to reals.
   const std::vector<int64_t> half = input.dims();
   for (size_t a = first_axis; a + 1 < rank; ++a) xla::cpu::TransformAxis(data, half, a, 1, true);
-  const int64_t n = output.dim(static_cast<int64_t>(rank) - 1), h = half[rank - 1];
   std::vector<double> real(output.element_count(), 0.0);
-  const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(data.size()) / h;
-  std::vector<Complex> line, scratch;
-  for (int64_t r = 0; r < rows && n > 0; ++r) {
-    line.assign(n, Complex(0, 0));
-    for (int64_t k = 0; k < n; ++k) line[k] = k < h ? data[r * h + k] : std::conj(data[r * h + (n - k)]);
-    xla::cpu::TransformLine(line, 1, scratch);
-    for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[k].real() / static_cast<double>(n);
-  }
+  xla::cpu::InverseRealAxis(data, half[rank - 1], output.dim(static_cast<int64_t>(rank) - 1), real);
   xla::cpu::Write(output, real);
 }
 
