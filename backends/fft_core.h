@@ -120,17 +120,19 @@ struct AxisLines {
   int64_t First(int64_t line) const { return (line / inner) * n * inner + line % inner; }
 };
 
-// Transforms lines [l0, l1) of `data` in place, scaled by 1 / n when `scale`; line and scratch
-// are the caller's buffers.
-inline void TransformLines(const FftPlan& plan, const AxisLines& lines, bool scale, Complex* data, int64_t l0,
-                           int64_t l1, std::vector<Complex>& line, std::vector<Complex>& scratch) {
+// Transforms lines [l0, l1) of `data` in place, scaled by 1 / n when `scale`: each line is
+// copied to `line` (the caller's buffer), transform(line.data()) transforms it (FftPlan's
+// Transform, or the caller's split of it), and it is copied back.
+template <typename Transform>
+void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l0, int64_t l1,
+                    std::vector<Complex>& line, Transform&& transform) {
   const int64_t n = lines.n;
   const double factor = 1.0 / static_cast<double>(n);
   line.resize(static_cast<size_t>(n));
   for (int64_t l = l0; l < l1; ++l) {
     const int64_t first = lines.First(l);
     for (int64_t k = 0; k < n; ++k) line[static_cast<size_t>(k)] = data[first + k * lines.inner];
-    plan.Transform(line.data(), scratch);
+    transform(line.data());
     for (int64_t k = 0; k < n; ++k) {
       data[first + k * lines.inner] = scale ? line[static_cast<size_t>(k)] * factor : line[static_cast<size_t>(k)];
     }
@@ -138,17 +140,18 @@ inline void TransformLines(const FftPlan& plan, const AxisLines& lines, bool sca
 }
 
 // IRFFT's last axis: rows [r0, r1) of the half spectrum `half` (rows of h points) rebuilt to
-// n points by Hermitian symmetry (X[n - k] = conj(X[k])), transformed back (plan: n points,
-// inverse) and their real parts / n written to real[r * n, (r + 1) * n).
-inline void InverseRealRows(const FftPlan& plan, const Complex* half, int64_t h, double* real, int64_t r0, int64_t r1,
-                            std::vector<Complex>& line, std::vector<Complex>& scratch) {
-  const int64_t n = plan.length();
+// n points by Hermitian symmetry (X[n - k] = conj(X[k])) in `line`, transformed back by
+// transform(line.data()) (n points, inverse), and their real parts / n written to
+// real[r * n, (r + 1) * n).
+template <typename Transform>
+void InverseRealRows(int64_t n, const Complex* half, int64_t h, double* real, int64_t r0, int64_t r1,
+                     std::vector<Complex>& line, Transform&& transform) {
   line.resize(static_cast<size_t>(n));
   for (int64_t r = r0; r < r1; ++r) {
     for (int64_t k = 0; k < n; ++k) {
       line[static_cast<size_t>(k)] = k < h ? half[r * h + k] : std::conj(half[r * h + (n - k)]);
     }
-    plan.Transform(line.data(), scratch);
+    transform(line.data());
     for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[static_cast<size_t>(k)].real() / static_cast<double>(n);
   }
 }

@@ -150,7 +150,8 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
-  if (w.name == "topk" || w.name == "topk_row") {  // each row: its k largest values, then their positions (ties first-come)
+  // Each row: its k largest values, then their positions (ties first-come).
+  if (w.name == "topk" || w.name == "topk_row") {
     const int64_t cols = w.parameters[0].dimensions(1), k = result.shape().dimensions(1) / 2;
     for (int64_t r = 0; r * cols < static_cast<int64_t>(x.size()); r += 13) {
       std::vector<int64_t> want(cols);

@@ -23,8 +23,10 @@ void TransformAxis(std::vector<Complex>* data, const std::vector<int64_t>& dims,
                    bool scale) {
   const fft::AxisLines lines(dims, static_cast<size_t>(axis));
   if (lines.count == 0 || data->empty()) return;
+  const fft::FftPlan plan(lines.n, sign);
   std::vector<Complex> line, scratch;
-  fft::TransformLines(fft::FftPlan(lines.n, sign), lines, scale, data->data(), 0, lines.count, line, scratch);
+  fft::TransformLines(lines, scale, data->data(), 0, lines.count, line,
+                      [&](Complex* v) { plan.Transform(v, scratch); });
 }
 
 absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Operands operands) {
@@ -97,8 +99,10 @@ absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Ope
       const int64_t rows = static_cast<int64_t>(data.size()) / h;
       std::vector<double> out(ElementCount(full), 0.0);
       if (n > 0) {
+        const fft::FftPlan plan(n, 1);
         std::vector<Complex> line, scratch;
-        fft::InverseRealRows(fft::FftPlan(n, 1), data.data(), h, out.data(), 0, rows, line, scratch);
+        fft::InverseRealRows(n, data.data(), h, out.data(), 0, rows, line,
+                             [&](Complex* v) { plan.Transform(v, scratch); });
       }
       return WriteValues(out_shape, out);
     }

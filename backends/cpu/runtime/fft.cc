@@ -55,24 +55,16 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
   const fft::AxisLines lines(dims, axis);
   if (lines.count == 0 || data.empty()) return;
   const fft::FftPlan plan(lines.n, sign);
-  if (!SplitsLines(plan, lines.count)) {
-    ParallelRanges(lines.count, LineCost(plan), [&](int64_t l0, int64_t l1) {
-      std::vector<Complex> line, scratch;
-      fft::TransformLines(plan, lines, scale, data.data(), l0, l1, line, scratch);
-    });
+  if (SplitsLines(plan, lines.count)) {
+    std::vector<Complex> line, scratch;
+    fft::TransformLines(lines, scale, data.data(), 0, lines.count, line,
+                        [&](Complex* v) { TransformSplit(plan, v, scratch); });
     return;
   }
-  const int64_t n = lines.n;
-  const double factor = 1.0 / static_cast<double>(n);
-  std::vector<Complex> line(static_cast<size_t>(n)), scratch;
-  for (int64_t l = 0; l < lines.count; ++l) {
-    const int64_t first = lines.First(l);
-    for (int64_t k = 0; k < n; ++k) line[static_cast<size_t>(k)] = data[first + k * lines.inner];
-    TransformSplit(plan, line.data(), scratch);
-    for (int64_t k = 0; k < n; ++k) {
-      data[first + k * lines.inner] = scale ? line[static_cast<size_t>(k)] * factor : line[static_cast<size_t>(k)];
-    }
-  }
+  ParallelRanges(lines.count, LineCost(plan), [&](int64_t l0, int64_t l1) {
+    std::vector<Complex> line, scratch;
+    fft::TransformLines(lines, scale, data.data(), l0, l1, line, [&](Complex* v) { plan.Transform(v, scratch); });
+  });
 }
 
 // IRFFT's last axis (fft_core.h InverseRealRows), rows over the threads or each split.
@@ -80,21 +72,16 @@ void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std
   const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(half.size()) / h;
   if (n <= 0 || rows == 0) return;
   const fft::FftPlan plan(n, 1);
-  if (!SplitsLines(plan, rows)) {
-    ParallelRanges(rows, LineCost(plan), [&](int64_t r0, int64_t r1) {
-      std::vector<Complex> line, scratch;
-      fft::InverseRealRows(plan, half.data(), h, real.data(), r0, r1, line, scratch);
-    });
+  if (SplitsLines(plan, rows)) {
+    std::vector<Complex> line, scratch;
+    fft::InverseRealRows(n, half.data(), h, real.data(), 0, rows, line,
+                         [&](Complex* v) { TransformSplit(plan, v, scratch); });
     return;
   }
-  std::vector<Complex> line(static_cast<size_t>(n)), scratch;
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t k = 0; k < n; ++k) {
-      line[static_cast<size_t>(k)] = k < h ? half[r * h + k] : std::conj(half[r * h + (n - k)]);
-    }
-    TransformSplit(plan, line.data(), scratch);
-    for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[static_cast<size_t>(k)].real() / static_cast<double>(n);
-  }
+  ParallelRanges(rows, LineCost(plan), [&](int64_t r0, int64_t r1) {
+    std::vector<Complex> line, scratch;
+    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line, [&](Complex* v) { plan.Transform(v, scratch); });
+  });
 }
 
 }  // namespace

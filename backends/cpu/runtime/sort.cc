@@ -207,23 +207,30 @@ void SplitRadixSort(int64_t n, int64_t bits, Buffer<Item>& items, Buffer<Item>& 
 }
 
 // items[j] for j in [begin, end): group g's packed key of the line's element order[j], and
-// that element's position; false when a key is unordered.
+// that element's position; false when a key is unordered. Key by key, most significant
+// first, each later one shifted in below the ones before.
 template <typename Item>
 bool GroupKeys(const SortJob& job, const KeyGroup& g, int64_t first, const int64_t* order, int64_t begin, int64_t end,
                Item* items) {
-  for (int64_t j = begin; j < end; ++j) {
-    uint64_t packed = 0;
-    for (int64_t c = g.begin; c < g.end; ++c) {
-      const int64_t k = job.key_operands[c], w = job.widths[k];
+  for (int64_t c = g.begin; c < g.end; ++c) {
+    const int64_t operand = job.key_operands[c], w = job.widths[operand];
+    const char* base = static_cast<const char*>(job.data[operand]) + first * w;
+    const int64_t step = job.inner * w, shift = job.key_bits[c];  // shift: below 64 after the first key
+    const XlaCpuSortKey f = job.keys[c];
+    for (int64_t j = begin; j < end; ++j) {
       uint64_t key = 0;
-      if (job.keys[c](static_cast<const char*>(job.data[k]) + (first + order[j] * job.inner) * w, &key) != 0) {
-        return false;
-      }
-      packed = c == g.begin ? key : packed << job.key_bits[c] | key;  // a shift below 64 after the first
+      if (f(base + order[j] * step, &key) != 0) return false;
+      items[j] = c == g.begin ? Item::Make(key, order[j]) : Item::Make(items[j].Key() << shift | key, order[j]);
     }
-    items[j] = Item::Make(packed, order[j]);
   }
   return true;
+}
+
+// body(part) for each of `parts`: over the threads when `split`, else here (one part).
+template <typename F>
+void RunParts(const LineParts& parts, bool split, F&& body) {
+  if (split) return ForEachPart(parts, body);
+  for (int64_t part = 0; part < parts.count; ++part) body(part);
 }
 
 // Orders a line by the group's keys (a stable radix sort of its items); false when a key is
@@ -232,24 +239,22 @@ template <typename Item>
 bool OrderByGroup(const SortJob& job, const KeyGroup& g, int64_t first, bool split, Buffer<Item>& items,
                   Buffer<Item>& other, Scratch& s) {
   const int64_t n = job.length;
+  const LineParts parts = split ? SplitLine(n) : LineParts{1, n};
   items.Resize(n);
   int64_t* order = s.order.data();
-  if (!split) {
-    if (!GroupKeys(job, g, first, order, 0, n, items.data())) return false;
-    RadixSort(n, g.bits, items, other);
-    for (int64_t j = 0; j < n; ++j) order[j] = items[j].Position();
-    return true;
-  }
-  const LineParts parts = SplitLine(n);
   std::atomic<bool> ordered{true};
-  ForEachPart(parts, [&](int64_t part) {
+  RunParts(parts, split, [&](int64_t part) {
     if (!GroupKeys(job, g, first, order, parts.Begin(part), parts.End(part, n), items.data())) {
       ordered.store(false, std::memory_order_relaxed);
     }
   });
-  if (!ordered.load()) return false;
-  SplitRadixSort(n, g.bits, items, other);
-  ForEachPart(parts, [&](int64_t part) {
+  if (!ordered.load(std::memory_order_relaxed)) return false;
+  if (split) {
+    SplitRadixSort(n, g.bits, items, other);
+  } else {
+    RadixSort(n, g.bits, items, other);
+  }
+  RunParts(parts, split, [&](int64_t part) {
     for (int64_t j = parts.Begin(part), end = parts.End(part, n); j < end; ++j) order[j] = items[j].Position();
   });
   return true;
@@ -312,13 +317,8 @@ void PermuteLines(const SortJob& job, int64_t first, bool split, Scratch& s) {
       const auto store = [&](int64_t part) {
         StoreLine<W>(base, w, first, job.inner, parts.Begin(part), parts.End(part, n), s.line.data());
       };
-      if (!split) {
-        gather(0);
-        store(0);
-        return;
-      }
-      ForEachPart(parts, gather);
-      ForEachPart(parts, store);
+      RunParts(parts, split, gather);
+      RunParts(parts, split, store);
     });
   }
 }
