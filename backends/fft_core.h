@@ -3,12 +3,18 @@
 
 // The one-dimensional transforms of the fft op in complex<double>, shared by the interpreter
 // (backends/interpreter/ops_linalg_fft.cc) and the cpu runtime (backends/cpu/runtime/fft.cc) so
-// that their results are the same bit for bit: radix-2 for power-of-two lengths (a
-// bit-reversal permutation, then butterflies), a direct DFT otherwise, unscaled. A transform's
-// twiddles are computed once per length and direction (FftPlan), each exactly as Twiddle gives
-// it; the butterflies of one stage, and the outputs of a direct DFT, are independent of each
-// other, so callers may compute them in any order or in parallel (FftPlan's ranges) without
-// changing a bit.
+// that their results are the same bit for bit. Every length is O(n log n):
+// - a length whose prime factors are small is a mixed-radix Stockham transform (self-sorting,
+//   out of place between the line and one buffer): radix-4 stages, then 2, 3 and any other
+//   prime factor p (a direct p-point DFT per butterfly);
+// - a length with a large prime factor is Bluestein's chirp-z transform: the DFT written as a
+//   convolution with a chirp, computed by power-of-two transforms of m >= 2n - 1 points.
+// A plan picks by an estimate of the arithmetic of each. Transforms are unscaled.
+//
+// A plan is a list of steps, each a set of independent items (a stage's butterflies, or the
+// points of a chirp or filter product), so a caller may run a step's items in any order or in
+// parallel (FftPlan::Step) without changing a bit. Twiddles are computed once per plan, each
+// exactly as Twiddle gives it.
 
 #include <algorithm>
 #include <cmath>
@@ -37,74 +43,255 @@ inline Complex Twiddle(int64_t k, int64_t n, int sign) {
   return Complex(std::cos(angle), sign * std::sin(angle));
 }
 
+// a * b as the textbook formula (std::complex's product also checks for NaN results, to
+// recover infinities, which costs a branch per product; an fft spreads NaNs regardless).
+inline Complex Mul(Complex a, Complex b) {
+  return Complex(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+}
+
+// The buffers of one transform, reused from line to line (FftPlan::Prepare sizes them).
+struct FftWork {
+  std::vector<Complex> a, b;
+};
+
 // The transform of lines of n points in one direction (sign -1 forward, +1 inverse).
 class FftPlan {
  public:
-  FftPlan(int64_t n, int sign) : n_(n), power_of_two_(n > 0 && (n & (n - 1)) == 0) {
-    // Radix-2 stage `len` uses twiddle k * (n / len) for k < len / 2: all below n / 2.
-    const int64_t count = n <= 1 ? 0 : power_of_two_ ? n / 2 : n;
-    roots_.resize(static_cast<size_t>(count));
-    for (int64_t k = 0; k < count; ++k) roots_[static_cast<size_t>(k)] = Twiddle(k, n, sign);
+  FftPlan(int64_t n, int sign) : n_(n), sign_(sign) {
+    if (n <= 1) return;
+    std::vector<int64_t> radices = Radices(n);
+    const int64_t m = BluesteinLength(n);
+    if (MixedCost(n, radices) <= BluesteinCost(m)) {
+      buffer_ = n;
+      table_ = Table(n);
+      if (AddStages(n, radices, sign, kLine, kBufferA) == kBufferA) steps_.push_back(Simple(kCopy, kBufferA, kLine, n));
+      return;
+    }
+    BuildBluestein(m);
   }
 
   int64_t length() const { return n_; }
-  bool power_of_two() const { return power_of_two_; }
-
-  // The whole transform of v[0, n) in place; scratch holds n points for a direct DFT.
-  void Transform(Complex* v, std::vector<Complex>& scratch) const {
-    if (n_ <= 1) return;
-    if (!power_of_two_) {
-      scratch.resize(static_cast<size_t>(n_));
-      DftOutputs(v, scratch.data(), 0, n_);
-      std::copy(scratch.begin(), scratch.end(), v);
-      return;
-    }
-    BitReverse(v);
-    for (int64_t len = 2; len <= n_; len *= 2) Butterflies(v, len, 0, n_ / 2);
+  // About the complex multiply-adds of one transform, for sharing lines out.
+  int64_t cost() const {
+    int64_t total = 0;
+    for (const StepSpec& step : steps_) total += step.items * (step.kind == kStage ? step.radix * Weight(step.radix) : 1);
+    return total;
   }
+  int steps() const { return static_cast<int>(steps_.size()); }
+  int64_t StepItems(int s) const { return steps_[static_cast<size_t>(s)].items; }
 
-  // Radix-2 steps, for callers that split one long line: the bit-reversal permutation...
-  void BitReverse(Complex* v) const {
-    for (int64_t i = 1, j = 0; i < n_; ++i) {
-      int64_t bit = n_ >> 1;
-      for (; j & bit; bit >>= 1) j ^= bit;
-      j ^= bit;
-      if (i < j) std::swap(v[i], v[j]);
-    }
+  void Prepare(FftWork& work) const {
+    work.a.resize(static_cast<size_t>(buffer_));
+    work.b.resize(static_cast<size_t>(buffer_));
   }
-  // ...then, stage by stage (len = 2, 4, ..., n), butterflies [b0, b1) of the stage's n / 2.
-  void Butterflies(Complex* v, int64_t len, int64_t b0, int64_t b1) const {
-    const int64_t half = len / 2, step = n_ / len;
-    int64_t k = b0 % half, start = (b0 - k) * 2;  // butterfly b: k = b mod half, start = 2 (b - k)
-    for (int64_t b = b0; b < b1; ++b) {
-      const Complex a = v[start + k];
-      const Complex odd = v[start + k + half] * roots_[static_cast<size_t>(k * step)];
-      v[start + k] = a + odd;
-      v[start + k + half] = a - odd;
-      if (++k == half) {
-        k = 0;
-        start += len;
-      }
+  // Items [i0, i1) of step s on the line v[0, n) and `work` (prepared).
+  void Step(int s, Complex* v, FftWork& work, int64_t i0, int64_t i1) const {
+    const StepSpec& step = steps_[static_cast<size_t>(s)];
+    const Complex* src = Buffer(step.src, v, work);
+    Complex* dst = Buffer(step.dst, v, work);
+    switch (step.kind) {
+      case kStage: Stage(step, src, dst, i0, i1); return;
+      case kCopy: std::copy(src + i0, src + i1, dst + i0); return;
+      case kChirpIn:
+        for (int64_t i = i0; i < i1; ++i) dst[i] = i < n_ ? Mul(src[i], chirp_[static_cast<size_t>(i)]) : Complex(0, 0);
+        return;
+      case kFilter:
+        for (int64_t i = i0; i < i1; ++i) dst[i] = Mul(src[i], filter_[static_cast<size_t>(i)]);
+        return;
+      case kChirpOut:
+        for (int64_t i = i0; i < i1; ++i) dst[i] = Mul(src[i], chirp_[static_cast<size_t>(i)]);
+        return;
     }
   }
-
-  // A direct DFT's outputs [k0, k1) of v into out[k0, k1) (out apart from v).
-  void DftOutputs(const Complex* v, Complex* out, int64_t k0, int64_t k1) const {
-    for (int64_t k = k0; k < k1; ++k) {
-      Complex sum(0, 0);
-      for (int64_t j = 0, at = 0; j < n_; ++j) {  // at = j * k mod n
-        sum += v[j] * roots_[static_cast<size_t>(at)];
-        at += k;
-        if (at >= n_) at -= n_;
-      }
-      out[k] = sum;
-    }
+  // The whole transform of v[0, n) in place.
+  void Transform(Complex* v, FftWork& work) const {
+    Prepare(work);
+    for (int s = 0; s < steps(); ++s) Step(s, v, work, 0, StepItems(s));
   }
 
  private:
+  enum Kind { kStage, kCopy, kChirpIn, kFilter, kChirpOut };
+  enum BufferId { kLine, kBufferA, kBufferB };
+  // A Stockham stage turns `span * radix`-point transforms at `stride` into `span`-point
+  // ones at stride * radix: item (j, q) reads src[q + stride (j + r span)] for r < radix,
+  // and writes its radix-point DFT, output k times W^(j k stride) (W = the table's root),
+  // to dst[q + stride (radix j + k)].
+  struct StepSpec {
+    Kind kind;
+    BufferId src, dst;
+    int64_t items, radix = 0, span = 0, stride = 0;
+    int sign = 0;
+  };
+
+  static StepSpec Simple(Kind kind, BufferId src, BufferId dst, int64_t items) { return StepSpec{kind, src, dst, items}; }
+
+  // n's factors in stage order: 4s, then a 2, then the odd primes in increasing order.
+  static std::vector<int64_t> Radices(int64_t n) {
+    std::vector<int64_t> radices;
+    for (; n % 4 == 0; n /= 4) radices.push_back(4);
+    if (n % 2 == 0) {
+      radices.push_back(2);
+      n /= 2;
+    }
+    for (int64_t p = 3; p * p <= n; p += 2) {
+      for (; n % p == 0; n /= p) radices.push_back(p);
+    }
+    if (n > 1) radices.push_back(n);
+    return radices;
+  }
+  // Operations per point of a radix's butterfly, roughly (2, 3 and 4 are written out).
+  static int64_t Weight(int64_t radix) { return radix <= 4 ? 2 : radix; }
+  static int64_t MixedCost(int64_t n, const std::vector<int64_t>& radices) {
+    int64_t per_point = 0;
+    for (int64_t p : radices) per_point += Weight(p);
+    return n * per_point;
+  }
+  static int64_t BluesteinLength(int64_t n) {
+    int64_t m = 1;
+    while (m < 2 * n - 1) m *= 2;
+    return m;
+  }
+  // Two power-of-two transforms of m points, and the three products.
+  static int64_t BluesteinCost(int64_t m) { return 2 * MixedCost(m, Radices(m)) + 3 * m; }
+
+  // Roots exp(-2 pi i t / n), t < n (a stage takes their conjugates when its sign is +1).
+  static std::vector<Complex> Table(int64_t n) {
+    std::vector<Complex> table(static_cast<size_t>(n));
+    for (int64_t t = 0; t < n; ++t) table[static_cast<size_t>(t)] = Twiddle(t, n, -1);
+    return table;
+  }
+  Complex Root(int64_t t, int sign) const {
+    const Complex r = table_[static_cast<size_t>(t)];
+    return sign < 0 ? r : std::conj(r);
+  }
+
+  // Appends the stages of an n-point transform from buffer `from`, alternating with `other`;
+  // returns the buffer holding the result.
+  BufferId AddStages(int64_t n, const std::vector<int64_t>& radices, int sign, BufferId from, BufferId other) {
+    int64_t stride = 1;
+    for (int64_t p : radices) {
+      const int64_t span = n / (stride * p);
+      steps_.push_back(StepSpec{kStage, from, other, n / p, p, span, stride, sign});
+      std::swap(from, other);
+      stride *= p;
+    }
+    return from;
+  }
+
+  // X_k = c_k sum_j (x_j c_j) conj(c_(k-j)) with the chirp c_t = exp(sign pi i t^2 / n): the
+  // sum is a cyclic convolution of m points, by a forward transform, a product with the
+  // chirp's own transform (filter_, scaled by 1 / m) and an inverse transform.
+  void BuildBluestein(int64_t m) {
+    buffer_ = m;
+    table_ = Table(m);
+    chirp_.resize(static_cast<size_t>(n_));
+    for (int64_t t = 0; t < n_; ++t) {  // t^2 mod 2n, exactly
+      const int64_t square = static_cast<int64_t>((static_cast<unsigned __int128>(t) * t) % (2 * static_cast<uint64_t>(n_)));
+      chirp_[static_cast<size_t>(t)] = Twiddle(square, 2 * n_, sign_);
+    }
+    const std::vector<int64_t> radices = Radices(m);
+    steps_.push_back(Simple(kChirpIn, kLine, kBufferA, m));
+    const size_t forward = steps_.size();
+    const BufferId spectrum = AddStages(m, radices, -1, kBufferA, kBufferB);
+    const size_t forward_end = steps_.size();
+    steps_.push_back(Simple(kFilter, spectrum, spectrum, m));
+    const BufferId product = AddStages(m, radices, 1, spectrum, spectrum == kBufferA ? kBufferB : kBufferA);
+    steps_.push_back(Simple(kChirpOut, product, kLine, n_));
+    // The filter: the forward transform of conj(c_|t|) for |t| < n around 0 (cyclic).
+    FftWork work;
+    Prepare(work);
+    std::fill(work.a.begin(), work.a.end(), Complex(0, 0));
+    for (int64_t t = 0; t < n_; ++t) {
+      work.a[static_cast<size_t>(t)] = std::conj(chirp_[static_cast<size_t>(t)]);
+      if (t > 0) work.a[static_cast<size_t>(m - t)] = work.a[static_cast<size_t>(t)];
+    }
+    for (size_t s = forward; s < forward_end; ++s) Step(static_cast<int>(s), nullptr, work, 0, steps_[s].items);
+    const std::vector<Complex>& result = spectrum == kBufferA ? work.a : work.b;
+    filter_.resize(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) filter_[static_cast<size_t>(i)] = result[static_cast<size_t>(i)] / static_cast<double>(m);
+  }
+
+  static Complex* Buffer(BufferId id, Complex* v, FftWork& work) {
+    return id == kLine ? v : id == kBufferA ? work.a.data() : work.b.data();
+  }
+
+  // Items [i0, i1) of a stage: item (j, q) is j * stride + q.
+  void Stage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1) const {
+    switch (st.radix) {
+      case 2:
+        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
+          const int64_t s = st.stride;
+          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + st.span)];
+          y[q + s * 2 * j] = a0 + a1;
+          y[q + s * (2 * j + 1)] = j == 0 ? a0 - a1 : Mul(a0 - a1, w[1]);
+        });
+      case 3:
+        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
+          const int64_t s = st.stride, m = st.span;
+          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + m)], a2 = x[q + s * (j + 2 * m)];
+          const Complex t = a1 + a2, d = a1 - a2, base = a0 - 0.5 * t;
+          const double h = st.sign * 0.8660254037844386;  // sign * sqrt(3) / 2
+          const Complex rotated(-h * d.imag(), h * d.real());  // i h d
+          y[q + s * 3 * j] = a0 + t;
+          y[q + s * (3 * j + 1)] = j == 0 ? base + rotated : Mul(base + rotated, w[1]);
+          y[q + s * (3 * j + 2)] = j == 0 ? base - rotated : Mul(base - rotated, w[2]);
+        });
+      case 4:
+        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
+          const int64_t s = st.stride, m = st.span;
+          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + m)];
+          const Complex a2 = x[q + s * (j + 2 * m)], a3 = x[q + s * (j + 3 * m)];
+          const Complex e = a0 + a2, f = a0 - a2, g = a1 + a3, d = a1 - a3;
+          const Complex rotated(-st.sign * d.imag(), st.sign * d.real());  // sign i d
+          Complex* out = y + q + s * 4 * j;
+          out[0] = e + g;
+          if (j == 0) {
+            out[s] = f + rotated;
+            out[2 * s] = e - g;
+            out[3 * s] = f - rotated;
+            return;
+          }
+          out[s] = Mul(f + rotated, w[1]);
+          out[2 * s] = Mul(e - g, w[2]);
+          out[3 * s] = Mul(f - rotated, w[3]);
+        });
+      default: {
+        const int64_t p = st.radix, s = st.stride, m = st.span, root_step = table_.size() / p;
+        std::vector<Complex> a(static_cast<size_t>(p));
+        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
+          for (int64_t r = 0; r < p; ++r) a[static_cast<size_t>(r)] = x[q + s * (j + r * m)];
+          for (int64_t k = 0; k < p; ++k) {
+            Complex sum = a[0];
+            for (int64_t r = 1, at = k; r < p; ++r) {  // at = r k mod p
+              sum += Mul(a[static_cast<size_t>(r)], Root(at * root_step, st.sign));
+              at += k;
+              if (at >= p) at -= p;
+            }
+            y[q + s * (p * j + k)] = j == 0 || k == 0 ? sum : Mul(sum, w[k]);
+          }
+        });
+      }
+    }
+  }
+  // Runs butterfly(j, q, w) for items [i0, i1), w[k] = W^(j k stride) computed once per j.
+  template <typename Butterfly>
+  void StageLoop(const StepSpec& st, int64_t i0, int64_t i1, Butterfly&& butterfly) const {
+    const int64_t s = st.stride;
+    std::vector<Complex> w(static_cast<size_t>(st.radix));
+    int64_t j = i0 / s, q = i0 - j * s;
+    for (int64_t item = i0; item < i1; ++j, q = 0) {
+      const int64_t q1 = std::min(s, q + (i1 - item));
+      for (int64_t k = 1; k < st.radix && j > 0; ++k) w[static_cast<size_t>(k)] = Root(j * k * s, st.sign);
+      for (int64_t at = q; at < q1; ++at) butterfly(j, at, w.data());
+      item += q1 - q;
+    }
+  }
+
   int64_t n_;
-  bool power_of_two_;
-  std::vector<Complex> roots_;
+  int sign_;
+  int64_t buffer_ = 0;  // points in each of FftWork's buffers
+  std::vector<StepSpec> steps_;
+  std::vector<Complex> table_, chirp_, filter_;
 };
 
 // Lines of a row-major array of dimensions `dims` along `axis`: line l (of outer * inner)

@@ -51,6 +51,14 @@ def sort_complex(a, b):
     return np.concatenate([s.real, s.imag])
 
 
+def fft_rows(a, b):
+    t = np.fft.fft(a + 1j * b, axis=1)
+    return np.concatenate([t.real, t.imag], axis=1).astype(F)
+
+
+FFT_SHAPES = {"fft_1m": (1, 1 << 20), "fft_rows": (256, 4096), "fft_1000": (64, 1000), "fft_1009": (64, 1009)}
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -85,6 +93,8 @@ def workload(name, rng):
         return topk_rows, (uniform(rng, 256, 32000),)
     if name == "topk_row":
         return topk_rows, (uniform(rng, 1, 1 << 22),)
+    if name in FFT_SHAPES:
+        return fft_rows, (uniform(rng, *FFT_SHAPES[name]), uniform(rng, *FFT_SHAPES[name]))
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

@@ -211,21 +211,22 @@ TEST(CpuLinalg, FftEveryTypeLengthAndLayout) {
 }
 
 // Many lines over the threads, and long lines fewer than SetSplitLinesBelow says (raised here
-// so that several take that path on any machine), each split over the threads: a radix-2
-// stage's butterflies or a direct DFT's outputs (1100 points: 1100^2 / 32 past
-// kSplitLineFrom) side by side. Both change no bit.
+// so that several take that path on any machine), each split over the threads step by step
+// (fft_core.h: radix-4/2 stages; mixed radices 45000 = 2^3 3^2 5^4; Bluestein's chirp and
+// filter products and its power-of-two stages for the prime 32771). Neither changes a bit.
 TEST(CpuLinalg, FftLinesOverThreadsAndSplitLines) {
   ExpectFftsAgree({{"FFT", "c64[64,512]", "c64[64,512]", "{512}"},
                    {"IFFT", "c128[40,100]{0,1}", "c128[40,100]", "{100}"},
+                   {"FFT", "c64[16,1009]", "c64[16,1009]", "{1009}"},
                    {"IRFFT", "c64[3,32,65]", "f32[3,32,128]", "{32,128}"}},
                   60);
   SetSplitLinesBelow(64);
   ExpectFftsAgree({{"FFT", "c64[2,32768]", "c64[2,32768]", "{32768}"},
-                   {"IFFT", "c128[3,1100]", "c128[3,1100]", "{1100}"},
-                   {"FFT", "c64[2,1100]{0,1}", "c64[2,1100]", "{1100}"},
+                   {"IFFT", "c128[3,45000]", "c128[3,45000]", "{45000}"},
+                   {"FFT", "c64[2,32771]{0,1}", "c64[2,32771]", "{32771}"},
                    {"RFFT", "f32[2,32768]", "c64[2,16385]", "{32768}"},
                    {"IRFFT", "c64[2,16385]", "f32[2,32768]", "{32768}"},
-                   {"IRFFT", "c128[1,551]", "f64[1,1100]", "{1100}"},
+                   {"IRFFT", "c128[1,16386]", "f64[1,32771]", "{32771}"},
                    {"FFT", "c64[2,4,32768]", "c64[2,4,32768]", "{4,32768}"}},
                   70);
   SetSplitLinesBelow(0);

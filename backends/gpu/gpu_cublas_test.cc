@@ -58,7 +58,9 @@ TEST_P(GpuCublasTest, AgreesWithTheInterpreterThroughCublas) {
   const int before = Gemms(), launched = EmulatedLaunches();
   EXPECT_TRUE(LiteralNear(*expected, RunHloOn(*gpu, c.hlo, args), c.rtol, c.atol));
   EXPECT_EQ(Gemms() - before, c.gemms);
-  if (c.kernels >= 0) EXPECT_EQ(EmulatedLaunches() - launched, c.kernels);
+  if (c.kernels >= 0) {
+    EXPECT_EQ(EmulatedLaunches() - launched, c.kernels);
+  }
 }
 
 const char kCanonical[] = "lhs_contracting_dims={1}, rhs_contracting_dims={0}";

@@ -286,7 +286,9 @@ ENTRY e {
     EXPECT_EQ(got->data<float>()[3], 7.0f);
     EXPECT_EQ(got->data<float>()[4], 8.0f);
     EXPECT_EQ(got->data<float>()[0], array.data<float>()[0]);
-    if (keep) EXPECT_EQ(*gpu->TransferFromDevice(*element), array) << "the element the caller kept was overwritten";
+    if (keep) {
+      EXPECT_EQ(*gpu->TransferFromDevice(*element), array) << "the element the caller kept was overwritten";
+    }
   }
 }
 

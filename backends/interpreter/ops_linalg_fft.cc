@@ -1,5 +1,5 @@
 // fft: FFT, IFFT, RFFT and IRFFT over the last fft_length.size() dimensions. Computed in
-// complex<double> (radix-2 when the length is a power of two, a direct DFT otherwise:
+// complex<double> (mixed-radix, or Bluestein's for a length with a large prime factor:
 // backends/fft_core.h, shared with the cpu runtime) and rounded once. IFFT and IRFFT scale by
 // 1/N per transformed axis. IRFFT rebuilds the full spectrum of the last axis by Hermitian
 // symmetry (X[N-k] = conj(X[k])) and keeps the real part, so the imaginary parts of the DC and
@@ -24,9 +24,10 @@ void TransformAxis(std::vector<Complex>* data, const std::vector<int64_t>& dims,
   const fft::AxisLines lines(dims, static_cast<size_t>(axis));
   if (lines.count == 0 || data->empty()) return;
   const fft::FftPlan plan(lines.n, sign);
-  std::vector<Complex> line, scratch;
+  std::vector<Complex> line;
+  fft::FftWork work;
   fft::TransformLines(lines, scale, data->data(), 0, lines.count, line,
-                      [&](Complex* v) { plan.Transform(v, scratch); });
+                      [&](Complex* v) { plan.Transform(v, work); });
 }
 
 absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Operands operands) {
@@ -100,9 +101,10 @@ absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Ope
       std::vector<double> out(ElementCount(full), 0.0);
       if (n > 0) {
         const fft::FftPlan plan(n, 1);
-        std::vector<Complex> line, scratch;
+        std::vector<Complex> line;
+        fft::FftWork work;
         fft::InverseRealRows(n, data.data(), h, out.data(), 0, rows, line,
-                             [&](Complex* v) { plan.Transform(v, scratch); });
+                             [&](Complex* v) { plan.Transform(v, work); });
       }
       return WriteValues(out_shape, out);
     }

@@ -1,12 +1,13 @@
 // __xla_cpu_fft: FFT, IFFT, RFFT and IRFFT over the last fft_rank dimensions, computed in
 // complex<double> and rounded once, by the interpreter's own transforms (backends/fft_core.h:
-// radix-2 for power-of-two lengths, a direct DFT otherwise, twiddles computed once per length),
+// mixed-radix Stockham stages, or Bluestein's chirp-z for a length with a large prime factor),
 // so results are bit-exact with it (backends/interpreter/ops_linalg_fft.cc). Inverse transforms
 // scale by 1/N per axis; IRFFT rebuilds the last axis by Hermitian symmetry and keeps real
 // parts. Lines are shared out over the runtime's threads; fewer lines than threads, when long
-// (runtime.h SplitLines; a direct DFT counts n^2 / 32 points), are each split instead: a
-// radix-2 stage's butterflies, or a direct DFT's outputs, over the threads, which changes no
-// bit since each is computed on its own.
+// (runtime.h SplitLines), are each split instead: each step of the plan (a stage's butterflies,
+// a chirp's products) over the threads, which changes no bit since each item is computed on
+// its own.
+#include <algorithm>
 #include <complex>
 #include <vector>
 
@@ -20,34 +21,19 @@ namespace {
 
 using fft::Complex;
 
-// Whether `lines` lines of plan's length are each split over the threads.
+// Whether `lines` lines of plan's length are each split over the threads (a transform counts
+// as many points as its arithmetic).
 bool SplitsLines(const fft::FftPlan& plan, int64_t lines) {
-  const int64_t n = plan.length();
-  return n > 1 && SplitLines(lines, plan.power_of_two() || n >= kSplitLineFrom ? n : n / 32 * n);
+  return plan.length() > 1 && SplitLines(lines, std::max(plan.length(), plan.cost() / 16));
 }
 
-// The transform of one line v[0, n) in place over all the threads.
-void TransformSplit(const fft::FftPlan& plan, Complex* v, std::vector<Complex>& scratch) {
-  const int64_t n = plan.length();
-  if (plan.power_of_two()) {
-    plan.BitReverse(v);
-    for (int64_t len = 2; len <= n; len *= 2) {
-      ParallelRanges(n / 2, 8, [&](int64_t b0, int64_t b1) { plan.Butterflies(v, len, b0, b1); });
-    }
-    return;
+// The transform of one line v[0, n) in place over all the threads: each step's items (a
+// stage's butterflies, a chirp's points) shared out, one step after another.
+void TransformSplit(const fft::FftPlan& plan, Complex* v, fft::FftWork& work) {
+  plan.Prepare(work);
+  for (int s = 0; s < plan.steps(); ++s) {
+    ParallelRanges(plan.StepItems(s), 8, [&](int64_t i0, int64_t i1) { plan.Step(s, v, work, i0, i1); });
   }
-  scratch.resize(static_cast<size_t>(n));
-  ParallelRanges(n, n, [&](int64_t k0, int64_t k1) { plan.DftOutputs(v, scratch.data(), k0, k1); });
-  std::copy(scratch.begin(), scratch.end(), v);
-}
-
-// About the steps of one line's transform, for ParallelFor's split.
-int64_t LineCost(const fft::FftPlan& plan) {
-  const int64_t n = plan.length();
-  if (!plan.power_of_two()) return n * n;
-  int64_t log2 = 1;
-  while ((int64_t{1} << log2) < n) ++log2;
-  return n * log2;
 }
 
 // Transforms every line of row-major `data` with dimensions `dims` along `axis`.
@@ -56,14 +42,16 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
   if (lines.count == 0 || data.empty()) return;
   const fft::FftPlan plan(lines.n, sign);
   if (SplitsLines(plan, lines.count)) {
-    std::vector<Complex> line, scratch;
+    std::vector<Complex> line;
+    fft::FftWork work;
     fft::TransformLines(lines, scale, data.data(), 0, lines.count, line,
-                        [&](Complex* v) { TransformSplit(plan, v, scratch); });
+                        [&](Complex* v) { TransformSplit(plan, v, work); });
     return;
   }
-  ParallelRanges(lines.count, LineCost(plan), [&](int64_t l0, int64_t l1) {
-    std::vector<Complex> line, scratch;
-    fft::TransformLines(lines, scale, data.data(), l0, l1, line, [&](Complex* v) { plan.Transform(v, scratch); });
+  ParallelRanges(lines.count, plan.cost(), [&](int64_t l0, int64_t l1) {
+    std::vector<Complex> line;
+    fft::FftWork work;
+    fft::TransformLines(lines, scale, data.data(), l0, l1, line, [&](Complex* v) { plan.Transform(v, work); });
   });
 }
 
@@ -73,14 +61,16 @@ void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std
   if (n <= 0 || rows == 0) return;
   const fft::FftPlan plan(n, 1);
   if (SplitsLines(plan, rows)) {
-    std::vector<Complex> line, scratch;
+    std::vector<Complex> line;
+    fft::FftWork work;
     fft::InverseRealRows(n, half.data(), h, real.data(), 0, rows, line,
-                         [&](Complex* v) { TransformSplit(plan, v, scratch); });
+                         [&](Complex* v) { TransformSplit(plan, v, work); });
     return;
   }
-  ParallelRanges(rows, LineCost(plan), [&](int64_t r0, int64_t r1) {
-    std::vector<Complex> line, scratch;
-    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line, [&](Complex* v) { plan.Transform(v, scratch); });
+  ParallelRanges(rows, plan.cost(), [&](int64_t r0, int64_t r1) {
+    std::vector<Complex> line;
+    fft::FftWork work;
+    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line, [&](Complex* v) { plan.Transform(v, work); });
   });
 }
 

@@ -1,0 +1,108 @@
+// backends/fft_core.h against a direct DFT in long double: every kind of plan (radix 4 and 2,
+// 3, other small primes, mixed lengths, Bluestein's for large prime factors), both
+// directions, and a step's items run in any order giving the same bits.
+#include "backends/fft_core.h"
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace xla {
+namespace fft {
+namespace {
+
+std::vector<Complex> RandomLine(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Complex> v(static_cast<size_t>(n));
+  for (Complex& z : v) z = Complex(u(rng), u(rng));
+  return v;
+}
+
+// The largest |fft(v) - direct DFT(v)| over the outputs, relative to the largest |output|.
+double RelativeError(const std::vector<Complex>& v, int sign) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  std::vector<Complex> got = v;
+  FftWork work;
+  FftPlan(n, sign).Transform(got.data(), work);
+  std::vector<std::complex<long double>> roots(static_cast<size_t>(n));
+  for (int64_t t = 0; t < n; ++t) {
+    const long double angle = sign * 2.0L * 3.14159265358979323846264338327950288L * static_cast<long double>(t) /
+                              static_cast<long double>(n);
+    roots[static_cast<size_t>(t)] = std::complex<long double>(std::cos(angle), std::sin(angle));
+  }
+  double worst = 0, scale = 1e-300;
+  for (int64_t k = 0; k < n; ++k) {
+    std::complex<long double> sum = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      sum += std::complex<long double>(v[j].real(), v[j].imag()) * roots[static_cast<size_t>((j * k) % n)];
+    }
+    const std::complex<long double> diff = std::complex<long double>(got[k].real(), got[k].imag()) - sum;
+    worst = std::max(worst, static_cast<double>(std::abs(diff)));
+    scale = std::max(scale, static_cast<double>(std::abs(sum)));
+  }
+  return worst / scale;
+}
+
+TEST(FftCore, EveryKindOfLengthMatchesTheDirectDft) {
+  // 1, 2, 4 and 2^k (radix 4 with or without a 2), 3, 5, 7 and 6, 12, 45, 1000 (mixed), 29
+  // (a prime done directly), 61, 101, 1009, 2 * 1009, 1021 * 3 (Bluestein's).
+  for (int64_t n : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 29, 32, 45, 61, 64, 101, 128, 1000, 1009, 1024, 2018, 3063}) {
+    for (int sign : {-1, 1}) {
+      const double error = RelativeError(RandomLine(n, static_cast<uint32_t>(n * 3 + sign)), sign);
+      EXPECT_LT(error, 1e-14) << "n = " << n << ", sign = " << sign;
+    }
+  }
+}
+
+TEST(FftCore, PlansPickBluesteinOnlyForLargePrimeFactors) {
+  // Bluestein's plan starts with the chirp product (kChirpIn over m >= 2n - 1 points).
+  EXPECT_EQ(FftPlan(1000, -1).StepItems(0), 250);   // radix 4 first: 1000 / 4 butterflies
+  EXPECT_EQ(FftPlan(29, -1).StepItems(0), 1);       // one 29-point butterfly
+  EXPECT_EQ(FftPlan(61, -1).StepItems(0), 128);     // chirp over m = 128
+  EXPECT_EQ(FftPlan(1009, -1).StepItems(0), 2048);  // chirp over m = 2048
+  EXPECT_EQ(FftPlan(1, -1).steps(), 0);
+  EXPECT_EQ(FftPlan(0, -1).steps(), 0);
+}
+
+// Items of every step run backwards and in two halves: the same bits as Transform.
+TEST(FftCore, StepItemsInAnyOrderGiveTheSameBits) {
+  for (int64_t n : {1024, 1000, 1009, 48}) {
+    const FftPlan plan(n, -1);
+    const std::vector<Complex> v = RandomLine(n, 7);
+    std::vector<Complex> whole = v, pieces = v;
+    FftWork work, other;
+    plan.Transform(whole.data(), work);
+    plan.Prepare(other);
+    for (int s = 0; s < plan.steps(); ++s) {
+      const int64_t items = plan.StepItems(s), half = items / 2;
+      for (int64_t i = items; i > half; --i) plan.Step(s, pieces.data(), other, i - 1, i);
+      plan.Step(s, pieces.data(), other, 0, half);
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      ASSERT_EQ(whole[k], pieces[k]) << "n = " << n << ", k = " << k;
+    }
+  }
+}
+
+TEST(FftCore, ForwardThenInverseIsNTimesTheLine) {
+  for (int64_t n : {3000, 4096, 4099}) {
+    const std::vector<Complex> v = RandomLine(n, 11);
+    std::vector<Complex> round = v;
+    FftWork work;
+    FftPlan(n, -1).Transform(round.data(), work);
+    FftPlan(n, 1).Transform(round.data(), work);
+    for (int64_t k = 0; k < n; ++k) {
+      EXPECT_NEAR(round[k].real() / n, v[k].real(), 1e-13);
+      EXPECT_NEAR(round[k].imag() / n, v[k].imag(), 1e-13);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fft
+}  // namespace xla
