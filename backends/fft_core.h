@@ -5,7 +5,7 @@
 // (backends/interpreter/ops_linalg_fft.cc) and the cpu runtime (backends/cpu/runtime/fft.cc) so
 // that their results are the same bit for bit. Every length is O(n log n):
 // - a length whose prime factors are small is a mixed-radix Stockham transform (self-sorting,
-//   out of place between the line and one buffer): radix-4 stages, then 2, 3 and any other
+//   out of place between the line and one buffer): radix-4 stages, then 2, 3, 5 and any other
 //   prime factor p (a direct p-point DFT per butterfly);
 // - a length with a large prime factor is Bluestein's chirp-z transform: the DFT written as a
 //   convolution with a chirp, computed by power-of-two transforms of m >= 2n - 1 points.
@@ -20,6 +20,9 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -71,6 +74,12 @@ class FftPlan {
   }
 
   int64_t length() const { return n_; }
+  int sign() const { return sign_; }
+  // Bytes of the plan's tables.
+  int64_t bytes() const {
+    return static_cast<int64_t>((table_.size() + chirp_.size() + filter_.size()) * sizeof(Complex) +
+                                steps_.size() * sizeof(StepSpec));
+  }
   // About the complex multiply-adds of one transform, for sharing lines out.
   int64_t cost() const {
     int64_t total = 0;
@@ -139,8 +148,8 @@ class FftPlan {
     if (n > 1) radices.push_back(n);
     return radices;
   }
-  // Operations per point of a radix's butterfly, roughly (2, 3 and 4 are written out).
-  static int64_t Weight(int64_t radix) { return radix <= 4 ? 2 : radix; }
+  // Operations per point of a radix's butterfly, roughly (2 to 5 are written out).
+  static int64_t Weight(int64_t radix) { return radix <= 5 ? 2 : radix; }
   static int64_t MixedCost(int64_t n, const std::vector<int64_t>& radices) {
     int64_t per_point = 0;
     for (int64_t p : radices) per_point += Weight(p);
@@ -255,6 +264,23 @@ class FftPlan {
           out[2 * s] = Mul(e - g, w[2]);
           out[3 * s] = Mul(f - rotated, w[3]);
         });
+      case 5:
+        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
+          constexpr double kCos1 = 0.30901699437494745, kCos2 = -0.8090169943749475;  // cos(2 pi / 5), cos(4 pi / 5)
+          constexpr double kSin1 = 0.9510565162951535, kSin2 = 0.5877852522924731;    // sin(2 pi / 5), sin(4 pi / 5)
+          const int64_t s = st.stride, m = st.span;
+          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + m)], a2 = x[q + s * (j + 2 * m)];
+          const Complex a3 = x[q + s * (j + 3 * m)], a4 = x[q + s * (j + 4 * m)];
+          const Complex t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
+          const Complex base1 = a0 + kCos1 * t1 + kCos2 * t2, base2 = a0 + kCos2 * t1 + kCos1 * t2;
+          const double sign = st.sign;
+          const Complex e1 = sign * (kSin1 * d1 + kSin2 * d2), e2 = sign * (kSin2 * d1 - kSin1 * d2);
+          const Complex r1(-e1.imag(), e1.real()), r2(-e2.imag(), e2.real());  // i e1, i e2
+          Complex* out = y + q + s * 5 * j;
+          out[0] = a0 + t1 + t2;
+          const Complex c[5] = {out[0], base1 + r1, base2 + r2, base2 - r2, base1 - r1};
+          for (int k = 1; k < 5; ++k) out[k * s] = j == 0 ? c[k] : Mul(c[k], w[k]);
+        });
       default: {
         const int64_t p = st.radix, s = st.stride, m = st.span, root_step = table_.size() / p;
         std::vector<Complex> a(static_cast<size_t>(p));
@@ -293,6 +319,40 @@ class FftPlan {
   std::vector<StepSpec> steps_;
   std::vector<Complex> table_, chirp_, filter_;
 };
+
+// The plan for (n, sign), shared: building one costs a cos and a sin per point (and, for
+// Bluestein's, a transform of the chirp), about as much as transforming a line, so a length
+// transformed again (the next line of an array, the next execution) reuses it. The most
+// recently used plans are kept, up to kPlanCacheBytes of tables in all.
+inline constexpr int64_t kPlanCacheBytes = int64_t{128} << 20;
+inline std::shared_ptr<const FftPlan> SharedPlan(int64_t n, int sign) {
+  static std::mutex mu;
+  static std::list<std::shared_ptr<const FftPlan>>* plans = new std::list<std::shared_ptr<const FftPlan>>();
+  static int64_t bytes = 0;
+  const int direction = sign < 0 ? -1 : 1;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto it = plans->begin(); it != plans->end(); ++it) {
+      if ((*it)->length() == n && (*it)->sign() == direction) {
+        plans->splice(plans->begin(), *plans, it);  // most recently used first
+        return plans->front();
+      }
+    }
+  }
+  auto plan = std::make_shared<const FftPlan>(n, direction);  // built outside the lock
+  if (plan->bytes() > kPlanCacheBytes) return plan;
+  std::lock_guard<std::mutex> lock(mu);
+  for (const auto& cached : *plans) {
+    if (cached->length() == n && cached->sign() == direction) return cached;  // built meanwhile
+  }
+  plans->push_front(plan);
+  bytes += plan->bytes();
+  while (bytes > kPlanCacheBytes) {
+    bytes -= plans->back()->bytes();
+    plans->pop_back();
+  }
+  return plan;
+}
 
 // Lines of a row-major array of dimensions `dims` along `axis`: line l (of outer * inner)
 // starts at First(l) and its points are `inner` apart.

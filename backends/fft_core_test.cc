@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -101,6 +102,21 @@ TEST(FftCore, ForwardThenInverseIsNTimesTheLine) {
       EXPECT_NEAR(round[k].imag() / n, v[k].imag(), 1e-13);
     }
   }
+}
+
+// A length transformed again reuses its plan (per direction); the cache keeps what it returned
+// alive for as long as a caller holds it.
+TEST(FftCore, SharedPlansAreBuiltOncePerLengthAndDirection) {
+  const std::shared_ptr<const FftPlan> forward = SharedPlan(1000, -1);
+  EXPECT_EQ(forward.get(), SharedPlan(1000, -1).get());
+  EXPECT_NE(forward.get(), SharedPlan(1000, 1).get());
+  EXPECT_EQ(SharedPlan(1000, 1)->sign(), 1);
+  EXPECT_EQ(forward->length(), 1000);
+  std::vector<Complex> a = RandomLine(1000, 5), b = a;
+  FftWork work;
+  forward->Transform(a.data(), work);
+  FftPlan(1000, -1).Transform(b.data(), work);
+  EXPECT_EQ(a, b);
 }
 
 }  // namespace

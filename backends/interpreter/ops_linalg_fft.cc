@@ -4,6 +4,7 @@
 // 1/N per transformed axis. IRFFT rebuilds the full spectrum of the last axis by Hermitian
 // symmetry (X[N-k] = conj(X[k])) and keeps the real part, so the imaginary parts of the DC and
 // Nyquist terms are ignored.
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -23,11 +24,11 @@ void TransformAxis(std::vector<Complex>* data, const std::vector<int64_t>& dims,
                    bool scale) {
   const fft::AxisLines lines(dims, static_cast<size_t>(axis));
   if (lines.count == 0 || data->empty()) return;
-  const fft::FftPlan plan(lines.n, sign);
+  const std::shared_ptr<const fft::FftPlan> plan = fft::SharedPlan(lines.n, sign);
   std::vector<Complex> line;
   fft::FftWork work;
   fft::TransformLines(lines, scale, data->data(), 0, lines.count, line,
-                      [&](Complex* v) { plan.Transform(v, work); });
+                      [&](Complex* v) { plan->Transform(v, work); });
 }
 
 absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Operands operands) {
@@ -100,11 +101,11 @@ absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Ope
       const int64_t rows = static_cast<int64_t>(data.size()) / h;
       std::vector<double> out(ElementCount(full), 0.0);
       if (n > 0) {
-        const fft::FftPlan plan(n, 1);
+        const std::shared_ptr<const fft::FftPlan> plan = fft::SharedPlan(n, 1);
         std::vector<Complex> line;
         fft::FftWork work;
         fft::InverseRealRows(n, data.data(), h, out.data(), 0, rows, line,
-                             [&](Complex* v) { plan.Transform(v, work); });
+                             [&](Complex* v) { plan->Transform(v, work); });
       }
       return WriteValues(out_shape, out);
     }

@@ -36,42 +36,77 @@ void TransformSplit(const fft::FftPlan& plan, Complex* v, fft::FftWork& work) {
   }
 }
 
+// body(l0, l1, line, transform) for ranges of `count` lines, `line` a buffer and
+// transform(v) the plan's transform of v[0, n): ranges over the threads, each line's transform
+// on one; or, for a few long lines, all of them here, each transform split over the threads.
+template <typename Body>
+void ForLines(const fft::FftPlan& plan, int64_t count, Body&& body) {
+  if (SplitsLines(plan, count)) {
+    std::vector<Complex> line;
+    fft::FftWork work;
+    body(0, count, line, [&](Complex* v) { TransformSplit(plan, v, work); });
+    return;
+  }
+  ParallelRanges(count, plan.cost(), [&](int64_t l0, int64_t l1) {
+    std::vector<Complex> line;
+    fft::FftWork work;
+    body(l0, l1, line, [&](Complex* v) { plan.Transform(v, work); });
+  });
+}
+
 // Transforms every line of row-major `data` with dimensions `dims` along `axis`.
 void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, size_t axis, int sign, bool scale) {
   const fft::AxisLines lines(dims, axis);
   if (lines.count == 0 || data.empty()) return;
-  const fft::FftPlan plan(lines.n, sign);
-  if (SplitsLines(plan, lines.count)) {
-    std::vector<Complex> line;
-    fft::FftWork work;
-    fft::TransformLines(lines, scale, data.data(), 0, lines.count, line,
-                        [&](Complex* v) { TransformSplit(plan, v, work); });
-    return;
-  }
-  ParallelRanges(lines.count, plan.cost(), [&](int64_t l0, int64_t l1) {
-    std::vector<Complex> line;
-    fft::FftWork work;
-    fft::TransformLines(lines, scale, data.data(), l0, l1, line, [&](Complex* v) { plan.Transform(v, work); });
+  ForLines(*fft::SharedPlan(lines.n, sign), lines.count, [&](int64_t l0, int64_t l1, std::vector<Complex>& line, auto&& transform) {
+    fft::TransformLines(lines, scale, data.data(), l0, l1, line, transform);
   });
 }
 
-// IRFFT's last axis (fft_core.h InverseRealRows), rows over the threads or each split.
+// IRFFT's last axis (fft_core.h InverseRealRows).
 void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std::vector<double>& real) {
   const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(half.size()) / h;
   if (n <= 0 || rows == 0) return;
-  const fft::FftPlan plan(n, 1);
-  if (SplitsLines(plan, rows)) {
-    std::vector<Complex> line;
-    fft::FftWork work;
-    fft::InverseRealRows(n, half.data(), h, real.data(), 0, rows, line,
-                         [&](Complex* v) { TransformSplit(plan, v, work); });
-    return;
-  }
-  ParallelRanges(rows, plan.cost(), [&](int64_t r0, int64_t r1) {
-    std::vector<Complex> line;
-    fft::FftWork work;
-    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line, [&](Complex* v) { plan.Transform(v, work); });
+  ForLines(*fft::SharedPlan(n, 1), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, auto&& transform) {
+    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line, transform);
   });
+}
+
+// Where line l of `a` along its last axis lies: its first element's storage offset (its other
+// indices being l in row-major order) and the step between its points.
+struct LineAt {
+  int64_t first = 0, step = 0;
+  LineAt(const StridedArray& a, int64_t l) : step(a.stride(a.rank() - 1)) {
+    for (int64_t d = a.rank() - 2; d >= 0; --d) {
+      first += (l % a.dim(d)) * a.stride(d);
+      l /= a.dim(d);
+    }
+  }
+};
+
+// A transform of the last axis alone (fft_length of one entry, n >= 1): each line read from
+// the operand, transformed and written to the result, with no copy of the whole array; the
+// same values, in the same order of operations, as the axis by axis path (and the interpreter).
+void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t fft_type) {
+  const int64_t axis = out.rank() - 1, in_points = in.dim(axis), out_points = out.dim(axis);
+  const int64_t n = fft_type == 3 ? out_points : in_points;
+  const double factor = 1.0 / static_cast<double>(n);
+  ForLines(*fft::SharedPlan(n, fft_type == 0 || fft_type == 2 ? -1 : 1), out.element_count() / out_points,
+           [&](int64_t l0, int64_t l1, std::vector<Complex>& line, auto&& transform) {
+             line.resize(static_cast<size_t>(n));
+             for (int64_t l = l0; l < l1; ++l) {
+               const LineAt from(in, l), to(out, l);
+               for (int64_t k = 0; k < n; ++k) {  // IRFFT: X[n - k] = conj(X[k]) past the half spectrum
+                 line[static_cast<size_t>(k)] = k < in_points ? in.Load(from.first + k * from.step)
+                                                              : std::conj(in.Load(from.first + (n - k) * from.step));
+               }
+               transform(line.data());
+               for (int64_t k = 0; k < out_points; ++k) {
+                 const Complex v = line[static_cast<size_t>(k)];
+                 out.Store(to.first + k * to.step, fft_type == 1 ? v * factor : fft_type == 3 ? v.real() / static_cast<double>(n) : v);
+               }
+             }
+           });
 }
 
 }  // namespace
@@ -85,6 +120,10 @@ static void Fft(void* in, const int64_t* in_descriptor, void* out, const int64_t
   const xla::cpu::StridedArray input(in, in_descriptor), output(out, out_descriptor);
   const size_t rank = static_cast<size_t>(input.rank());
   const size_t first_axis = rank - static_cast<size_t>(fft_rank);
+  if (fft_rank == 1 && output.dim(static_cast<int64_t>(rank) - 1) > 0 && input.dim(static_cast<int64_t>(rank) - 1) > 0) {
+    xla::cpu::TransformLastAxis(input, output, fft_type);
+    return;
+  }
   std::vector<Complex> data = xla::cpu::ReadComplex(input);
   if (fft_type == 0 || fft_type == 1) {
     const std::vector<int64_t> dims = input.dims();

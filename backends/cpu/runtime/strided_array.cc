@@ -97,44 +97,43 @@ void StridedArray::Store(int64_t offset, std::complex<double> v) const {
 }
 
 std::vector<int64_t> StridedArray::RowMajorOffsets() const {
-  const int64_t n = element_count();
-  std::vector<int64_t> offsets;
-  offsets.reserve(n);
-  std::vector<int64_t> index(rank(), 0);
-  int64_t offset = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    offsets.push_back(offset);
-    // Advance the row-major counter, keeping the storage offset in step.
-    for (int64_t d = rank() - 1; d >= 0; --d) {
-      offset += stride(d);
-      if (++index[d] < dim(d)) break;
-      offset -= stride(d) * dim(d);
-      index[d] = 0;
-    }
-  }
+  std::vector<int64_t> offsets(static_cast<size_t>(element_count()));
+  ForEachOffset(0, element_count(), [&](int64_t i, int64_t offset) { offsets[static_cast<size_t>(i)] = offset; });
   return offsets;
 }
 
+namespace {
+
+// fn(i, offset) for every element of `a`, ranges of them over the runtime's threads.
+template <typename F>
+void ForEachElement(const StridedArray& a, F&& fn) {
+  ParallelRanges(a.element_count(), 4, [&](int64_t i0, int64_t i1) { a.ForEachOffset(i0, i1, fn); });
+}
+
+}  // namespace
+
 std::vector<std::complex<double>> ReadComplex(const StridedArray& a) {
-  std::vector<std::complex<double>> values;
-  for (int64_t offset : a.RowMajorOffsets()) values.push_back(a.Load(offset));
+  std::vector<std::complex<double>> values(static_cast<size_t>(a.element_count()));
+  ForEachElement(a, [&](int64_t i, int64_t offset) { values[static_cast<size_t>(i)] = a.Load(offset); });
   return values;
 }
 
 std::vector<double> ReadReal(const StridedArray& a) {
-  std::vector<double> values;
-  for (int64_t offset : a.RowMajorOffsets()) values.push_back(a.Load(offset).real());
+  std::vector<double> values(static_cast<size_t>(a.element_count()));
+  ForEachElement(a, [&](int64_t i, int64_t offset) { values[static_cast<size_t>(i)] = a.Load(offset).real(); });
   return values;
 }
 
 void Write(const StridedArray& a, const std::vector<std::complex<double>>& values) {
-  const std::vector<int64_t> offsets = a.RowMajorOffsets();
-  for (size_t i = 0; i < offsets.size() && i < values.size(); ++i) a.Store(offsets[i], values[i]);
+  ForEachElement(a, [&](int64_t i, int64_t offset) {
+    if (static_cast<size_t>(i) < values.size()) a.Store(offset, values[static_cast<size_t>(i)]);
+  });
 }
 
 void Write(const StridedArray& a, const std::vector<double>& values) {
-  const std::vector<int64_t> offsets = a.RowMajorOffsets();
-  for (size_t i = 0; i < offsets.size() && i < values.size(); ++i) a.Store(offsets[i], values[i]);
+  ForEachElement(a, [&](int64_t i, int64_t offset) {
+    if (static_cast<size_t>(i) < values.size()) a.Store(offset, values[static_cast<size_t>(i)]);
+  });
 }
 
 }  // namespace cpu
