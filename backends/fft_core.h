@@ -227,89 +227,97 @@ class FftPlan {
   // Items [i0, i1) of a stage: item (j, q) is j * stride + q.
   void Stage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1) const {
     switch (st.radix) {
-      case 2:
-        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
-          const int64_t s = st.stride;
-          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + st.span)];
-          y[q + s * 2 * j] = a0 + a1;
-          y[q + s * (2 * j + 1)] = j == 0 ? a0 - a1 : Mul(a0 - a1, w[1]);
-        });
-      case 3:
-        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
-          const int64_t s = st.stride, m = st.span;
-          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + m)], a2 = x[q + s * (j + 2 * m)];
-          const Complex t = a1 + a2, d = a1 - a2, base = a0 - 0.5 * t;
-          const double h = st.sign * 0.8660254037844386;  // sign * sqrt(3) / 2
-          const Complex rotated(-h * d.imag(), h * d.real());  // i h d
-          y[q + s * 3 * j] = a0 + t;
-          y[q + s * (3 * j + 1)] = j == 0 ? base + rotated : Mul(base + rotated, w[1]);
-          y[q + s * (3 * j + 2)] = j == 0 ? base - rotated : Mul(base - rotated, w[2]);
-        });
-      case 4:
-        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
-          const int64_t s = st.stride, m = st.span;
-          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + m)];
-          const Complex a2 = x[q + s * (j + 2 * m)], a3 = x[q + s * (j + 3 * m)];
-          const Complex e = a0 + a2, f = a0 - a2, g = a1 + a3, d = a1 - a3;
-          const Complex rotated(-st.sign * d.imag(), st.sign * d.real());  // sign i d
-          Complex* out = y + q + s * 4 * j;
-          out[0] = e + g;
-          if (j == 0) {
-            out[s] = f + rotated;
-            out[2 * s] = e - g;
-            out[3 * s] = f - rotated;
-            return;
-          }
-          out[s] = Mul(f + rotated, w[1]);
-          out[2 * s] = Mul(e - g, w[2]);
-          out[3 * s] = Mul(f - rotated, w[3]);
-        });
-      case 5:
-        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
-          constexpr double kCos1 = 0.30901699437494745, kCos2 = -0.8090169943749475;  // cos(2 pi / 5), cos(4 pi / 5)
-          constexpr double kSin1 = 0.9510565162951535, kSin2 = 0.5877852522924731;    // sin(2 pi / 5), sin(4 pi / 5)
-          const int64_t s = st.stride, m = st.span;
-          const Complex a0 = x[q + s * j], a1 = x[q + s * (j + m)], a2 = x[q + s * (j + 2 * m)];
-          const Complex a3 = x[q + s * (j + 3 * m)], a4 = x[q + s * (j + 4 * m)];
-          const Complex t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
-          const Complex base1 = a0 + kCos1 * t1 + kCos2 * t2, base2 = a0 + kCos2 * t1 + kCos1 * t2;
-          const double sign = st.sign;
-          const Complex e1 = sign * (kSin1 * d1 + kSin2 * d2), e2 = sign * (kSin2 * d1 - kSin1 * d2);
-          const Complex r1(-e1.imag(), e1.real()), r2(-e2.imag(), e2.real());  // i e1, i e2
-          Complex* out = y + q + s * 5 * j;
-          out[0] = a0 + t1 + t2;
-          const Complex c[5] = {out[0], base1 + r1, base2 + r2, base2 - r2, base1 - r1};
-          for (int k = 1; k < 5; ++k) out[k * s] = j == 0 ? c[k] : Mul(c[k], w[k]);
-        });
-      default: {
-        const int64_t p = st.radix, s = st.stride, m = st.span, root_step = table_.size() / p;
-        std::vector<Complex> a(static_cast<size_t>(p));
-        return StageLoop(st, i0, i1, [&](int64_t j, int64_t q, const Complex* w) {
-          for (int64_t r = 0; r < p; ++r) a[static_cast<size_t>(r)] = x[q + s * (j + r * m)];
-          for (int64_t k = 0; k < p; ++k) {
-            Complex sum = a[0];
-            for (int64_t r = 1, at = k; r < p; ++r) {  // at = r k mod p
-              sum += Mul(a[static_cast<size_t>(r)], Root(at * root_step, st.sign));
-              at += k;
-              if (at >= p) at -= p;
-            }
-            y[q + s * (p * j + k)] = j == 0 || k == 0 ? sum : Mul(sum, w[k]);
-          }
-        });
-      }
+      case 2: return RadixStage<2>(st, x, y, i0, i1);
+      case 3: return RadixStage<3>(st, x, y, i0, i1);
+      case 4: return RadixStage<4>(st, x, y, i0, i1);
+      case 5: return RadixStage<5>(st, x, y, i0, i1);
+      default: return GenericStage(st, x, y, i0, i1);
     }
   }
-  // Runs butterfly(j, q, w) for items [i0, i1), w[k] = W^(j k stride) computed once per j.
-  template <typename Butterfly>
-  void StageLoop(const StepSpec& st, int64_t i0, int64_t i1, Butterfly&& butterfly) const {
-    const int64_t s = st.stride;
-    std::vector<Complex> w(static_cast<size_t>(st.radix));
+
+  // One butterfly of radix P (2 to 5, written out; direction sign): the P-point DFT of
+  // in[r gap], output k times w[k] (when kTwiddled; k >= 1) to out[k out_gap].
+  template <int P, bool kTwiddled>
+  static inline __attribute__((always_inline)) void Butterfly(const Complex* in, int64_t gap, Complex* out,
+                                                              int64_t out_gap, const Complex* w, double sign) {
+    const auto times_i = [](Complex z, double by) { return Complex(-by * z.imag(), by * z.real()); };  // i by z
+    const auto put = [&](int k, Complex v) { out[k * out_gap] = kTwiddled ? Mul(v, w[k]) : v; };
+    if constexpr (P == 2) {
+      const Complex a0 = in[0], a1 = in[gap];
+      out[0] = a0 + a1;
+      put(1, a0 - a1);
+    } else if constexpr (P == 3) {
+      const Complex a0 = in[0], a1 = in[gap], a2 = in[2 * gap];
+      const Complex t = a1 + a2, base = a0 - 0.5 * t;
+      const Complex rotated = times_i(a1 - a2, sign * 0.8660254037844386);  // sign i sqrt(3) / 2 (a1 - a2)
+      out[0] = a0 + t;
+      put(1, base + rotated);
+      put(2, base - rotated);
+    } else if constexpr (P == 4) {
+      const Complex a0 = in[0], a1 = in[gap], a2 = in[2 * gap], a3 = in[3 * gap];
+      const Complex e = a0 + a2, f = a0 - a2, g = a1 + a3, rotated = times_i(a1 - a3, sign);
+      out[0] = e + g;
+      put(1, f + rotated);
+      put(2, e - g);
+      put(3, f - rotated);
+    } else {
+      static_assert(P == 5);
+      constexpr double kCos1 = 0.30901699437494745, kCos2 = -0.8090169943749475;  // cos(2 pi / 5), cos(4 pi / 5)
+      constexpr double kSin1 = 0.9510565162951535, kSin2 = 0.5877852522924731;    // sin(2 pi / 5), sin(4 pi / 5)
+      const Complex a0 = in[0], a1 = in[gap], a2 = in[2 * gap], a3 = in[3 * gap], a4 = in[4 * gap];
+      const Complex t1 = a1 + a4, t2 = a2 + a3, d1 = a1 - a4, d2 = a2 - a3;
+      const Complex base1 = a0 + kCos1 * t1 + kCos2 * t2, base2 = a0 + kCos2 * t1 + kCos1 * t2;
+      const Complex r1 = times_i(kSin1 * d1 + kSin2 * d2, sign), r2 = times_i(kSin2 * d1 - kSin1 * d2, sign);
+      out[0] = a0 + t1 + t2;
+      put(1, base1 + r1);
+      put(2, base2 + r2);
+      put(3, base2 - r2);
+      put(4, base1 - r1);
+    }
+  }
+
+  // A stage of radix P (2 to 5): twiddles once per j, then its butterflies for every q.
+  template <int P>
+  void RadixStage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1) const {
+    const int64_t s = st.stride, gap = st.stride * st.span;
+    const double sign = st.sign;
+    Complex w[P];
     int64_t j = i0 / s, q = i0 - j * s;
     for (int64_t item = i0; item < i1; ++j, q = 0) {
       const int64_t q1 = std::min(s, q + (i1 - item));
-      for (int64_t k = 1; k < st.radix && j > 0; ++k) w[static_cast<size_t>(k)] = Root(j * k * s, st.sign);
-      for (int64_t at = q; at < q1; ++at) butterfly(j, at, w.data());
       item += q1 - q;
+      const Complex* in = x + s * j;  // butterfly q: in[q + r gap]
+      Complex* out = y + s * P * j;   // out[q + k s]
+      if (j == 0) {  // twiddles of 1
+        for (; q < q1; ++q) Butterfly<P, false>(in + q, gap, out + q, s, w, sign);
+        continue;
+      }
+      for (int k = 1; k < P; ++k) w[k] = Root(j * k * s, st.sign);
+      for (; q < q1; ++q) Butterfly<P, true>(in + q, gap, out + q, s, w, sign);
+    }
+  }
+
+  // A stage of any other prime radix p: each butterfly a direct p-point DFT.
+  void GenericStage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1) const {
+    const int64_t p = st.radix, s = st.stride, m = st.span, root_step = static_cast<int64_t>(table_.size()) / p;
+    std::vector<Complex> a(static_cast<size_t>(p)), w(static_cast<size_t>(p));
+    int64_t j = i0 / s, q = i0 - j * s;
+    for (int64_t item = i0; item < i1; ++j, q = 0) {
+      const int64_t q1 = std::min(s, q + (i1 - item));
+      item += q1 - q;
+      for (int64_t k = 1; k < p && j > 0; ++k) w[static_cast<size_t>(k)] = Root(j * k * s, st.sign);
+      for (; q < q1; ++q) {
+        for (int64_t r = 0; r < p; ++r) a[static_cast<size_t>(r)] = x[q + s * (j + r * m)];
+        for (int64_t k = 0; k < p; ++k) {
+          Complex sum = a[0];
+          for (int64_t r = 1, at = k; r < p; ++r) {  // at = r k mod p
+            sum += Mul(a[static_cast<size_t>(r)], Root(at * root_step, st.sign));
+            at += k;
+            if (at >= p) at -= p;
+          }
+          y[q + s * (p * j + k)] = j == 0 || k == 0 ? sum : Mul(sum, w[static_cast<size_t>(k)]);
+        }
+      }
     }
   }
 

@@ -96,15 +96,18 @@ void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t 
              line.resize(static_cast<size_t>(n));
              for (int64_t l = l0; l < l1; ++l) {
                const LineAt from(in, l), to(out, l);
-               for (int64_t k = 0; k < n; ++k) {  // IRFFT: X[n - k] = conj(X[k]) past the half spectrum
-                 line[static_cast<size_t>(k)] = k < in_points ? in.Load(from.first + k * from.step)
-                                                              : std::conj(in.Load(from.first + (n - k) * from.step));
+               in.LoadLine(from.first, from.step, in_points, line.data());
+               for (int64_t k = in_points; k < n; ++k) {  // IRFFT: X[n - k] = conj(X[k]) past the half spectrum
+                 line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(n - k)]);
                }
                transform(line.data());
-               for (int64_t k = 0; k < out_points; ++k) {
-                 const Complex v = line[static_cast<size_t>(k)];
-                 out.Store(to.first + k * to.step, fft_type == 1 ? v * factor : fft_type == 3 ? v.real() / static_cast<double>(n) : v);
+               if (fft_type == 1 || fft_type == 3) {
+                 for (int64_t k = 0; k < out_points; ++k) {
+                   const Complex v = line[static_cast<size_t>(k)];
+                   line[static_cast<size_t>(k)] = fft_type == 1 ? v * factor : Complex(v.real() / static_cast<double>(n));
+                 }
                }
+               out.StoreLine(to.first, to.step, out_points, line.data());
              }
            });
 }

@@ -96,6 +96,44 @@ void StridedArray::Store(int64_t offset, std::complex<double> v) const {
   }
 }
 
+void StridedArray::LoadLine(int64_t first, int64_t step, int64_t count, std::complex<double>* out) const {
+  const auto load = [&](auto element) {  // element(p): the value at byte address p
+    const int64_t bytes = element_bytes();
+    for (int64_t i = 0; i < count; ++i) out[i] = element(data_ + (first + i * step) * bytes);
+  };
+  switch (type()) {
+    case F32: return load([](const char* p) { return std::complex<double>(Read<float>(p)); });
+    case F64: return load([](const char* p) { return std::complex<double>(Read<double>(p)); });
+    case C64: return load([](const char* p) { return std::complex<double>(Read<float>(p), Read<float>(p + 4)); });
+    case C128: return load([](const char* p) { return std::complex<double>(Read<double>(p), Read<double>(p + 8)); });
+    default:
+      for (int64_t i = 0; i < count; ++i) out[i] = Load(first + i * step);
+  }
+}
+
+void StridedArray::StoreLine(int64_t first, int64_t step, int64_t count, const std::complex<double>* in) const {
+  const auto store = [&](auto element) {  // element(p, v): stores v at byte address p
+    const int64_t bytes = element_bytes();
+    for (int64_t i = 0; i < count; ++i) element(data_ + (first + i * step) * bytes, in[i]);
+  };
+  switch (type()) {
+    case F32: return store([](char* p, std::complex<double> v) { Put<float>(p, static_cast<float>(v.real())); });
+    case F64: return store([](char* p, std::complex<double> v) { Put<double>(p, v.real()); });
+    case C64:
+      return store([](char* p, std::complex<double> v) {
+        Put<float>(p, static_cast<float>(v.real()));
+        Put<float>(p + 4, static_cast<float>(v.imag()));
+      });
+    case C128:
+      return store([](char* p, std::complex<double> v) {
+        Put<double>(p, v.real());
+        Put<double>(p + 8, v.imag());
+      });
+    default:
+      for (int64_t i = 0; i < count; ++i) Store(first + i * step, in[i]);
+  }
+}
+
 std::vector<int64_t> StridedArray::RowMajorOffsets() const {
   std::vector<int64_t> offsets(static_cast<size_t>(element_count()));
   ForEachOffset(0, element_count(), [&](int64_t i, int64_t offset) { offsets[static_cast<size_t>(i)] = offset; });

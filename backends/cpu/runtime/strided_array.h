@@ -32,6 +32,11 @@ class StridedArray {
   // Stores `v` rounded once to the element type (real types keep the real part).
   void Store(int64_t offset, std::complex<double> v) const;
 
+  // Elements first + i * step for i < count: loaded into out[i], or stored from in[i] (as
+  // Load and Store do, with the element type looked at once for the whole line).
+  void LoadLine(int64_t first, int64_t step, int64_t count, std::complex<double>* out) const;
+  void StoreLine(int64_t first, int64_t step, int64_t count, const std::complex<double>* in) const;
+
   // Stores the low bits of `word` in an integer element (sub-byte types one per byte,
   // signed ones sign-extended, as literals store them).
   void StoreBits(int64_t offset, uint64_t word) const;
