@@ -376,21 +376,41 @@ struct AxisLines {
 };
 
 // Transforms lines [l0, l1) of `data` in place, scaled by 1 / n when `scale`: each line is
-// copied to `line` (the caller's buffer), transform(line.data()) transforms it (FftPlan's
-// Transform, or the caller's split of it), and it is copied back.
+// copied to `line` (the caller's buffer), transform(pointer) transforms it (FftPlan's
+// Transform, or the caller's split of it), and it is copied back; lines that are `inner`
+// apart are copied kBlock neighbours at a time, so that each row of the copy reads and writes
+// kBlock adjacent points rather than one per cache line. Contiguous lines (inner 1) are
+// transformed in place.
 template <typename Transform>
 void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l0, int64_t l1,
                     std::vector<Complex>& line, Transform&& transform) {
-  const int64_t n = lines.n;
+  constexpr int64_t kBlock = 16;
+  const int64_t n = lines.n, inner = lines.inner;
   const double factor = 1.0 / static_cast<double>(n);
-  line.resize(static_cast<size_t>(n));
-  for (int64_t l = l0; l < l1; ++l) {
-    const int64_t first = lines.First(l);
-    for (int64_t k = 0; k < n; ++k) line[static_cast<size_t>(k)] = data[first + k * lines.inner];
-    transform(line.data());
-    for (int64_t k = 0; k < n; ++k) {
-      data[first + k * lines.inner] = scale ? line[static_cast<size_t>(k)] * factor : line[static_cast<size_t>(k)];
+  if (inner == 1) {  // contiguous lines: transformed where they are
+    for (int64_t l = l0; l < l1; ++l) {
+      Complex* at = data + l * n;
+      transform(at);
+      for (int64_t k = 0; k < n && scale; ++k) at[k] *= factor;
     }
+    return;
+  }
+  line.resize(static_cast<size_t>(n * std::min(kBlock, inner)));
+  for (int64_t l = l0; l < l1;) {
+    // Neighbours l, l + 1, ... share their outer index: first(l + b) = first(l) + b.
+    const int64_t count = std::min({l1 - l, kBlock, inner - l % inner});
+    Complex* at = data + lines.First(l);
+    for (int64_t k = 0; k < n; ++k) {
+      for (int64_t b = 0; b < count; ++b) line[static_cast<size_t>(b * n + k)] = at[k * inner + b];
+    }
+    for (int64_t b = 0; b < count; ++b) transform(line.data() + b * n);
+    for (int64_t k = 0; k < n; ++k) {
+      for (int64_t b = 0; b < count; ++b) {
+        const Complex v = line[static_cast<size_t>(b * n + k)];
+        at[k * inner + b] = scale ? v * factor : v;
+      }
+    }
+    l += count;
   }
 }
 

@@ -166,21 +166,26 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
-  if (w.name.rfind("fft_", 0) == 0) {  // sampled outputs of each sampled row against a DFT in double
+  if (w.name.rfind("fft", 0) == 0) {  // sampled outputs of sampled rows (fft2: images) against a DFT in double
     const absl::Span<const float> b = inputs[1].data<float>();
-    const int64_t rows = w.parameters[0].dimensions(0), n = w.parameters[0].dimensions(1);
-    for (int64_t r = 0; r < rows; r += 29) {
-      for (int64_t k = 0; k < n; k += n / 7 + 1) {
+    const Shape& shape = w.parameters[0];
+    const bool two_d = w.name == "fft2";
+    const int64_t n = shape.dimensions(shape.rank() - 1), n1 = two_d ? shape.dimensions(1) : 1;
+    const int64_t rows = shape.dimensions(0), points = n * n1;  // a row: one line, or one n1 x n image
+    for (int64_t r = 0; r < rows; r += two_d ? 3 : 29) {
+      for (int64_t k = 0; k < points; k += points / 7 + 1) {
+        const int64_t k1 = k / n, k2 = k % n;
         double re = 0, im = 0;
-        for (int64_t j = 0; j < n; ++j) {
-          const double angle = -2 * M_PI * static_cast<double>((j * k) % n) / static_cast<double>(n);
-          const double xr = x[r * n + j], xi = b[r * n + j];
+        for (int64_t j = 0; j < points; ++j) {
+          const double turns = static_cast<double>((j / n) * k1 % n1) / n1 + static_cast<double>((j % n) * k2 % n) / n;
+          const double angle = -2 * M_PI * turns, xr = x[r * points + j], xi = b[r * points + j];
           re += xr * std::cos(angle) - xi * std::sin(angle);
           im += xr * std::sin(angle) + xi * std::cos(angle);
         }
-        // f32 inputs in [-1, 1): outputs of size ~sqrt(n), a loose bound as for sum.
-        const float got_re = out[r * 2 * n + k], got_im = out[r * 2 * n + n + k];
-        if (std::abs(got_re - re) > 1e-5 * std::sqrt(n) || std::abs(got_im - im) > 1e-5 * std::sqrt(n)) {
+        // f32 inputs in [-1, 1): outputs of size ~sqrt(points), a loose bound as for sum.
+        const float got_re = out[(r * n1 + k1) * 2 * n + k2], got_im = out[(r * n1 + k1) * 2 * n + n + k2];
+        const double bound = 1e-5 * std::sqrt(static_cast<double>(points));
+        if (std::abs(got_re - re) > bound || std::abs(got_im - im) > bound) {
           return absl::StrFormat("%s[%d,%d] = (%g, %g), want (%g, %g)", w.name, r, k, got_re, got_im, re, im);
         }
       }

@@ -56,6 +56,11 @@ def fft_rows(a, b):
     return np.concatenate([t.real, t.imag], axis=1).astype(F)
 
 
+def fft2(a, b):
+    t = np.fft.fft2(a + 1j * b)
+    return np.concatenate([t.real, t.imag], axis=2).astype(F)
+
+
 FFT_SHAPES = {"fft_1m": (1, 1 << 20), "fft_rows": (256, 4096), "fft_1000": (64, 1000), "fft_1009": (64, 1009)}
 
 
@@ -95,6 +100,8 @@ def workload(name, rng):
         return topk_rows, (uniform(rng, 1, 1 << 22),)
     if name in FFT_SHAPES:
         return fft_rows, (uniform(rng, *FFT_SHAPES[name]), uniform(rng, *FFT_SHAPES[name]))
+    if name == "fft2":
+        return fft2, (uniform(rng, 8, 512, 512), uniform(rng, 8, 512, 512))
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

@@ -316,14 +316,25 @@ inline Workload TopkWorkload(int64_t rows, int64_t cols, int64_t k, const std::s
 // jnp.fft.fft(a + 1j b) along the last axis of c64[rows, n] (the result's real parts, then its
 // imaginary parts, as f32[rows, 2n]), against np.fft.fft of the same (pocketfft, in double,
 // rounded to f32 by the same concatenation). Lengths: powers of two, 1000 = 2^3 5^3 (mixed
-// radix) and the prime 1009 (Bluestein's).
-inline Workload FftWorkload(int64_t rows, int64_t n, const std::string& name) {
-  const std::string f = absl::StrCat("f32[", rows, ",", n, "]"), c = absl::StrCat("c64[", rows, ",", n, "]");
+// radix) and the prime 1009 (Bluestein's). "fft2": jnp.fft.fft2 of c64[batch, n, n] (the
+// last two axes), against np.fft.fft2.
+inline Workload FftWorkload(std::vector<int64_t> dims, int64_t fft_rank, const std::string& name) {
+  const auto text = [&](const char* type, int64_t last) {
+    std::string t = absl::StrCat(type, "[");
+    for (size_t d = 0; d < dims.size(); ++d) absl::StrAppend(&t, d == 0 ? "" : ",", d + 1 == dims.size() ? last : dims[d]);
+    return t + "]";
+  };
+  const int64_t n = dims.back();
+  const std::string f = text("f32", n), c = text("c64", n);
+  std::string lengths;
+  for (int64_t d = static_cast<int64_t>(dims.size()) - fft_rank; d < static_cast<int64_t>(dims.size()); ++d) {
+    absl::StrAppend(&lengths, lengths.empty() ? "" : ",", dims[d]);
+  }
   std::string hlo = absl::StrCat("HloModule fft\nENTRY main {\n  a = ", f, " parameter(0)\n  b = ", f,
                                  " parameter(1)\n  z = ", c, " complex(a, b)\n  t = ", c, " fft(z), fft_type=FFT, fft_length={",
-                                 n, "}\n  re = ", f, " real(t)\n  im = ", f, " imag(t)\n  ROOT r = f32[", rows, ",", 2 * n,
-                                 "] concatenate(re, im), dimensions={1}\n}");
-  return {name, hlo, {Shape(F32, {rows, n}), Shape(F32, {rows, n})}, Aim::kSpeedupOverNumpy, 1.0};
+                                 lengths, "}\n  re = ", f, " real(t)\n  im = ", f, " imag(t)\n  ROOT r = ", text("f32", 2 * n),
+                                 " concatenate(re, im), dimensions={", dims.size() - 1, "}\n}");
+  return {name, hlo, {Shape(F32, dims), Shape(F32, dims)}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
 inline std::vector<Workload> IssueWorkloads() {
@@ -332,8 +343,9 @@ inline std::vector<Workload> IssueWorkloads() {
           ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
           CumsumColumnsWorkload(4096, 1024), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
           LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),
-          TopkWorkload(1, int64_t{1} << 22, 40, "topk_row"), FftWorkload(1, int64_t{1} << 20, "fft_1m"),
-          FftWorkload(256, 4096, "fft_rows"), FftWorkload(64, 1000, "fft_1000"), FftWorkload(64, 1009, "fft_1009")};
+          TopkWorkload(1, int64_t{1} << 22, 40, "topk_row"), FftWorkload({1, int64_t{1} << 20}, 1, "fft_1m"),
+          FftWorkload({256, 4096}, 1, "fft_rows"), FftWorkload({64, 1000}, 1, "fft_1000"),
+          FftWorkload({64, 1009}, 1, "fft_1009"), FftWorkload({8, 512, 512}, 2, "fft2")};
 }
 
 }  // namespace bench

@@ -142,35 +142,57 @@ std::vector<int64_t> StridedArray::RowMajorOffsets() const {
 
 namespace {
 
-// fn(i, offset) for every element of `a`, ranges of them over the runtime's threads.
+// fn(row, first, step, count) for the rows of `a` along its last dimension (row r holds
+// row-major elements r * count ...), ranges of rows over the runtime's threads.
 template <typename F>
-void ForEachElement(const StridedArray& a, F&& fn) {
-  ParallelRanges(a.element_count(), 4, [&](int64_t i0, int64_t i1) { a.ForEachOffset(i0, i1, fn); });
+void ForEachRow(const StridedArray& a, F&& fn) {
+  const int64_t rank = a.rank(), count = rank == 0 ? 1 : a.dim(rank - 1), step = rank == 0 ? 0 : a.stride(rank - 1);
+  if (count == 0 || a.element_count() == 0) return;
+  const int64_t rows = a.element_count() / count;
+  ParallelRanges(rows, 4 * count, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      int64_t first = 0;
+      for (int64_t d = rank - 2, rest = r; d >= 0; --d) {
+        first += (rest % a.dim(d)) * a.stride(d);
+        rest /= a.dim(d);
+      }
+      fn(r, first, step, count);
+    }
+  });
 }
 
 }  // namespace
 
 std::vector<std::complex<double>> ReadComplex(const StridedArray& a) {
   std::vector<std::complex<double>> values(static_cast<size_t>(a.element_count()));
-  ForEachElement(a, [&](int64_t i, int64_t offset) { values[static_cast<size_t>(i)] = a.Load(offset); });
+  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+    a.LoadLine(first, step, count, values.data() + r * count);
+  });
   return values;
 }
 
 std::vector<double> ReadReal(const StridedArray& a) {
   std::vector<double> values(static_cast<size_t>(a.element_count()));
-  ForEachElement(a, [&](int64_t i, int64_t offset) { values[static_cast<size_t>(i)] = a.Load(offset).real(); });
+  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+    std::vector<std::complex<double>> row(static_cast<size_t>(count));
+    a.LoadLine(first, step, count, row.data());
+    for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(r * count + i)] = row[static_cast<size_t>(i)].real();
+  });
   return values;
 }
 
 void Write(const StridedArray& a, const std::vector<std::complex<double>>& values) {
-  ForEachElement(a, [&](int64_t i, int64_t offset) {
-    if (static_cast<size_t>(i) < values.size()) a.Store(offset, values[static_cast<size_t>(i)]);
+  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+    if (static_cast<size_t>((r + 1) * count) > values.size()) return;  // callers pass every element
+    a.StoreLine(first, step, count, values.data() + r * count);
   });
 }
 
 void Write(const StridedArray& a, const std::vector<double>& values) {
-  ForEachElement(a, [&](int64_t i, int64_t offset) {
-    if (static_cast<size_t>(i) < values.size()) a.Store(offset, values[static_cast<size_t>(i)]);
+  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+    if (static_cast<size_t>((r + 1) * count) > values.size()) return;
+    std::vector<std::complex<double>> row(values.begin() + r * count, values.begin() + (r + 1) * count);
+    a.StoreLine(first, step, count, row.data());
   });
 }
 
