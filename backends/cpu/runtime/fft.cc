@@ -58,9 +58,10 @@ void ForLines(const fft::FftPlan& plan, int64_t count, Body&& body) {
 void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, size_t axis, int sign, bool scale) {
   const fft::AxisLines lines(dims, axis);
   if (lines.count == 0 || data.empty()) return;
-  ForLines(*fft::SharedPlan(lines.n, sign), lines.count, [&](int64_t l0, int64_t l1, std::vector<Complex>& line, auto&& transform) {
+  const auto body = [&](int64_t l0, int64_t l1, std::vector<Complex>& line, auto&& transform) {
     fft::TransformLines(lines, scale, data.data(), l0, l1, line, transform);
-  });
+  };
+  ForLines(*fft::SharedPlan(lines.n, sign), lines.count, body);
 }
 
 // IRFFT's last axis (fft_core.h InverseRealRows).
@@ -104,7 +105,7 @@ void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t 
                if (fft_type == 1 || fft_type == 3) {
                  for (int64_t k = 0; k < out_points; ++k) {
                    const Complex v = line[static_cast<size_t>(k)];
-                   line[static_cast<size_t>(k)] = fft_type == 1 ? v * factor : Complex(v.real() / static_cast<double>(n));
+                   line[static_cast<size_t>(k)] = fft_type == 1 ? v * factor : Complex(v.real() / double(n));
                  }
                }
                out.StoreLine(to.first, to.step, out_points, line.data());
@@ -123,7 +124,8 @@ static void Fft(void* in, const int64_t* in_descriptor, void* out, const int64_t
   const xla::cpu::StridedArray input(in, in_descriptor), output(out, out_descriptor);
   const size_t rank = static_cast<size_t>(input.rank());
   const size_t first_axis = rank - static_cast<size_t>(fft_rank);
-  if (fft_rank == 1 && output.dim(static_cast<int64_t>(rank) - 1) > 0 && input.dim(static_cast<int64_t>(rank) - 1) > 0) {
+  const int64_t last = static_cast<int64_t>(rank) - 1;
+  if (fft_rank == 1 && output.dim(last) > 0 && input.dim(last) > 0) {
     xla::cpu::TransformLastAxis(input, output, fft_type);
     return;
   }
