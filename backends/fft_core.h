@@ -328,14 +328,15 @@ class FftPlan {
   std::vector<Complex> table_, chirp_, filter_;
 };
 
-// The plan for (n, sign), shared: building one costs a cos and a sin per point (and, for
+// Plans shared by (n, sign): building one costs a cos and a sin per point (and, for
 // Bluestein's, a transform of the chirp), about as much as transforming a line, so a length
 // transformed again (the next line of an array, the next execution) reuses it. The most
-// recently used plans are kept, up to kPlanCacheBytes of tables in all.
+// recently used plans of each kind are kept, up to kPlanCacheBytes of tables in all.
 inline constexpr int64_t kPlanCacheBytes = int64_t{128} << 20;
-inline std::shared_ptr<const FftPlan> SharedPlan(int64_t n, int sign) {
+template <typename Plan>
+std::shared_ptr<const Plan> Shared(int64_t n, int sign) {
   static std::mutex mu;
-  static std::list<std::shared_ptr<const FftPlan>>* plans = new std::list<std::shared_ptr<const FftPlan>>();
+  static auto* plans = new std::list<std::shared_ptr<const Plan>>();
   static int64_t bytes = 0;
   const int direction = sign < 0 ? -1 : 1;
   {
@@ -347,7 +348,7 @@ inline std::shared_ptr<const FftPlan> SharedPlan(int64_t n, int sign) {
       }
     }
   }
-  auto plan = std::make_shared<const FftPlan>(n, direction);  // built outside the lock
+  auto plan = std::make_shared<const Plan>(n, direction);  // built outside the lock
   if (plan->bytes() > kPlanCacheBytes) return plan;
   std::lock_guard<std::mutex> lock(mu);
   for (const auto& cached : *plans) {
@@ -361,6 +362,96 @@ inline std::shared_ptr<const FftPlan> SharedPlan(int64_t n, int sign) {
   }
   return plan;
 }
+inline std::shared_ptr<const FftPlan> SharedPlan(int64_t n, int sign) { return Shared<FftPlan>(n, sign); }
+
+// Real transforms of n points: RFFT (sign -1: n reals to the n / 2 + 1 spectrum values) and
+// IRFFT's last axis (sign +1: the half spectrum to n reals, scaled by 1 / n). An even n goes
+// through a complex transform of n / 2 points (the even and odd samples packed as real and
+// imaginary parts, then separated by the spectrum's symmetry and joined by W_n^k), half the
+// work of a complex transform of n points; an odd n through the n-point transform (IRFFT
+// rebuilding the spectrum by Hermitian symmetry, X[n - k] = conj(X[k])). As for the complex
+// transform, the imaginary parts of IRFFT's DC and Nyquist terms do not contribute.
+class RealFftPlan {
+ public:
+  RealFftPlan(int64_t n, int sign)
+      : n_(n), sign_(sign < 0 ? -1 : 1), half_(n % 2 == 0 ? n / 2 : 0),
+        plan_(SharedPlan(half_ > 0 ? half_ : n, sign_)) {
+    twiddles_.resize(static_cast<size_t>(half_ + 1));
+    for (int64_t k = 0; k <= half_ && half_ > 0; ++k) twiddles_[static_cast<size_t>(k)] = Twiddle(k, n, -1);
+  }
+  int64_t length() const { return n_; }
+  int sign() const { return sign_; }
+  int64_t bytes() const { return static_cast<int64_t>(twiddles_.size() * sizeof(Complex)); }  // its inner plan is shared
+  // The complex transform inside (n / 2 or n points), for callers that split it.
+  const FftPlan& inner() const { return *plan_; }
+
+  // RFFT: line[0, n) holds the reals (as real parts); leaves the spectrum in line[0, n / 2].
+  // run(plan, v, work) transforms v by plan (plan.Transform(v, work), or the caller's split).
+  template <typename Run>
+  void Forward(Complex* line, FftWork& work, Run&& run) const {
+    if (half_ == 0) return run(*plan_, line, work);
+    const int64_t h = half_;
+    for (int64_t j = 0; j < h; ++j) line[j] = Complex(line[2 * j].real(), line[2 * j + 1].real());
+    run(*plan_, line, work);  // Z: the even samples' transform E = (Z[k] + conj Z[h-k]) / 2, the odd O = (...) / 2i
+    const Complex z0 = line[0];
+    line[0] = Complex(z0.real() + z0.imag(), 0);
+    line[h] = Complex(z0.real() - z0.imag(), 0);
+    for (int64_t k = 1; k <= h - k; ++k) {  // X[k] = E[k] + W_n^k O[k], k and h - k from the same pair
+      const Complex a = line[k], b = line[h - k];
+      line[k] = Separate(a, b, k);
+      line[h - k] = Separate(b, a, h - k);
+    }
+  }
+  // IRFFT: line[0, n / 2] holds the half spectrum; leaves the n reals / n in line[0, n).
+  template <typename Run>
+  void Inverse(Complex* line, FftWork& work, Run&& run) const {
+    const double scale = static_cast<double>(n_);
+    if (half_ == 0) {
+      const int64_t h = n_ / 2 + 1;
+      for (int64_t k = h; k < n_; ++k) line[k] = std::conj(line[n_ - k]);
+      run(*plan_, line, work);
+      for (int64_t k = 0; k < n_; ++k) line[k] = Complex(line[k].real() / scale, 0);
+      return;
+    }
+    const int64_t h = half_;
+    const double x0 = line[0].real(), xh = line[h].real();
+    line[0] = Complex(x0 + xh, x0 - xh);
+    for (int64_t k = 1; k <= h - k; ++k) {
+      const Complex a = line[k], b = line[h - k];
+      line[k] = Pack(a, b, k);
+      line[h - k] = Pack(b, a, h - k);
+    }
+    run(*plan_, line, work);  // the even outputs in the real parts, the odd ones in the imaginary parts
+    for (int64_t j = h - 1; j >= 0; --j) {
+      const Complex z = line[j];
+      line[2 * j + 1] = Complex(z.imag() / scale, 0);
+      line[2 * j] = Complex(z.real() / scale, 0);
+    }
+  }
+
+ private:
+  // X[k] from a = Z[k] and b = Z[h - k]: (a + conj b) / 2 + W_n^k (a - conj b) / 2i.
+  Complex Separate(Complex a, Complex b, int64_t k) const {
+    const Complex even = 0.5 * (a + std::conj(b)), d = a - std::conj(b);
+    return even + Mul(twiddles_[static_cast<size_t>(k)], Complex(0.5 * d.imag(), -0.5 * d.real()));
+  }
+  // Z[k] from a = X[k] and b = X[h - k]: (a + conj b) + i (a - conj b) W_n^-k.
+  Complex Pack(Complex a, Complex b, int64_t k) const {
+    const Complex odd = Mul(a - std::conj(b), std::conj(twiddles_[static_cast<size_t>(k)]));
+    return a + std::conj(b) + Complex(-odd.imag(), odd.real());
+  }
+
+  int64_t n_;
+  int sign_;
+  int64_t half_;  // n / 2 for even n, else 0
+  std::shared_ptr<const FftPlan> plan_;
+  std::vector<Complex> twiddles_;  // W_n^k = exp(-2 pi i k / n), k <= n / 2
+};
+
+inline std::shared_ptr<const RealFftPlan> SharedRealPlan(int64_t n, int sign) { return Shared<RealFftPlan>(n, sign); }
+
+// Runs a plan's whole transform of a line (RealFftPlan's `run` argument, here).
+inline void RunPlan(const FftPlan& plan, Complex* v, FftWork& work) { plan.Transform(v, work); }
 
 // Lines of a row-major array of dimensions `dims` along `axis`: line l (of outer * inner)
 // starts at First(l) and its points are `inner` apart.
@@ -414,20 +505,17 @@ void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l
   }
 }
 
-// IRFFT's last axis: rows [r0, r1) of the half spectrum `half` (rows of h points) rebuilt to
-// n points by Hermitian symmetry (X[n - k] = conj(X[k])) in `line`, transformed back by
-// transform(line.data()) (n points, inverse), and their real parts / n written to
+// IRFFT's last axis: rows [r0, r1) of the half spectrum `half` (rows of h points) copied to
+// `line`, turned into n reals by inverse(line.data()) (RealFftPlan::Inverse) and written to
 // real[r * n, (r + 1) * n).
-template <typename Transform>
+template <typename Inverse>
 void InverseRealRows(int64_t n, const Complex* half, int64_t h, double* real, int64_t r0, int64_t r1,
-                     std::vector<Complex>& line, Transform&& transform) {
-  line.resize(static_cast<size_t>(n));
+                     std::vector<Complex>& line, Inverse&& inverse) {
+  line.resize(static_cast<size_t>(std::max(n, h)));
   for (int64_t r = r0; r < r1; ++r) {
-    for (int64_t k = 0; k < n; ++k) {
-      line[static_cast<size_t>(k)] = k < h ? half[r * h + k] : std::conj(half[r * h + (n - k)]);
-    }
-    transform(line.data());
-    for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[static_cast<size_t>(k)].real() / static_cast<double>(n);
+    std::copy(half + r * h, half + (r + 1) * h, line.begin());
+    inverse(line.data());
+    for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[static_cast<size_t>(k)].real();
   }
 }
 

@@ -4,6 +4,7 @@
 #include "backends/fft_core.h"
 
 #include <cmath>
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <memory>
@@ -101,6 +102,45 @@ TEST(FftCore, ForwardThenInverseIsNTimesTheLine) {
       EXPECT_NEAR(round[k].real() / n, v[k].real(), 1e-13);
       EXPECT_NEAR(round[k].imag() / n, v[k].imag(), 1e-13);
     }
+  }
+}
+
+// RealFftPlan: RFFT against the complex transform of the same reals, IRFFT against the
+// complex inverse of the Hermitian-rebuilt spectrum (imaginary parts of the DC and Nyquist
+// terms ignored), for even lengths (half-size transform) and odd ones (full size).
+TEST(FftCore, RealTransformsMatchTheComplexOnes) {
+  for (int64_t n : {1, 2, 3, 4, 6, 7, 8, 10, 1000, 1009, 2018, 4096, 4099}) {
+    const int64_t h = n / 2 + 1;
+    std::vector<Complex> reals = RandomLine(n, static_cast<uint32_t>(n));
+    for (Complex& z : reals) z = Complex(z.real(), 0);
+    std::vector<Complex> full = reals, real = reals;
+    real.resize(static_cast<size_t>(n + 1));
+    FftWork work;
+    FftPlan(n, -1).Transform(full.data(), work);
+    RealFftPlan(n, -1).Forward(real.data(), work, RunPlan);
+    double worst = 0, scale = 1e-300;
+    for (int64_t k = 0; k < h; ++k) {
+      worst = std::max(worst, std::abs(real[k] - full[k]));
+      scale = std::max(scale, std::abs(full[k]));
+    }
+    EXPECT_LT(worst / scale, 1e-14) << "RFFT n = " << n;
+
+    // IRFFT of a random half spectrum, with noise in the imaginary parts that must not count.
+    std::vector<Complex> spectrum = RandomLine(h, static_cast<uint32_t>(n + 7));
+    std::vector<Complex> rebuilt(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) rebuilt[k] = k < h ? spectrum[k] : std::conj(spectrum[n - k]);
+    rebuilt[0] = Complex(rebuilt[0].real(), 0);
+    if (n % 2 == 0) rebuilt[n / 2] = Complex(rebuilt[n / 2].real(), 0);
+    FftPlan(n, 1).Transform(rebuilt.data(), work);
+    std::vector<Complex> line(static_cast<size_t>(std::max(n, h)));
+    std::copy(spectrum.begin(), spectrum.end(), line.begin());
+    RealFftPlan(n, 1).Inverse(line.data(), work, RunPlan);
+    worst = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      worst = std::max(worst, std::abs(line[k].real() - rebuilt[k].real() / n));
+      EXPECT_EQ(line[k].imag(), 0);
+    }
+    EXPECT_LT(worst, 1e-15) << "IRFFT n = " << n;
   }
 }
 

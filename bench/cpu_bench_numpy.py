@@ -56,6 +56,11 @@ def fft_rows(a, b):
     return np.concatenate([t.real, t.imag], axis=1).astype(F)
 
 
+def rfft_rows(x):
+    t = np.fft.rfft(x, axis=1)
+    return np.concatenate([t.real, t.imag], axis=1).astype(F)
+
+
 def fft2(a, b):
     t = np.fft.fft2(a + 1j * b)
     return np.concatenate([t.real, t.imag], axis=2).astype(F)
@@ -100,6 +105,8 @@ def workload(name, rng):
         return topk_rows, (uniform(rng, 1, 1 << 22),)
     if name in FFT_SHAPES:
         return fft_rows, (uniform(rng, *FFT_SHAPES[name]), uniform(rng, *FFT_SHAPES[name]))
+    if name == "rfft_rows":
+        return rfft_rows, (uniform(rng, 256, 4096),)
     if name == "fft2":
         return fft2, (uniform(rng, 8, 512, 512), uniform(rng, 8, 512, 512))
     if name == "bmm":

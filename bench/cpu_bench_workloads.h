@@ -337,6 +337,17 @@ inline Workload FftWorkload(std::vector<int64_t> dims, int64_t fft_rank, const s
   return {name, hlo, {Shape(F32, dims), Shape(F32, dims)}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
+// jnp.fft.rfft(x) of f32[rows, n] along its last axis (real parts, then imaginary parts, as
+// f32[rows, 2 (n / 2 + 1)]), against np.fft.rfft.
+inline Workload RfftWorkload(int64_t rows, int64_t n) {
+  const int64_t h = n / 2 + 1;
+  const std::string f = absl::StrCat("f32[", rows, ",", h, "]"), c = absl::StrCat("c64[", rows, ",", h, "]");
+  std::string hlo = absl::StrCat("HloModule rfft\nENTRY main {\n  x = f32[", rows, ",", n, "] parameter(0)\n  t = ", c,
+                                 " fft(x), fft_type=RFFT, fft_length={", n, "}\n  re = ", f, " real(t)\n  im = ", f,
+                                 " imag(t)\n  ROOT r = f32[", rows, ",", 2 * h, "] concatenate(re, im), dimensions={1}\n}");
+  return {"rfft_rows", hlo, {Shape(F32, {rows, n})}, Aim::kSpeedupOverNumpy, 1.0};
+}
+
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
@@ -345,7 +356,7 @@ inline std::vector<Workload> IssueWorkloads() {
           LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),
           TopkWorkload(1, int64_t{1} << 22, 40, "topk_row"), FftWorkload({1, int64_t{1} << 20}, 1, "fft_1m"),
           FftWorkload({256, 4096}, 1, "fft_rows"), FftWorkload({64, 1000}, 1, "fft_1000"),
-          FftWorkload({64, 1009}, 1, "fft_1009"), FftWorkload({8, 512, 512}, 2, "fft2")};
+          FftWorkload({64, 1009}, 1, "fft_1009"), FftWorkload({8, 512, 512}, 2, "fft2"), RfftWorkload(256, 4096)};
 }
 
 }  // namespace bench

@@ -9,6 +9,7 @@
 // its own.
 #include <algorithm>
 #include <complex>
+#include <memory>
 #include <vector>
 
 #include "backends/cpu/runtime/runtime.h"
@@ -36,21 +37,25 @@ void TransformSplit(const fft::FftPlan& plan, Complex* v, fft::FftWork& work) {
   }
 }
 
-// body(l0, l1, line, transform) for ranges of `count` lines, `line` a buffer and
-// transform(v) the plan's transform of v[0, n): ranges over the threads, each line's transform
-// on one; or, for a few long lines, all of them here, each transform split over the threads.
+// How a line is transformed by a plan: here (fft::RunPlan) or split over the threads.
+using Run = void (*)(const fft::FftPlan&, Complex*, fft::FftWork&);
+
+// body(l0, l1, line, work, run) for ranges of `count` lines whose transforms are by `plan`
+// (or contain it: a real transform's inner one), `line` and `work` buffers: ranges over the
+// threads, each line's transform on one; or, for a few long lines, all of them here, each
+// transform split over the threads.
 template <typename Body>
 void ForLines(const fft::FftPlan& plan, int64_t count, Body&& body) {
   if (SplitsLines(plan, count)) {
     std::vector<Complex> line;
     fft::FftWork work;
-    body(0, count, line, [&](Complex* v) { TransformSplit(plan, v, work); });
+    body(0, count, line, work, Run{TransformSplit});
     return;
   }
   ParallelRanges(count, plan.cost(), [&](int64_t l0, int64_t l1) {
     std::vector<Complex> line;
     fft::FftWork work;
-    body(l0, l1, line, [&](Complex* v) { plan.Transform(v, work); });
+    body(l0, l1, line, work, Run{fft::RunPlan});
   });
 }
 
@@ -58,18 +63,20 @@ void ForLines(const fft::FftPlan& plan, int64_t count, Body&& body) {
 void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, size_t axis, int sign, bool scale) {
   const fft::AxisLines lines(dims, axis);
   if (lines.count == 0 || data.empty()) return;
-  const auto body = [&](int64_t l0, int64_t l1, std::vector<Complex>& line, auto&& transform) {
-    fft::TransformLines(lines, scale, data.data(), l0, l1, line, transform);
-  };
-  ForLines(*fft::SharedPlan(lines.n, sign), lines.count, body);
+  const std::shared_ptr<const fft::FftPlan> plan = fft::SharedPlan(lines.n, sign);
+  ForLines(*plan, lines.count, [&](int64_t l0, int64_t l1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
+    fft::TransformLines(lines, scale, data.data(), l0, l1, line, [&](Complex* v) { run(*plan, v, work); });
+  });
 }
 
-// IRFFT's last axis (fft_core.h InverseRealRows).
+// IRFFT's last axis (fft_core.h InverseRealRows, RealFftPlan).
 void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std::vector<double>& real) {
   const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(half.size()) / h;
   if (n <= 0 || rows == 0) return;
-  ForLines(*fft::SharedPlan(n, 1), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, auto&& transform) {
-    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line, transform);
+  const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, 1);
+  ForLines(plan->inner(), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
+    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line,
+                         [&](Complex* v) { plan->Inverse(v, work, run); });
   });
 }
 
@@ -86,31 +93,38 @@ struct LineAt {
 };
 
 // A transform of the last axis alone (fft_length of one entry, n >= 1): each line read from
-// the operand, transformed and written to the result, with no copy of the whole array; the
-// same values, in the same order of operations, as the axis by axis path (and the interpreter).
+// the operand, transformed (RFFT and IRFFT by fft_core.h RealFftPlan) and written to the
+// result, with no copy of the whole array; the same values, in the same order of operations,
+// as the interpreter.
 void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t fft_type) {
   const int64_t axis = out.rank() - 1, in_points = in.dim(axis), out_points = out.dim(axis);
-  const int64_t n = fft_type == 3 ? out_points : in_points;
+  const int64_t n = fft_type == 3 ? out_points : in_points, lines = out.element_count() / out_points;
+  const int sign = fft_type == 0 || fft_type == 2 ? -1 : 1;
   const double factor = 1.0 / static_cast<double>(n);
-  ForLines(*fft::SharedPlan(n, fft_type == 0 || fft_type == 2 ? -1 : 1), out.element_count() / out_points,
-           [&](int64_t l0, int64_t l1, std::vector<Complex>& line, auto&& transform) {
-             line.resize(static_cast<size_t>(n));
-             for (int64_t l = l0; l < l1; ++l) {
-               const LineAt from(in, l), to(out, l);
-               in.LoadLine(from.first, from.step, in_points, line.data());
-               for (int64_t k = in_points; k < n; ++k) {  // IRFFT: X[n - k] = conj(X[k]) past the half spectrum
-                 line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(n - k)]);
-               }
-               transform(line.data());
-               if (fft_type == 1 || fft_type == 3) {
-                 for (int64_t k = 0; k < out_points; ++k) {
-                   const Complex v = line[static_cast<size_t>(k)];
-                   line[static_cast<size_t>(k)] = fft_type == 1 ? v * factor : Complex(v.real() / double(n));
-                 }
-               }
-               out.StoreLine(to.first, to.step, out_points, line.data());
-             }
-           });
+  std::shared_ptr<const fft::FftPlan> plan;
+  std::shared_ptr<const fft::RealFftPlan> real;
+  if (fft_type <= 1) {
+    plan = fft::SharedPlan(n, sign);
+  } else {
+    real = fft::SharedRealPlan(n, sign);
+  }
+  const auto body = [&](int64_t l0, int64_t l1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
+    line.resize(static_cast<size_t>(std::max(n, in_points)));
+    for (int64_t l = l0; l < l1; ++l) {
+      const LineAt from(in, l), to(out, l);
+      in.LoadLine(from.first, from.step, in_points, line.data());
+      if (fft_type == 2) {
+        real->Forward(line.data(), work, run);
+      } else if (fft_type == 3) {
+        real->Inverse(line.data(), work, run);
+      } else {
+        run(*plan, line.data(), work);
+        for (int64_t k = 0; k < n && fft_type == 1; ++k) line[static_cast<size_t>(k)] *= factor;
+      }
+      out.StoreLine(to.first, to.step, out_points, line.data());
+    }
+  };
+  ForLines(plan ? *plan : real->inner(), lines, body);
 }
 
 }  // namespace
