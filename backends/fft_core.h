@@ -505,6 +505,20 @@ void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l
   }
 }
 
+// RFFT's last axis: rows [r0, r1) of `real` (rows of n points, reals as real parts) copied to
+// `line`, turned into their half spectra by forward(line.data()) (RealFftPlan::Forward) and
+// written to half[r * h, (r + 1) * h).
+template <typename Forward>
+void ForwardRealRows(int64_t n, const Complex* real, int64_t h, Complex* half, int64_t r0, int64_t r1,
+                     std::vector<Complex>& line, Forward&& forward) {
+  line.resize(static_cast<size_t>(std::max(n, h)));
+  for (int64_t r = r0; r < r1; ++r) {
+    std::copy(real + r * n, real + (r + 1) * n, line.begin());
+    forward(line.data());
+    std::copy(line.begin(), line.begin() + h, half + r * h);
+  }
+}
+
 // IRFFT's last axis: rows [r0, r1) of the half spectrum `half` (rows of h points) copied to
 // `line`, turned into n reals by inverse(line.data()) (RealFftPlan::Inverse) and written to
 // real[r * n, (r + 1) * n).

@@ -1,7 +1,8 @@
 // fft: FFT, IFFT, RFFT and IRFFT over the last fft_length.size() dimensions. Computed in
-// complex<double> (mixed-radix, or Bluestein's for a length with a large prime factor; RFFT
-// of one axis and IRFFT's last axis of even length through a complex transform of half the
-// points: backends/fft_core.h, shared with the cpu runtime) and rounded once. IFFT and IRFFT scale by
+// complex<double> (mixed-radix, or Bluestein's for a length with a large prime factor; the
+// last axis of RFFT and IRFFT, of even length, through a complex transform of half the
+// points: backends/fft_core.h, shared with the cpu runtime) and rounded once. RFFT transforms
+// the last axis first (reals to half spectra), then the other axes of the half spectrum. IFFT and IRFFT scale by
 // 1/N per transformed axis. IRFFT rebuilds the full spectrum of the last axis by Hermitian
 // symmetry (X[N-k] = conj(X[k])) and keeps the real part, so the imaginary parts of the DC and
 // Nyquist terms are ignored.
@@ -87,23 +88,18 @@ absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Ope
       for (int64_t a = rank - fft_rank; a < rank; ++a) TransformAxis(&data, full, a, sign, type == IFFT);
       return WriteValues(out_shape, data);
     }
-    case RFFT: {
+    case RFFT: {  // the last axis first, reals to half spectra (fft_core.h RealFftPlan), then the others
       const int64_t n = full[rank - 1], h = half[rank - 1];
       const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(data.size()) / n;
       std::vector<Complex> out(ElementCount(half), Complex(0, 0));
-      if (fft_rank == 1 && n > 0) {  // each row through the real transform (fft_core.h RealFftPlan)
+      if (n > 0) {
         const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, -1);
+        std::vector<Complex> line;
         fft::FftWork work;
-        for (int64_t r = 0; r < rows; ++r) {
-          plan->Forward(data.data() + r * n, work, fft::RunPlan);
-          std::copy(data.begin() + r * n, data.begin() + r * n + h, out.begin() + r * h);
-        }
-        return WriteValues(out_shape, out);
+        fft::ForwardRealRows(n, data.data(), h, out.data(), 0, rows, line,
+                             [&](Complex* v) { plan->Forward(v, work, fft::RunPlan); });
       }
-      for (int64_t a = rank - fft_rank; a < rank; ++a) TransformAxis(&data, full, a, -1, false);
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t k = 0; k < h && k < n; ++k) out[r * h + k] = data[r * n + k];
-      }
+      for (int64_t a = rank - fft_rank; a < rank - 1; ++a) TransformAxis(&out, half, a, -1, false);
       return WriteValues(out_shape, out);
     }
     case IRFFT: {

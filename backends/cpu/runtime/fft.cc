@@ -69,6 +69,17 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
   });
 }
 
+// RFFT's last axis (fft_core.h ForwardRealRows, RealFftPlan).
+void ForwardRealAxis(const std::vector<Complex>& real, int64_t n, int64_t h, std::vector<Complex>& half) {
+  const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(real.size()) / n;
+  if (rows == 0 || h == 0) return;
+  const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, -1);
+  ForLines(plan->inner(), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
+    fft::ForwardRealRows(n, real.data(), h, half.data(), r0, r1, line,
+                         [&](Complex* v) { plan->Forward(v, work, run); });
+  });
+}
+
 // IRFFT's last axis (fft_core.h InverseRealRows, RealFftPlan).
 void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std::vector<double>& real) {
   const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(half.size()) / h;
@@ -152,15 +163,11 @@ static void Fft(void* in, const int64_t* in_descriptor, void* out, const int64_t
     xla::cpu::Write(output, data);
     return;
   }
-  if (fft_type == 2) {
-    const std::vector<int64_t> full = input.dims();
-    for (size_t a = first_axis; a < rank; ++a) xla::cpu::TransformAxis(data, full, a, -1, false);
-    const int64_t n = full[rank - 1], h = output.dim(static_cast<int64_t>(rank) - 1);
+  if (fft_type == 2) {  // the last axis first, reals to half spectra, then the others (as the interpreter)
+    const std::vector<int64_t> spectrum_dims = output.dims();
     std::vector<Complex> spectrum(output.element_count(), Complex(0, 0));
-    const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(data.size()) / n;
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t k = 0; k < h && k < n; ++k) spectrum[r * h + k] = data[r * n + k];
-    }
+    xla::cpu::ForwardRealAxis(data, input.dim(last), output.dim(last), spectrum);
+    for (size_t a = first_axis; a + 1 < rank; ++a) xla::cpu::TransformAxis(spectrum, spectrum_dims, a, -1, false);
     xla::cpu::Write(output, spectrum);
     return;
   }
