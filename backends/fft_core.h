@@ -381,7 +381,8 @@ class RealFftPlan {
   }
   int64_t length() const { return n_; }
   int sign() const { return sign_; }
-  int64_t bytes() const { return static_cast<int64_t>(twiddles_.size() * sizeof(Complex)); }  // its inner plan is shared
+  // Counts the inner plan too: the complex cache may evict it while this plan keeps it alive.
+  int64_t bytes() const { return plan_->bytes() + static_cast<int64_t>(twiddles_.size() * sizeof(Complex)); }
   // The complex transform inside (n / 2 or n points), for callers that split it.
   const FftPlan& inner() const { return *plan_; }
 
