@@ -23,6 +23,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -506,31 +507,25 @@ void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l
   }
 }
 
-// RFFT's last axis: rows [r0, r1) of `real` (rows of n points, reals as real parts) copied to
-// `line`, turned into their half spectra by forward(line.data()) (RealFftPlan::Forward) and
-// written to half[r * h, (r + 1) * h).
-template <typename Forward>
-void ForwardRealRows(int64_t n, const Complex* real, int64_t h, Complex* half, int64_t r0, int64_t r1,
-                     std::vector<Complex>& line, Forward&& forward) {
-  line.resize(static_cast<size_t>(std::max(n, h)));
+// The last axis of RFFT and IRFFT, row by row: rows [r0, r1) of `in` (rows of in_points)
+// copied to `line`, transformed there by transform(line.data()) (RealFftPlan::Forward: n
+// reals as real parts to the half spectrum; RealFftPlan::Inverse: the half spectrum to n
+// reals) and written to out[r * out_points, (r + 1) * out_points) (double: the real parts).
+template <typename Out, typename Transform>
+void RealRows(const Complex* in, int64_t in_points, Out* out, int64_t out_points, int64_t r0, int64_t r1,
+              std::vector<Complex>& line, Transform&& transform) {
+  line.resize(static_cast<size_t>(std::max(in_points, out_points)));
   for (int64_t r = r0; r < r1; ++r) {
-    std::copy(real + r * n, real + (r + 1) * n, line.begin());
-    forward(line.data());
-    std::copy(line.begin(), line.begin() + h, half + r * h);
-  }
-}
-
-// IRFFT's last axis: rows [r0, r1) of the half spectrum `half` (rows of h points) copied to
-// `line`, turned into n reals by inverse(line.data()) (RealFftPlan::Inverse) and written to
-// real[r * n, (r + 1) * n).
-template <typename Inverse>
-void InverseRealRows(int64_t n, const Complex* half, int64_t h, double* real, int64_t r0, int64_t r1,
-                     std::vector<Complex>& line, Inverse&& inverse) {
-  line.resize(static_cast<size_t>(std::max(n, h)));
-  for (int64_t r = r0; r < r1; ++r) {
-    std::copy(half + r * h, half + (r + 1) * h, line.begin());
-    inverse(line.data());
-    for (int64_t k = 0; k < n; ++k) real[r * n + k] = line[static_cast<size_t>(k)].real();
+    std::copy(in + r * in_points, in + (r + 1) * in_points, line.begin());
+    transform(line.data());
+    for (int64_t k = 0; k < out_points; ++k) {
+      const Complex v = line[static_cast<size_t>(k)];
+      if constexpr (std::is_same_v<Out, double>) {
+        out[r * out_points + k] = v.real();
+      } else {
+        out[r * out_points + k] = v;
+      }
+    }
   }
 }
 

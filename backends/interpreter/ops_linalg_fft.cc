@@ -96,8 +96,8 @@ absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Ope
         const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, -1);
         std::vector<Complex> line;
         fft::FftWork work;
-        fft::ForwardRealRows(n, data.data(), h, out.data(), 0, rows, line,
-                             [&](Complex* v) { plan->Forward(v, work, fft::RunPlan); });
+        fft::RealRows(data.data(), n, out.data(), h, 0, rows, line,
+                      [&](Complex* v) { plan->Forward(v, work, fft::RunPlan); });
       }
       for (int64_t a = rank - fft_rank; a < rank - 1; ++a) TransformAxis(&out, half, a, -1, false);
       return WriteValues(out_shape, out);
@@ -111,8 +111,8 @@ absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Ope
         const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, 1);
         std::vector<Complex> line;
         fft::FftWork work;
-        fft::InverseRealRows(n, data.data(), h, out.data(), 0, rows, line,
-                             [&](Complex* v) { plan->Inverse(v, work, fft::RunPlan); });
+        fft::RealRows(data.data(), h, out.data(), n, 0, rows, line,
+                      [&](Complex* v) { plan->Inverse(v, work, fft::RunPlan); });
       }
       return WriteValues(out_shape, out);
     }

@@ -69,25 +69,23 @@ void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims,
   });
 }
 
-// RFFT's last axis (fft_core.h ForwardRealRows, RealFftPlan).
+// RFFT's last axis (fft_core.h RealRows, RealFftPlan).
 void ForwardRealAxis(const std::vector<Complex>& real, int64_t n, int64_t h, std::vector<Complex>& half) {
   const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(real.size()) / n;
   if (rows == 0 || h == 0) return;
   const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, -1);
   ForLines(plan->inner(), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
-    fft::ForwardRealRows(n, real.data(), h, half.data(), r0, r1, line,
-                         [&](Complex* v) { plan->Forward(v, work, run); });
+    fft::RealRows(real.data(), n, half.data(), h, r0, r1, line, [&](Complex* v) { plan->Forward(v, work, run); });
   });
 }
 
-// IRFFT's last axis (fft_core.h InverseRealRows, RealFftPlan).
+// IRFFT's last axis (fft_core.h RealRows, RealFftPlan).
 void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std::vector<double>& real) {
   const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(half.size()) / h;
   if (n <= 0 || rows == 0) return;
   const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, 1);
   ForLines(plan->inner(), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
-    fft::InverseRealRows(n, half.data(), h, real.data(), r0, r1, line,
-                         [&](Complex* v) { plan->Inverse(v, work, run); });
+    fft::RealRows(half.data(), h, real.data(), n, r0, r1, line, [&](Complex* v) { plan->Inverse(v, work, run); });
   });
 }
 
