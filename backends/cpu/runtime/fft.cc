@@ -89,18 +89,6 @@ void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std
   });
 }
 
-// Where line l of `a` along its last axis lies: its first element's storage offset (its other
-// indices being l in row-major order) and the step between its points.
-struct LineAt {
-  int64_t first = 0, step = 0;
-  LineAt(const StridedArray& a, int64_t l) : step(a.stride(a.rank() - 1)) {
-    for (int64_t d = a.rank() - 2; d >= 0; --d) {
-      first += (l % a.dim(d)) * a.stride(d);
-      l /= a.dim(d);
-    }
-  }
-};
-
 // A transform of the last axis alone (fft_length of one entry, n >= 1): each line read from
 // the operand, transformed (RFFT and IRFFT by fft_core.h RealFftPlan) and written to the
 // result, with no copy of the whole array; the same values, in the same order of operations,
@@ -120,8 +108,7 @@ void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t 
   const auto body = [&](int64_t l0, int64_t l1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
     line.resize(static_cast<size_t>(std::max(n, in_points)));
     for (int64_t l = l0; l < l1; ++l) {
-      const LineAt from(in, l), to(out, l);
-      in.LoadLine(from.first, from.step, in_points, line.data());
+      in.LoadLine(in.RowStart(l), in.stride(axis), in_points, line.data());
       if (fft_type == 2) {
         real->Forward(line.data(), work, run);
       } else if (fft_type == 3) {
@@ -130,7 +117,7 @@ void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t 
         run(*plan, line.data(), work);
         for (int64_t k = 0; k < n && fft_type == 1; ++k) line[static_cast<size_t>(k)] *= factor;
       }
-      out.StoreLine(to.first, to.step, out_points, line.data());
+      out.StoreLine(out.RowStart(l), out.stride(axis), out_points, line.data());
     }
   };
   ForLines(plan ? *plan : real->inner(), lines, body);

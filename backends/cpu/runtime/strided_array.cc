@@ -135,9 +135,31 @@ void StridedArray::StoreLine(int64_t first, int64_t step, int64_t count, const s
 }
 
 std::vector<int64_t> StridedArray::RowMajorOffsets() const {
-  std::vector<int64_t> offsets(static_cast<size_t>(element_count()));
-  ForEachOffset(0, element_count(), [&](int64_t i, int64_t offset) { offsets[static_cast<size_t>(i)] = offset; });
+  const int64_t n = element_count();
+  std::vector<int64_t> offsets;
+  offsets.reserve(n);
+  std::vector<int64_t> index(rank(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    offsets.push_back(offset);
+    // Advance the row-major counter, keeping the storage offset in step.
+    for (int64_t d = rank() - 1; d >= 0; --d) {
+      offset += stride(d);
+      if (++index[d] < dim(d)) break;
+      offset -= stride(d) * dim(d);
+      index[d] = 0;
+    }
+  }
   return offsets;
+}
+
+int64_t StridedArray::RowStart(int64_t row) const {
+  int64_t first = 0;
+  for (int64_t d = rank() - 2; d >= 0; --d) {
+    first += (row % dim(d)) * stride(d);
+    row /= dim(d);
+  }
+  return first;
 }
 
 namespace {
@@ -150,14 +172,7 @@ void ForEachRow(const StridedArray& a, F&& fn) {
   if (count == 0 || a.element_count() == 0) return;
   const int64_t rows = a.element_count() / count;
   ParallelRanges(rows, 4 * count, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      int64_t first = 0;
-      for (int64_t d = rank - 2, rest = r; d >= 0; --d) {
-        first += (rest % a.dim(d)) * a.stride(d);
-        rest /= a.dim(d);
-      }
-      fn(r, first, step, count);
-    }
+    for (int64_t r = r0; r < r1; ++r) fn(r, a.RowStart(r), step, count);
   });
 }
 
@@ -174,7 +189,8 @@ std::vector<std::complex<double>> ReadComplex(const StridedArray& a) {
 std::vector<double> ReadReal(const StridedArray& a) {
   std::vector<double> values(static_cast<size_t>(a.element_count()));
   ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
-    std::vector<std::complex<double>> row(static_cast<size_t>(count));
+    static thread_local std::vector<std::complex<double>> row;  // reused row to row
+    row.resize(static_cast<size_t>(count));
     a.LoadLine(first, step, count, row.data());
     for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(r * count + i)] = row[static_cast<size_t>(i)].real();
   });
@@ -191,7 +207,8 @@ void Write(const StridedArray& a, const std::vector<std::complex<double>>& value
 void Write(const StridedArray& a, const std::vector<double>& values) {
   ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
     if (static_cast<size_t>((r + 1) * count) > values.size()) return;
-    std::vector<std::complex<double>> row(values.begin() + r * count, values.begin() + (r + 1) * count);
+    static thread_local std::vector<std::complex<double>> row;  // reused row to row
+    row.assign(values.begin() + r * count, values.begin() + (r + 1) * count);
     a.StoreLine(first, step, count, row.data());
   });
 }

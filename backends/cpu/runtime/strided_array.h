@@ -46,37 +46,13 @@ class StridedArray {
 
   // Storage offsets of every element in row-major logical order.
   std::vector<int64_t> RowMajorOffsets() const;
-  // fn(i, offset) for the elements i in [i0, i1) of row-major logical order, offset being
-  // element i's storage offset (one division per dimension at i0, then a running counter).
-  template <typename F>
-  void ForEachOffset(int64_t i0, int64_t i1, F&& fn) const;
-
+  // Storage offset of the first element of row `row` along the last dimension (its other
+  // indices being `row` in row-major order).
+  int64_t RowStart(int64_t row) const;
  private:
   char* data_;
   const int64_t* descriptor_;
 };
-
-template <typename F>
-void StridedArray::ForEachOffset(int64_t i0, int64_t i1, F&& fn) const {
-  if (i0 >= i1) return;
-  const int64_t r = rank();
-  std::vector<int64_t> index(static_cast<size_t>(r), 0);
-  int64_t offset = 0;
-  for (int64_t d = r - 1, rest = i0; d >= 0; --d) {
-    index[static_cast<size_t>(d)] = rest % dim(d);
-    offset += index[static_cast<size_t>(d)] * stride(d);
-    rest /= dim(d);
-  }
-  for (int64_t i = i0; i < i1; ++i) {
-    fn(i, offset);
-    for (int64_t d = r - 1; d >= 0; --d) {  // advance the row-major counter and the offset with it
-      offset += stride(d);
-      if (++index[static_cast<size_t>(d)] < dim(d)) break;
-      offset -= stride(d) * dim(d);
-      index[static_cast<size_t>(d)] = 0;
-    }
-  }
-}
 
 // The whole array in row-major logical order, and back, over the runtime's threads.
 std::vector<std::complex<double>> ReadComplex(const StridedArray& a);
