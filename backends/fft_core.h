@@ -14,7 +14,10 @@
 // A plan is a list of steps, each a set of independent items (a stage's butterflies, or the
 // points of a chirp or filter product), so a caller may run a step's items in any order or in
 // parallel (FftPlan::Step) without changing a bit. Twiddles are computed once per plan, each
-// exactly as Twiddle gives it.
+// exactly as Twiddle gives it. A plan also transforms a batch of lines interleaved point by
+// point (point k of line b at k * batch + b): a Stockham stage's butterflies at one twiddle
+// then run over adjacent memory, and each line gets the same operations, so the same bits, as
+// alone.
 
 #include <algorithm>
 #include <cmath>
@@ -90,33 +93,34 @@ class FftPlan {
   int steps() const { return static_cast<int>(steps_.size()); }
   int64_t StepItems(int s) const { return steps_[static_cast<size_t>(s)].items; }
 
-  void Prepare(FftWork& work) const {
-    work.a.resize(static_cast<size_t>(buffer_));
-    work.b.resize(static_cast<size_t>(buffer_));
+  // Sizes `work` for batches of up to `batch` lines.
+  void Prepare(FftWork& work, int64_t batch = 1) const {
+    work.a.resize(static_cast<size_t>(buffer_ * batch));
+    work.b.resize(static_cast<size_t>(buffer_ * batch));
   }
-  // Items [i0, i1) of step s on the line v[0, n) and `work` (prepared).
-  void Step(int s, Complex* v, FftWork& work, int64_t i0, int64_t i1) const {
+  // Items [i0, i1) of step s (of StepItems(s) * batch) on `batch` lines interleaved in
+  // v[0, n * batch) and `work` (prepared for them).
+  void Step(int s, Complex* v, FftWork& work, int64_t i0, int64_t i1, int64_t batch = 1) const {
     const StepSpec& step = steps_[static_cast<size_t>(s)];
     const Complex* src = Buffer(step.src, v, work);
     Complex* dst = Buffer(step.dst, v, work);
     switch (step.kind) {
-      case kStage: Stage(step, src, dst, i0, i1); return;
+      case kStage: Stage(step, src, dst, i0, i1, batch); return;
       case kCopy: std::copy(src + i0, src + i1, dst + i0); return;
       case kChirpIn:
-        for (int64_t i = i0; i < i1; ++i) dst[i] = i < n_ ? Mul(src[i], chirp_[static_cast<size_t>(i)]) : Complex(0, 0);
-        return;
+        return Pointwise(i0, i1, batch, [&](int64_t i, int64_t k) {
+          dst[i] = k < n_ ? Mul(src[i], chirp_[static_cast<size_t>(k)]) : Complex(0, 0);
+        });
       case kFilter:
-        for (int64_t i = i0; i < i1; ++i) dst[i] = Mul(src[i], filter_[static_cast<size_t>(i)]);
-        return;
+        return Pointwise(i0, i1, batch, [&](int64_t i, int64_t k) { dst[i] = Mul(src[i], filter_[static_cast<size_t>(k)]); });
       case kChirpOut:
-        for (int64_t i = i0; i < i1; ++i) dst[i] = Mul(src[i], chirp_[static_cast<size_t>(i)]);
-        return;
+        return Pointwise(i0, i1, batch, [&](int64_t i, int64_t k) { dst[i] = Mul(src[i], chirp_[static_cast<size_t>(k)]); });
     }
   }
-  // The whole transform of v[0, n) in place.
-  void Transform(Complex* v, FftWork& work) const {
-    Prepare(work);
-    for (int s = 0; s < steps(); ++s) Step(s, v, work, 0, StepItems(s));
+  // The whole transform of `batch` lines interleaved in v[0, n * batch), in place.
+  void Transform(Complex* v, FftWork& work, int64_t batch = 1) const {
+    Prepare(work, batch);
+    for (int s = 0; s < steps(); ++s) Step(s, v, work, 0, StepItems(s) * batch, batch);
   }
 
  private:
@@ -224,15 +228,25 @@ class FftPlan {
   static Complex* Buffer(BufferId id, Complex* v, FftWork& work) {
     return id == kLine ? v : id == kBufferA ? work.a.data() : work.b.data();
   }
+  // body(i, k) for the interleaved positions i in [i0, i1), k = i / batch their point.
+  template <typename Body>
+  static void Pointwise(int64_t i0, int64_t i1, int64_t batch, Body&& body) {
+    int64_t k = i0 / batch, b = i0 - k * batch;
+    for (int64_t i = i0; i < i1; ++i) {
+      body(i, k);
+      if (++b == batch) b = 0, ++k;
+    }
+  }
 
-  // Items [i0, i1) of a stage: item (j, q) is j * stride + q.
-  void Stage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1) const {
+  // Items [i0, i1) of a stage: item (j, q) is j * stride * batch + q. Interleaved lines are a
+  // stage of stride * batch whose twiddles are those of the line's stride.
+  void Stage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1, int64_t batch) const {
     switch (st.radix) {
-      case 2: return RadixStage<2>(st, x, y, i0, i1);
-      case 3: return RadixStage<3>(st, x, y, i0, i1);
-      case 4: return RadixStage<4>(st, x, y, i0, i1);
-      case 5: return RadixStage<5>(st, x, y, i0, i1);
-      default: return GenericStage(st, x, y, i0, i1);
+      case 2: return RadixStage<2>(st, x, y, i0, i1, batch);
+      case 3: return RadixStage<3>(st, x, y, i0, i1, batch);
+      case 4: return RadixStage<4>(st, x, y, i0, i1, batch);
+      case 5: return RadixStage<5>(st, x, y, i0, i1, batch);
+      default: return GenericStage(st, x, y, i0, i1, batch);
     }
   }
 
@@ -279,8 +293,8 @@ class FftPlan {
 
   // A stage of radix P (2 to 5): twiddles once per j, then its butterflies for every q.
   template <int P>
-  void RadixStage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1) const {
-    const int64_t s = st.stride, gap = st.stride * st.span;
+  void RadixStage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1, int64_t batch) const {
+    const int64_t s = st.stride * batch, gap = s * st.span;
     const double sign = st.sign;
     Complex w[P];
     int64_t j = i0 / s, q = i0 - j * s;
@@ -293,20 +307,20 @@ class FftPlan {
         for (; q < q1; ++q) Butterfly<P, false>(in + q, gap, out + q, s, w, sign);
         continue;
       }
-      for (int k = 1; k < P; ++k) w[k] = Root(j * k * s, st.sign);
+      for (int k = 1; k < P; ++k) w[k] = Root(j * k * st.stride, st.sign);
       for (; q < q1; ++q) Butterfly<P, true>(in + q, gap, out + q, s, w, sign);
     }
   }
 
   // A stage of any other prime radix p: each butterfly a direct p-point DFT.
-  void GenericStage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1) const {
-    const int64_t p = st.radix, s = st.stride, m = st.span, root_step = static_cast<int64_t>(table_.size()) / p;
+  void GenericStage(const StepSpec& st, const Complex* x, Complex* y, int64_t i0, int64_t i1, int64_t batch) const {
+    const int64_t p = st.radix, s = st.stride * batch, m = st.span, root_step = static_cast<int64_t>(table_.size()) / p;
     std::vector<Complex> a(static_cast<size_t>(p)), w(static_cast<size_t>(p));
     int64_t j = i0 / s, q = i0 - j * s;
     for (int64_t item = i0; item < i1; ++j, q = 0) {
       const int64_t q1 = std::min(s, q + (i1 - item));
       item += q1 - q;
-      for (int64_t k = 1; k < p && j > 0; ++k) w[static_cast<size_t>(k)] = Root(j * k * s, st.sign);
+      for (int64_t k = 1; k < p && j > 0; ++k) w[static_cast<size_t>(k)] = Root(j * k * st.stride, st.sign);
       for (; q < q1; ++q) {
         for (int64_t r = 0; r < p; ++r) a[static_cast<size_t>(r)] = x[q + s * (j + r * m)];
         for (int64_t k = 0; k < p; ++k) {
@@ -388,13 +402,13 @@ class RealFftPlan {
   const FftPlan& inner() const { return *plan_; }
 
   // RFFT: line[0, n) holds the reals (as real parts); leaves the spectrum in line[0, n / 2].
-  // run(plan, v, work) transforms v by plan (plan.Transform(v, work), or the caller's split).
+  // run(plan, v, work, 1) transforms v by plan (plan.Transform(v, work), or the caller's split).
   template <typename Run>
   void Forward(Complex* line, FftWork& work, Run&& run) const {
-    if (half_ == 0) return run(*plan_, line, work);
+    if (half_ == 0) return run(*plan_, line, work, 1);
     const int64_t h = half_;
     for (int64_t j = 0; j < h; ++j) line[j] = Complex(line[2 * j].real(), line[2 * j + 1].real());
-    run(*plan_, line, work);  // Z: the even samples' transform E = (Z[k] + conj Z[h-k]) / 2, the odd O = (...) / 2i
+    run(*plan_, line, work, 1);  // Z: the even samples' transform E = (Z[k] + conj Z[h-k]) / 2, the odd O = (...) / 2i
     const Complex z0 = line[0];
     line[0] = Complex(z0.real() + z0.imag(), 0);
     line[h] = Complex(z0.real() - z0.imag(), 0);
@@ -411,7 +425,7 @@ class RealFftPlan {
     if (half_ == 0) {
       const int64_t h = n_ / 2 + 1;
       for (int64_t k = h; k < n_; ++k) line[k] = std::conj(line[n_ - k]);
-      run(*plan_, line, work);
+      run(*plan_, line, work, 1);
       for (int64_t k = 0; k < n_; ++k) line[k] = Complex(line[k].real() / scale, 0);
       return;
     }
@@ -423,7 +437,7 @@ class RealFftPlan {
       line[k] = Pack(a, b, k);
       line[h - k] = Pack(b, a, h - k);
     }
-    run(*plan_, line, work);  // the even outputs in the real parts, the odd ones in the imaginary parts
+    run(*plan_, line, work, 1);  // the even outputs in the real parts, the odd ones in the imaginary parts
     for (int64_t j = h - 1; j >= 0; --j) {
       const Complex z = line[j];
       line[2 * j + 1] = Complex(z.imag() / scale, 0);
@@ -452,8 +466,8 @@ class RealFftPlan {
 
 inline std::shared_ptr<const RealFftPlan> SharedRealPlan(int64_t n, int sign) { return Shared<RealFftPlan>(n, sign); }
 
-// Runs a plan's whole transform of a line (RealFftPlan's `run` argument, here).
-inline void RunPlan(const FftPlan& plan, Complex* v, FftWork& work) { plan.Transform(v, work); }
+// Runs a plan's whole transform of `batch` interleaved lines (RealFftPlan's `run` argument, here).
+inline void RunPlan(const FftPlan& plan, Complex* v, FftWork& work, int64_t batch) { plan.Transform(v, work, batch); }
 
 // Lines of a row-major array of dimensions `dims` along `axis`: line l (of outer * inner)
 // starts at First(l) and its points are `inner` apart.
@@ -468,12 +482,12 @@ struct AxisLines {
   int64_t First(int64_t line) const { return (line / inner) * n * inner + line % inner; }
 };
 
-// Transforms lines [l0, l1) of `data` in place, scaled by 1 / n when `scale`: each line is
-// copied to `line` (the caller's buffer), transform(pointer) transforms it (FftPlan's
-// Transform, or the caller's split of it), and it is copied back; lines that are `inner`
-// apart are copied kBlock neighbours at a time, so that each row of the copy reads and writes
-// kBlock adjacent points rather than one per cache line. Contiguous lines (inner 1) are
-// transformed in place.
+// Transforms lines [l0, l1) of `data` in place, scaled by 1 / n when `scale`, through
+// transform(pointer, batch) (FftPlan's Transform of `batch` interleaved lines, or the caller's
+// split of it). Contiguous lines (inner 1) are transformed where they are, one at a time;
+// lines `inner` apart are neighbours kBlock at a time, copied as they lie (point k of each
+// next to each other) to `line` (the caller's buffer), transformed there together and copied
+// back.
 template <typename Transform>
 void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l0, int64_t l1,
                     std::vector<Complex>& line, Transform&& transform) {
@@ -483,7 +497,7 @@ void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l
   if (inner == 1) {  // contiguous lines: transformed where they are
     for (int64_t l = l0; l < l1; ++l) {
       Complex* at = data + l * n;
-      transform(at);
+      transform(at, 1);
       for (int64_t k = 0; k < n && scale; ++k) at[k] *= factor;
     }
     return;
@@ -493,13 +507,11 @@ void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l
     // Neighbours l, l + 1, ... share their outer index: first(l + b) = first(l) + b.
     const int64_t count = std::min({l1 - l, kBlock, inner - l % inner});
     Complex* at = data + lines.First(l);
-    for (int64_t k = 0; k < n; ++k) {
-      for (int64_t b = 0; b < count; ++b) line[static_cast<size_t>(b * n + k)] = at[k * inner + b];
-    }
-    for (int64_t b = 0; b < count; ++b) transform(line.data() + b * n);
+    for (int64_t k = 0; k < n; ++k) std::copy(at + k * inner, at + k * inner + count, line.begin() + k * count);
+    transform(line.data(), count);
     for (int64_t k = 0; k < n; ++k) {
       for (int64_t b = 0; b < count; ++b) {
-        const Complex v = line[static_cast<size_t>(b * n + k)];
+        const Complex v = line[static_cast<size_t>(k * count + b)];
         at[k * inner + b] = scale ? v * factor : v;
       }
     }

@@ -1,6 +1,7 @@
 // backends/fft_core.h against a direct DFT in long double: every kind of plan (radix 4 and 2,
 // 3, other small primes, mixed lengths, Bluestein's for large prime factors), both
-// directions, and a step's items run in any order giving the same bits.
+// directions, a step's items run in any order giving the same bits, and interleaved lines
+// transformed together giving each line's own bits.
 #include "backends/fft_core.h"
 
 #include <cmath>
@@ -87,6 +88,43 @@ TEST(FftCore, StepItemsInAnyOrderGiveTheSameBits) {
     }
     for (int64_t k = 0; k < n; ++k) {
       ASSERT_EQ(whole[k], pieces[k]) << "n = " << n << ", k = " << k;
+    }
+  }
+}
+
+// Lines interleaved point by point and transformed together (whole, and step by step with
+// each step's items in two pieces run backwards): every line the bits it gets alone.
+TEST(FftCore, InterleavedLinesGetTheirOwnBits) {
+  // Radix 4 and 2; 4, 5 and 2; 4 and 3; 7 and 11 as direct butterflies; Bluestein's.
+  for (int64_t n : {1024, 1000, 48, 231, 61, 1009}) {
+    for (int sign : {-1, 1}) {
+      const FftPlan plan(n, sign);
+      for (int64_t batch : {3, 16}) {
+        std::vector<std::vector<Complex>> alone;
+        std::vector<Complex> together(static_cast<size_t>(n * batch)), stepped;
+        FftWork work;
+        for (int64_t b = 0; b < batch; ++b) {
+          alone.push_back(RandomLine(n, static_cast<uint32_t>(100 * n + b)));
+          for (int64_t k = 0; k < n; ++k) together[static_cast<size_t>(k * batch + b)] = alone.back()[k];
+          plan.Transform(alone.back().data(), work);
+        }
+        stepped = together;
+        plan.Transform(together.data(), work, batch);
+        plan.Prepare(work, batch);
+        for (int s = 0; s < plan.steps(); ++s) {
+          const int64_t items = plan.StepItems(s) * batch, cut = items / 2 + 1;
+          plan.Step(s, stepped.data(), work, cut, items, batch);
+          plan.Step(s, stepped.data(), work, 0, cut, batch);
+        }
+        for (int64_t b = 0; b < batch; ++b) {
+          for (int64_t k = 0; k < n; ++k) {
+            ASSERT_EQ(together[static_cast<size_t>(k * batch + b)], alone[b][k])
+                << "n = " << n << ", sign = " << sign << ", batch = " << batch << ", line " << b << ", point " << k;
+            ASSERT_EQ(stepped[static_cast<size_t>(k * batch + b)], alone[b][k])
+                << "stepped: n = " << n << ", sign = " << sign << ", batch = " << batch << ", line " << b;
+          }
+        }
+      }
     }
   }
 }

@@ -31,7 +31,7 @@ void TransformAxis(std::vector<Complex>* data, const std::vector<int64_t>& dims,
   std::vector<Complex> line;
   fft::FftWork work;
   fft::TransformLines(lines, scale, data->data(), 0, lines.count, line,
-                      [&](Complex* v) { plan->Transform(v, work); });
+                      [&](Complex* v, int64_t batch) { plan->Transform(v, work, batch); });
 }
 
 absl::StatusOr<Literal> Fft(EvalContext&, const HloInstruction& instruction, Operands operands) {

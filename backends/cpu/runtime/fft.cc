@@ -6,7 +6,8 @@
 // parts. Lines are shared out over the runtime's threads; fewer lines than threads, when long
 // (runtime.h SplitLines), are each split instead: each step of the plan (a stage's butterflies,
 // a chirp's products) over the threads, which changes no bit since each item is computed on
-// its own.
+// its own. A multi-axis transform goes slab by slab (the transformed dimensions of one index
+// of the others), whole slabs over the threads when there are enough of them.
 #include <algorithm>
 #include <complex>
 #include <memory>
@@ -30,26 +31,27 @@ bool SplitsLines(const fft::FftPlan& plan, int64_t lines) {
 
 // The transform of one line v[0, n) in place over all the threads: each step's items (a
 // stage's butterflies, a chirp's points) shared out, one step after another.
-void TransformSplit(const fft::FftPlan& plan, Complex* v, fft::FftWork& work) {
-  plan.Prepare(work);
+void TransformSplit(const fft::FftPlan& plan, Complex* v, fft::FftWork& work, int64_t batch) {
+  plan.Prepare(work, batch);
   for (int s = 0; s < plan.steps(); ++s) {
-    ParallelRanges(plan.StepItems(s), 8, [&](int64_t i0, int64_t i1) { plan.Step(s, v, work, i0, i1); });
+    ParallelRanges(plan.StepItems(s) * batch, 8, [&](int64_t i0, int64_t i1) { plan.Step(s, v, work, i0, i1, batch); });
   }
 }
 
-// How a line is transformed by a plan: here (fft::RunPlan) or split over the threads.
-using Run = void (*)(const fft::FftPlan&, Complex*, fft::FftWork&);
+// How `batch` interleaved lines are transformed by a plan: here (fft::RunPlan) or split over
+// the threads.
+using Run = void (*)(const fft::FftPlan&, Complex*, fft::FftWork&, int64_t);
 
 // body(l0, l1, line, work, run) for ranges of `count` lines whose transforms are by `plan`
 // (or contain it: a real transform's inner one), `line` and `work` buffers: ranges over the
 // threads, each line's transform on one; or, for a few long lines, all of them here, each
-// transform split over the threads.
+// transform split over the threads; or, unless `parallel`, all of them here on this thread.
 template <typename Body>
-void ForLines(const fft::FftPlan& plan, int64_t count, Body&& body) {
-  if (SplitsLines(plan, count)) {
+void ForLines(const fft::FftPlan& plan, int64_t count, bool parallel, Body&& body) {
+  if (!parallel || SplitsLines(plan, count)) {
     std::vector<Complex> line;
     fft::FftWork work;
-    body(0, count, line, work, Run{TransformSplit});
+    body(0, count, line, work, parallel ? Run{TransformSplit} : Run{fft::RunPlan});
     return;
   }
   ParallelRanges(count, plan.cost(), [&](int64_t l0, int64_t l1) {
@@ -60,31 +62,32 @@ void ForLines(const fft::FftPlan& plan, int64_t count, Body&& body) {
 }
 
 // Transforms every line of row-major `data` with dimensions `dims` along `axis`.
-void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, size_t axis, int sign, bool scale) {
+void TransformAxis(std::vector<Complex>& data, const std::vector<int64_t>& dims, size_t axis, int sign, bool scale,
+                   bool parallel) {
   const fft::AxisLines lines(dims, axis);
   if (lines.count == 0 || data.empty()) return;
   const std::shared_ptr<const fft::FftPlan> plan = fft::SharedPlan(lines.n, sign);
-  ForLines(*plan, lines.count, [&](int64_t l0, int64_t l1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
-    fft::TransformLines(lines, scale, data.data(), l0, l1, line, [&](Complex* v) { run(*plan, v, work); });
+  ForLines(*plan, lines.count, parallel, [&](int64_t l0, int64_t l1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
+    fft::TransformLines(lines, scale, data.data(), l0, l1, line, [&](Complex* v, int64_t batch) { run(*plan, v, work, batch); });
   });
 }
 
 // RFFT's last axis (fft_core.h RealRows, RealFftPlan).
-void ForwardRealAxis(const std::vector<Complex>& real, int64_t n, int64_t h, std::vector<Complex>& half) {
+void ForwardRealAxis(const std::vector<Complex>& real, int64_t n, int64_t h, std::vector<Complex>& half, bool parallel) {
   const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(real.size()) / n;
   if (rows == 0 || h == 0) return;
   const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, -1);
-  ForLines(plan->inner(), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
+  ForLines(plan->inner(), rows, parallel, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
     fft::RealRows(real.data(), n, half.data(), h, r0, r1, line, [&](Complex* v) { plan->Forward(v, work, run); });
   });
 }
 
 // IRFFT's last axis (fft_core.h RealRows, RealFftPlan).
-void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std::vector<double>& real) {
+void InverseRealAxis(const std::vector<Complex>& half, int64_t h, int64_t n, std::vector<double>& real, bool parallel) {
   const int64_t rows = h == 0 ? 0 : static_cast<int64_t>(half.size()) / h;
   if (n <= 0 || rows == 0) return;
   const std::shared_ptr<const fft::RealFftPlan> plan = fft::SharedRealPlan(n, 1);
-  ForLines(plan->inner(), rows, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
+  ForLines(plan->inner(), rows, parallel, [&](int64_t r0, int64_t r1, std::vector<Complex>& line, fft::FftWork& work, Run run) {
     fft::RealRows(half.data(), h, real.data(), n, r0, r1, line, [&](Complex* v) { plan->Inverse(v, work, run); });
   });
 }
@@ -114,13 +117,92 @@ void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t 
       } else if (fft_type == 3) {
         real->Inverse(line.data(), work, run);
       } else {
-        run(*plan, line.data(), work);
+        run(*plan, line.data(), work, 1);
         for (int64_t k = 0; k < n && fft_type == 1; ++k) line[static_cast<size_t>(k)] *= factor;
       }
       out.StoreLine(out.RowStart(l), out.stride(axis), out_points, line.data());
     }
   };
-  ForLines(plan ? *plan : real->inner(), lines, body);
+  ForLines(plan ? *plan : real->inner(), lines, true, body);
+}
+
+// The buffers of a multi-axis transform, reused from slab to slab.
+struct SlabBuffers {
+  std::vector<Complex> data, spectrum;
+  std::vector<double> real;
+  int64_t bytes() const {
+    return static_cast<int64_t>((data.capacity() + spectrum.capacity()) * sizeof(Complex) + real.capacity() * sizeof(double));
+  }
+};
+
+// FFT, IFFT, RFFT or IRFFT over every dimension of `in` (a slab of the operand) into `out`,
+// computed in `buffers` as the interpreter does (axis after axis, the last one first for
+// RFFT and last for IRFFT), each axis's lines over the threads when `parallel`.
+void TransformSlab(const StridedArray& in, const StridedArray& out, int64_t fft_type, bool parallel,
+                   SlabBuffers& buffers) {
+  const size_t rank = static_cast<size_t>(in.rank()), last = rank - 1;
+  std::vector<Complex>& data = buffers.data;
+  Read(in, data, parallel);
+  if (fft_type == 0 || fft_type == 1) {
+    const std::vector<int64_t> dims = in.dims();
+    for (size_t a = 0; a < rank; ++a) TransformAxis(data, dims, a, fft_type == 0 ? -1 : 1, fft_type == 1, parallel);
+    Write(out, data, parallel);
+    return;
+  }
+  if (fft_type == 2) {  // reals to half spectra along the last axis, then the others
+    const std::vector<int64_t> spectrum_dims = out.dims();
+    buffers.spectrum.assign(static_cast<size_t>(out.element_count()), Complex(0, 0));
+    ForwardRealAxis(data, in.dim(last), out.dim(last), buffers.spectrum, parallel);
+    for (size_t a = 0; a < last; ++a) TransformAxis(buffers.spectrum, spectrum_dims, a, -1, false, parallel);
+    Write(out, buffers.spectrum, parallel);
+    return;
+  }
+  // IRFFT: inverse over the other axes of the half spectrum, then each row of the last axis
+  // rebuilt to full length and transformed back to reals.
+  const std::vector<int64_t> half = in.dims();
+  for (size_t a = 0; a < last; ++a) TransformAxis(data, half, a, 1, true, parallel);
+  buffers.real.assign(static_cast<size_t>(out.element_count()), 0.0);
+  InverseRealAxis(data, half[last], out.dim(last), buffers.real, parallel);
+  Write(out, buffers.real, parallel);
+}
+
+// The slabs of an array over its first `axes` dimensions, each a strided array of the others.
+class Slabs {
+ public:
+  Slabs(const StridedArray& a, int64_t axes) : a_(a), axes_(axes) {
+    descriptor_ = {a.type(), a.rank() - axes};
+    for (int64_t d = axes; d < a.rank(); ++d) descriptor_.push_back(a.dim(d));
+    for (int64_t d = axes; d < a.rank(); ++d) descriptor_.push_back(a.stride(d));
+    for (int64_t d = 0; d < axes; ++d) count_ *= a.dim(d);
+  }
+  int64_t count() const { return count_; }
+  StridedArray operator[](int64_t s) const { return StridedArray(a_.address(a_.OuterStart(s, axes_)), descriptor_.data()); }
+
+ private:
+  const StridedArray& a_;
+  int64_t axes_, count_ = 1;
+  std::vector<int64_t> descriptor_;
+};
+
+// A transform over the last `fft_rank` dimensions is one per slab of the others: with slabs
+// enough to share evenly, whole slabs go over the threads, each transformed on one in a
+// buffer it keeps (a slab is often small enough to stay in cache from axis to axis, and the
+// buffers are not faulted in again); otherwise slab after slab, each axis's lines over them.
+void TransformSlabs(const StridedArray& in, const StridedArray& out, int64_t fft_type, int64_t fft_rank) {
+  constexpr int64_t kKeptBytes = int64_t{16} << 20;  // a thread's buffers kept up to this size
+  const Slabs in_slabs(in, in.rank() - fft_rank), out_slabs(out, out.rank() - fft_rank);
+  const int64_t slabs = in_slabs.count(), threads = RuntimeThreadCount();
+  if (threads > 1 && slabs >= threads && (slabs % threads == 0 || slabs >= 4 * threads)) {
+    const int64_t points = std::max(in.element_count(), out.element_count()) / std::max<int64_t>(slabs, 1);
+    ParallelRanges(slabs, 64 * points, [&](int64_t s0, int64_t s1) {
+      static thread_local SlabBuffers buffers;
+      for (int64_t s = s0; s < s1; ++s) TransformSlab(in_slabs[s], out_slabs[s], fft_type, false, buffers);
+      if (buffers.bytes() > kKeptBytes) buffers = SlabBuffers();
+    });
+    return;
+  }
+  SlabBuffers buffers;
+  for (int64_t s = 0; s < slabs; ++s) TransformSlab(in_slabs[s], out_slabs[s], fft_type, true, buffers);
 }
 
 }  // namespace
@@ -130,39 +212,13 @@ void TransformLastAxis(const StridedArray& in, const StridedArray& out, int64_t 
 // fft_type: 0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT (xla::FftType). Shapes were checked when compiling.
 static void Fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,
                 int64_t fft_type, int64_t fft_rank) {
-  using xla::fft::Complex;
   const xla::cpu::StridedArray input(in, in_descriptor), output(out, out_descriptor);
-  const size_t rank = static_cast<size_t>(input.rank());
-  const size_t first_axis = rank - static_cast<size_t>(fft_rank);
-  const int64_t last = static_cast<int64_t>(rank) - 1;
+  const int64_t last = input.rank() - 1;
   if (fft_rank == 1 && output.dim(last) > 0 && input.dim(last) > 0) {
     xla::cpu::TransformLastAxis(input, output, fft_type);
     return;
   }
-  std::vector<Complex> data = xla::cpu::ReadComplex(input);
-  if (fft_type == 0 || fft_type == 1) {
-    const std::vector<int64_t> dims = input.dims();
-    for (size_t a = first_axis; a < rank; ++a) {
-      xla::cpu::TransformAxis(data, dims, a, fft_type == 0 ? -1 : 1, fft_type == 1);
-    }
-    xla::cpu::Write(output, data);
-    return;
-  }
-  if (fft_type == 2) {  // the last axis first, reals to half spectra, then the others (as the interpreter)
-    const std::vector<int64_t> spectrum_dims = output.dims();
-    std::vector<Complex> spectrum(output.element_count(), Complex(0, 0));
-    xla::cpu::ForwardRealAxis(data, input.dim(last), output.dim(last), spectrum);
-    for (size_t a = first_axis; a + 1 < rank; ++a) xla::cpu::TransformAxis(spectrum, spectrum_dims, a, -1, false);
-    xla::cpu::Write(output, spectrum);
-    return;
-  }
-  // IRFFT: inverse over the leading transformed axes of the half spectrum, then each row
-  // of the last axis rebuilt to full length and transformed back to reals.
-  const std::vector<int64_t> half = input.dims();
-  for (size_t a = first_axis; a + 1 < rank; ++a) xla::cpu::TransformAxis(data, half, a, 1, true);
-  std::vector<double> real(output.element_count(), 0.0);
-  xla::cpu::InverseRealAxis(data, half[rank - 1], output.dim(static_cast<int64_t>(rank) - 1), real);
-  xla::cpu::Write(output, real);
+  xla::cpu::TransformSlabs(input, output, fft_type, fft_rank);
 }
 
 extern "C" void __xla_cpu_fft(void* in, const int64_t* in_descriptor, void* out, const int64_t* out_descriptor,

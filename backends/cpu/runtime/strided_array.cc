@@ -153,11 +153,11 @@ std::vector<int64_t> StridedArray::RowMajorOffsets() const {
   return offsets;
 }
 
-int64_t StridedArray::RowStart(int64_t row) const {
+int64_t StridedArray::OuterStart(int64_t index, int64_t axes) const {
   int64_t first = 0;
-  for (int64_t d = rank() - 2; d >= 0; --d) {
-    first += (row % dim(d)) * stride(d);
-    row /= dim(d);
+  for (int64_t d = axes - 1; d >= 0; --d) {
+    first += (index % dim(d)) * stride(d);
+    index /= dim(d);
   }
   return first;
 }
@@ -165,30 +165,37 @@ int64_t StridedArray::RowStart(int64_t row) const {
 namespace {
 
 // fn(row, first, step, count) for the rows of `a` along its last dimension (row r holds
-// row-major elements r * count ...), ranges of rows over the runtime's threads.
+// row-major elements r * count ...), ranges of rows over the runtime's threads when `parallel`.
 template <typename F>
-void ForEachRow(const StridedArray& a, F&& fn) {
+void ForEachRow(const StridedArray& a, bool parallel, F&& fn) {
   const int64_t rank = a.rank(), count = rank == 0 ? 1 : a.dim(rank - 1), step = rank == 0 ? 0 : a.stride(rank - 1);
   if (count == 0 || a.element_count() == 0) return;
   const int64_t rows = a.element_count() / count;
-  ParallelRanges(rows, 4 * count, [&](int64_t r0, int64_t r1) {
+  const auto range = [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) fn(r, a.RowStart(r), step, count);
-  });
+  };
+  if (!parallel) return range(0, rows);
+  ParallelRanges(rows, 4 * count, range);
 }
 
 }  // namespace
 
-std::vector<std::complex<double>> ReadComplex(const StridedArray& a) {
-  std::vector<std::complex<double>> values(static_cast<size_t>(a.element_count()));
-  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+void Read(const StridedArray& a, std::vector<std::complex<double>>& values, bool parallel) {
+  values.resize(static_cast<size_t>(a.element_count()));
+  ForEachRow(a, parallel, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
     a.LoadLine(first, step, count, values.data() + r * count);
   });
+}
+
+std::vector<std::complex<double>> ReadComplex(const StridedArray& a) {
+  std::vector<std::complex<double>> values;
+  Read(a, values);
   return values;
 }
 
 std::vector<double> ReadReal(const StridedArray& a) {
   std::vector<double> values(static_cast<size_t>(a.element_count()));
-  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+  ForEachRow(a, true, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
     static thread_local std::vector<std::complex<double>> row;  // reused row to row
     row.resize(static_cast<size_t>(count));
     a.LoadLine(first, step, count, row.data());
@@ -197,15 +204,15 @@ std::vector<double> ReadReal(const StridedArray& a) {
   return values;
 }
 
-void Write(const StridedArray& a, const std::vector<std::complex<double>>& values) {
-  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+void Write(const StridedArray& a, const std::vector<std::complex<double>>& values, bool parallel) {
+  ForEachRow(a, parallel, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
     if (static_cast<size_t>((r + 1) * count) > values.size()) return;  // callers pass every element
     a.StoreLine(first, step, count, values.data() + r * count);
   });
 }
 
-void Write(const StridedArray& a, const std::vector<double>& values) {
-  ForEachRow(a, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
+void Write(const StridedArray& a, const std::vector<double>& values, bool parallel) {
+  ForEachRow(a, parallel, [&](int64_t r, int64_t first, int64_t step, int64_t count) {
     if (static_cast<size_t>((r + 1) * count) > values.size()) return;
     static thread_local std::vector<std::complex<double>> row;  // reused row to row
     row.assign(values.begin() + r * count, values.begin() + (r + 1) * count);

@@ -48,17 +48,22 @@ class StridedArray {
   std::vector<int64_t> RowMajorOffsets() const;
   // Storage offset of the first element of row `row` along the last dimension (its other
   // indices being `row` in row-major order).
-  int64_t RowStart(int64_t row) const;
+  int64_t RowStart(int64_t row) const { return OuterStart(row, rank() - 1); }
+  // Storage offset of the element whose first `axes` indices are `index` in row-major order
+  // and whose others are 0.
+  int64_t OuterStart(int64_t index, int64_t axes) const;
  private:
   char* data_;
   const int64_t* descriptor_;
 };
 
-// The whole array in row-major logical order, and back, over the runtime's threads.
+// The whole array in row-major logical order (into `values`, resized), and back, rows over
+// the runtime's threads when `parallel`.
+void Read(const StridedArray& a, std::vector<std::complex<double>>& values, bool parallel = true);
 std::vector<std::complex<double>> ReadComplex(const StridedArray& a);
 std::vector<double> ReadReal(const StridedArray& a);
-void Write(const StridedArray& a, const std::vector<std::complex<double>>& values);
-void Write(const StridedArray& a, const std::vector<double>& values);
+void Write(const StridedArray& a, const std::vector<std::complex<double>>& values, bool parallel = true);
+void Write(const StridedArray& a, const std::vector<double>& values, bool parallel = true);
 
 }  // namespace cpu
 }  // namespace xla
