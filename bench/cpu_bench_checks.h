@@ -166,20 +166,24 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
-  if (w.name == "rfft_rows") {  // sampled outputs of sampled rows against a DFT of the reals in double
-    const int64_t rows = w.parameters[0].dimensions(0), n = w.parameters[0].dimensions(1), h = n / 2 + 1;
-    for (int64_t r = 0; r < rows; r += 29) {
-      for (int64_t k = 0; k < h; k += h / 7 + 1) {
+  if (w.name.rfind("rfft", 0) == 0) {  // sampled outputs of sampled rows (rfft2: images) against a DFT in double
+    const Shape& shape = w.parameters[0];
+    const bool two_d = shape.rank() == 3;
+    const int64_t n = shape.dimensions(shape.rank() - 1), h = n / 2 + 1, n1 = two_d ? shape.dimensions(1) : 1;
+    const int64_t rows = shape.dimensions(0), points = n * n1;
+    for (int64_t r = 0; r < rows; r += two_d ? 3 : 29) {
+      for (int64_t k = 0; k < n1 * h; k += n1 * h / 7 + 1) {
+        const int64_t k1 = k / h, k2 = k % h;
         double re = 0, im = 0;
-        for (int64_t j = 0; j < n; ++j) {
-          const double angle = -2 * M_PI * static_cast<double>((j * k) % n) / static_cast<double>(n);
-          re += x[r * n + j] * std::cos(angle);
-          im += x[r * n + j] * std::sin(angle);
+        for (int64_t j = 0; j < points; ++j) {
+          const double turns = static_cast<double>((j / n) * k1 % n1) / n1 + static_cast<double>((j % n) * k2 % n) / n;
+          re += x[r * points + j] * std::cos(-2 * M_PI * turns);
+          im += x[r * points + j] * std::sin(-2 * M_PI * turns);
         }
-        const float got_re = out[r * 2 * h + k], got_im = out[r * 2 * h + h + k];
-        const double bound = 1e-5 * std::sqrt(static_cast<double>(n));
+        const float got_re = out[(r * n1 + k1) * 2 * h + k2], got_im = out[(r * n1 + k1) * 2 * h + h + k2];
+        const double bound = 1e-5 * std::sqrt(static_cast<double>(points));
         if (std::abs(got_re - re) > bound || std::abs(got_im - im) > bound) {
-          return absl::StrFormat("rfft_rows[%d,%d] = (%g, %g), want (%g, %g)", r, k, got_re, got_im, re, im);
+          return absl::StrFormat("%s[%d,%d] = (%g, %g), want (%g, %g)", w.name, r, k, got_re, got_im, re, im);
         }
       }
     }
@@ -188,7 +192,7 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
   if (w.name.rfind("fft", 0) == 0) {  // sampled outputs of sampled rows (fft2: images) against a DFT in double
     const absl::Span<const float> b = inputs[1].data<float>();
     const Shape& shape = w.parameters[0];
-    const bool two_d = w.name == "fft2";
+    const bool two_d = shape.rank() == 3;
     const int64_t n = shape.dimensions(shape.rank() - 1), n1 = two_d ? shape.dimensions(1) : 1;
     const int64_t rows = shape.dimensions(0), points = n * n1;  // a row: one line, or one n1 x n image
     for (int64_t r = 0; r < rows; r += two_d ? 3 : 29) {

@@ -66,6 +66,11 @@ def fft2(a, b):
     return np.concatenate([t.real, t.imag], axis=2).astype(F)
 
 
+def rfft2(x):
+    t = np.fft.rfft2(x)
+    return np.concatenate([t.real, t.imag], axis=2).astype(F)
+
+
 FFT_SHAPES = {"fft_1m": (1, 1 << 20), "fft_rows": (256, 4096), "fft_1000": (64, 1000), "fft_1009": (64, 1009)}
 
 
@@ -109,6 +114,10 @@ def workload(name, rng):
         return rfft_rows, (uniform(rng, 256, 4096),)
     if name == "fft2":
         return fft2, (uniform(rng, 8, 512, 512), uniform(rng, 8, 512, 512))
+    if name == "fft2_2048":
+        return fft2, (uniform(rng, 1, 2048, 2048), uniform(rng, 1, 2048, 2048))
+    if name == "rfft2":
+        return rfft2, (uniform(rng, 8, 512, 512),)
     if name == "bmm":
         return np.matmul, (uniform(rng, 32, 256, 256), uniform(rng, 32, 256, 256))
     if name == "mlp":

@@ -317,7 +317,7 @@ inline Workload TopkWorkload(int64_t rows, int64_t cols, int64_t k, const std::s
 // imaginary parts, as f32[rows, 2n]), against np.fft.fft of the same (pocketfft, in double,
 // rounded to f32 by the same concatenation). Lengths: powers of two, 1000 = 2^3 5^3 (mixed
 // radix) and the prime 1009 (Bluestein's). "fft2": jnp.fft.fft2 of c64[batch, n, n] (the
-// last two axes), against np.fft.fft2.
+// last two axes), against np.fft.fft2: 8 images of 512 x 512, and one of 2048 x 2048.
 inline Workload FftWorkload(std::vector<int64_t> dims, int64_t fft_rank, const std::string& name) {
   const auto text = [&](const char* type, int64_t last) {
     std::string t = absl::StrCat(type, "[");
@@ -337,15 +337,23 @@ inline Workload FftWorkload(std::vector<int64_t> dims, int64_t fft_rank, const s
   return {name, hlo, {Shape(F32, dims), Shape(F32, dims)}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
-// jnp.fft.rfft(x) of f32[rows, n] along its last axis (real parts, then imaginary parts, as
-// f32[rows, 2 (n / 2 + 1)]), against np.fft.rfft.
-inline Workload RfftWorkload(int64_t rows, int64_t n) {
-  const int64_t h = n / 2 + 1;
-  const std::string f = absl::StrCat("f32[", rows, ",", h, "]"), c = absl::StrCat("c64[", rows, ",", h, "]");
-  std::string hlo = absl::StrCat("HloModule rfft\nENTRY main {\n  x = f32[", rows, ",", n, "] parameter(0)\n  t = ", c,
-                                 " fft(x), fft_type=RFFT, fft_length={", n, "}\n  re = ", f, " real(t)\n  im = ", f,
-                                 " imag(t)\n  ROOT r = f32[", rows, ",", 2 * h, "] concatenate(re, im), dimensions={1}\n}");
-  return {"rfft_rows", hlo, {Shape(F32, {rows, n})}, Aim::kSpeedupOverNumpy, 1.0};
+// jnp.fft.rfft(x) of f32[rows, n] along its last axis, or jnp.fft.rfft2 of f32[batch, n1, n]
+// (real parts, then imaginary parts, as f32[..., 2 (n / 2 + 1)]), against np.fft.rfft and
+// np.fft.rfft2.
+inline Workload RfftWorkload(std::vector<int64_t> dims, const std::string& name) {
+  const int64_t n = dims.back(), h = n / 2 + 1;
+  const auto text = [&](const char* type, int64_t last) {
+    std::string t = absl::StrCat(type, "[");
+    for (size_t d = 0; d < dims.size(); ++d) absl::StrAppend(&t, d == 0 ? "" : ",", d + 1 == dims.size() ? last : dims[d]);
+    return t + "]";
+  };
+  const std::string f = text("f32", h), c = text("c64", h);
+  const std::string lengths = dims.size() == 3 ? absl::StrCat(dims[1], ",", n) : absl::StrCat(n);
+  std::string hlo = absl::StrCat("HloModule rfft\nENTRY main {\n  x = ", text("f32", n), " parameter(0)\n  t = ", c,
+                                 " fft(x), fft_type=RFFT, fft_length={", lengths, "}\n  re = ", f, " real(t)\n  im = ", f,
+                                 " imag(t)\n  ROOT r = ", text("f32", 2 * h), " concatenate(re, im), dimensions={",
+                                 dims.size() - 1, "}\n}");
+  return {name, hlo, {Shape(F32, dims)}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
 inline std::vector<Workload> IssueWorkloads() {
@@ -356,7 +364,9 @@ inline std::vector<Workload> IssueWorkloads() {
           LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),
           TopkWorkload(1, int64_t{1} << 22, 40, "topk_row"), FftWorkload({1, int64_t{1} << 20}, 1, "fft_1m"),
           FftWorkload({256, 4096}, 1, "fft_rows"), FftWorkload({64, 1000}, 1, "fft_1000"),
-          FftWorkload({64, 1009}, 1, "fft_1009"), FftWorkload({8, 512, 512}, 2, "fft2"), RfftWorkload(256, 4096)};
+          FftWorkload({64, 1009}, 1, "fft_1009"), FftWorkload({8, 512, 512}, 2, "fft2"),
+          FftWorkload({1, 2048, 2048}, 2, "fft2_2048"), RfftWorkload({256, 4096}, "rfft_rows"),
+          RfftWorkload({8, 512, 512}, "rfft2")};
 }
 
 }  // namespace bench
