@@ -215,6 +215,23 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "maxpool") {  // sampled outputs: the maximum of their 3 x 3 window (padding skipped)
+    const Shape& in = w.parameters[0];
+    const int64_t h = in.dimensions(1), wd = in.dimensions(2), c = in.dimensions(3), oh = h / 2, ow = wd / 2;
+    const int64_t outputs = in.dimensions(0) * oh * ow * c;
+    for (int64_t o = 0; o < outputs; o += 997) {
+      const int64_t ch = o % c, x0 = (o / c) % ow, y0 = (o / c / ow) % oh, n = o / c / ow / oh;
+      float want = -INFINITY;
+      for (int64_t dy = 0; dy < 3; ++dy) {
+        for (int64_t dx = 0; dx < 3; ++dx) {
+          const int64_t y = 2 * y0 + dy - 1, x1 = 2 * x0 + dx - 1;
+          if (y >= 0 && y < h && x1 >= 0 && x1 < wd) want = std::max(want, x[((n * h + y) * wd + x1) * c + ch]);
+        }
+      }
+      if (out[o] != want) return absl::StrFormat("maxpool output %d = %g, want %g", o, out[o], want);
+    }
+    return "";
+  }
   if (w.name == "cumsum_cols") {  // d[i, j] = x[0, j] + ... + x[i, j]
     const int64_t rows = w.parameters[0].dimensions(0), cols = w.parameters[0].dimensions(1);
     for (int64_t j = 0; j < cols; j += 37) {

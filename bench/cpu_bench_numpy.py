@@ -74,6 +74,12 @@ def rfft2(x):
 FFT_SHAPES = {"fft_1m": (1, 1 << 20), "fft_rows": (256, 4096), "fft_1000": (64, 1000), "fft_1009": (64, 1009)}
 
 
+def max_pool(x):
+    b, h, w, c = x.shape
+    p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf)
+    return np.maximum.reduce([p[:, i:i + h - 1:2, j:j + w - 1:2, :] for i in range(3) for j in range(3)])
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -94,6 +100,8 @@ def workload(name, rng):
         return np.cumsum, (uniform(rng, 4 << 20),)
     if name == "cumsum_cols":
         return (lambda x: np.cumsum(x, axis=0)), (uniform(rng, 4096, 1024),)
+    if name == "maxpool":
+        return max_pool, (uniform(rng, 32, 112, 112, 64),)
     if name == "sort":
         return np.sort, (uniform(rng, 1 << 20),)
     if name == "argsort":

@@ -241,6 +241,18 @@ inline Workload CumsumColumnsWorkload(int64_t rows, int64_t cols) {
   return {"cumsum_cols", hlo, {Shape(F32, {rows, cols})}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
+// A ResNet stem's max pooling as JAX's lax.reduce_window lowers it (flax's nn.max_pool(x,
+// (3, 3), strides=(2, 2), padding=((1, 1), (1, 1))) of NHWC f32[b, h, w, c]): a reduce-window
+// with windows of one along the channels (ir_emitter.h InnerWindowSplit), against NumPy's
+// maximum of the nine strided slices of the -inf-padded array.
+inline Workload MaxPoolWorkload(int64_t b, int64_t h, int64_t w, int64_t c) {
+  std::string hlo = absl::StrCat("HloModule maxpool\n", kReducers, "ENTRY main {\n  x = f32[", b, ",", h, ",", w, ",", c,
+                                 "] parameter(0)\n  lo = f32[] constant(-inf)\n  ROOT p = f32[", b, ",", h / 2, ",", w / 2,
+                                 ",", c, "] reduce-window(x, lo), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}",
+                                 ", to_apply=max_f32\n}");
+  return {"maxpool", hlo, {Shape(F32, {b, h, w, c})}, Aim::kSpeedupOverNumpy, 1.0};
+}
+
 // JAX's comparator for jnp.sort / jnp.argsort of f32: -0 to +0 and NaNs to one NaN, then a
 // total-order less-than (a radix sort by key on the cpu, emit_sort.cc).
 inline const std::string kJaxSortLess = absl::StrCat(
@@ -360,7 +372,7 @@ inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
           ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
-          CumsumColumnsWorkload(4096, 1024), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
+          CumsumColumnsWorkload(4096, 1024), MaxPoolWorkload(32, 112, 112, 64), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
           LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),
           TopkWorkload(1, int64_t{1} << 22, 40, "topk_row"), FftWorkload({1, int64_t{1} << 20}, 1, "fft_1m"),
           FftWorkload({256, 4096}, 1, "fft_rows"), FftWorkload({64, 1000}, 1, "fft_1000"),

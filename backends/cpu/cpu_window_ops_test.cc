@@ -131,6 +131,59 @@ ENTRY e {
   EXPECT_TRUE(SameOnBothBackends(argmax, {Random(F32, {6, 5}, 8)}));
 }
 
+// Windows of one element along the minor-most dimensions (NHWC pooling's channels) run with
+// the loop over those elements innermost (ir_emitter.h InnerWindowSplit); each element still
+// takes the reducer in row-major window order, so a reducer that neither commutes nor
+// associates (subtract) and per-step rounding (f16, bf16) come out as the interpreter's.
+TEST(CpuReduceWindow, WindowsOverMinorChannels) {
+  struct Case {
+    const char* type;
+    const char* op;
+    const char* in;
+    const char* out;
+    const char* window;
+    std::vector<int64_t> dims;
+  };
+  const std::vector<Case> cases = {
+      {"f32", "maximum", "[2,7,9,16]", "[2,4,5,16]", "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0", {2, 7, 9, 16}},
+      {"f16", "add", "[2,5,6,12]", "[2,9,2,12]",
+       "size=1x2x3x1 stride=1x1x2x1 pad=0_0x2_-1x0_1x0_0 lhs_dilate=1x2x1x1 rhs_dilate=1x1x2x1", {2, 5, 6, 12}},
+      {"bf16", "add", "[3,6,6,8]", "[3,3,3,8]", "size=1x2x2x1 stride=1x2x2x1", {3, 6, 6, 8}},
+      {"f32", "subtract", "[3,5,4,8]", "[2,5,4,8]", "size=2x2x1x1 pad=0_0x0_1x0_0x0_0", {3, 5, 4, 8}},
+      {"s32", "add", "[2,6,6,16]{2,1,3,0}", "[2,3,6,16]", "size=1x3x3x1 stride=1x2x1x1 pad=0_0x0_1x1_1x0_0", {2, 6, 6, 16}},
+      {"u8", "maximum", "[4,9,10]", "[4,4,10]{1,2,0}", "size=1x3x1 stride=1x2x1", {4, 9, 10}},
+      {"f64", "minimum", "[2,8,3,3,9]", "[2,7,2,3,9]", "size=1x2x2x1x1 pad=0_0x0_0x0_0x0_0x0_0", {2, 8, 3, 3, 9}},
+  };
+  for (const Case& c : cases) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(c.type);
+    const std::string hlo = absl::StrReplaceAll(
+        absl::StrCat("HloModule m\nr {\n  x = $T[] parameter(0)\n  y = $T[] parameter(1)\n  ROOT z = $T[] ", c.op,
+                     "(x, y)\n}\nENTRY e {\n  a = $T", c.in, " parameter(0)\n  i = $T[] constant(1)\n  ROOT w = $T", c.out,
+                     " reduce-window(a, i), window={", c.window, "}, to_apply=r\n}\n"),
+        {{"$T", c.type}});
+    EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, c.dims, 11, true)}));
+  }
+  const std::string argmax = R"(HloModule m
+r {
+  v0 = f32[] parameter(0)
+  i0 = s32[] parameter(1)
+  v1 = f32[] parameter(2)
+  i1 = s32[] parameter(3)
+  ge = pred[] compare(v0, v1), direction=GE
+  v = f32[] select(ge, v0, v1)
+  i = s32[] select(ge, i0, i1)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  a = f32[2,6,5,16] parameter(0)
+  idx = s32[2,6,5,16] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  z = s32[] constant(-1)
+  ROOT w = (f32[2,3,4,16], s32[2,3,4,16]{3,1,2,0}) reduce-window(a, idx, lo, z), window={size=1x3x2x1 stride=1x2x1x1 pad=0_0x1_0x0_0x0_0}, to_apply=r
+})";
+  EXPECT_TRUE(SameOnBothBackends(argmax, {Random(F32, {2, 6, 5, 16}, 12)}));
+}
+
 TEST(CpuSelectAndScatter, MaxPoolGradientWithOverlapAndPadding) {
   for (const char* type : {"f32", "s32"}) {
     const std::string hlo = absl::StrReplaceAll(R"(HloModule m

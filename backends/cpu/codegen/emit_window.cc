@@ -376,5 +376,143 @@ absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction
   return status;
 }
 
+std::optional<InnerWindowSplit> SplitInnerWindow(const HloInstruction& hlo, const Shape& out) {
+  constexpr int64_t kLeastInner = 8;
+  if (hlo.opcode() != HloOpcode::kReduceWindow || hlo.to_apply() == nullptr) return std::nullopt;
+  const int64_t n = hlo.operand_count() / 2;
+  if (n == 0 || hlo.operand_count() != 2 * n) return std::nullopt;
+  const Shape& input = hlo.operand(0)->shape();
+  const Window& window = hlo.attrs().window();
+  if (!input.IsArray() || !out.IsArray() || !out.has_layout() || out.rank() != input.rank() ||
+      window.dimensions_size() != input.rank() || ShapeUtil::ElementsIn(input) == 0 || ShapeUtil::ElementsIn(out) == 0) {
+    return std::nullopt;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!hlo.operand(i)->shape().IsArray() || hlo.operand(i)->shape().dimensions() != input.dimensions()) {
+      return std::nullopt;
+    }
+  }
+  const auto trivial = [&](int64_t d) {
+    const WindowDimension& w = window.dimensions(static_cast<int>(d));
+    return w.size() == 1 && std::max<int64_t>(w.stride(), 1) == 1 && w.padding_low() == 0 && w.padding_high() == 0 &&
+           std::max<int64_t>(w.window_dilation(), 1) == 1 && std::max<int64_t>(w.base_dilation(), 1) == 1 &&
+           out.dimensions(static_cast<int>(d)) == input.dimensions(static_cast<int>(d));
+  };
+  InnerWindowSplit split;
+  bool inside = true;  // still among the minor-most trivial dimensions
+  for (const int64_t d : out.layout().minor_to_major()) {
+    inside = inside && trivial(d);
+    (inside ? split.inner_dims : split.outer_dims).push_back(d);
+    (inside ? split.inner : split.outer) *= out.dimensions(static_cast<int>(d));
+    const int64_t size = window.dimensions(static_cast<int>(d)).size();
+    if (size < 1) return std::nullopt;
+    split.window *= size;
+  }
+  if (split.inner < kLeastInner || split.outer_dims.empty()) return std::nullopt;
+  return split;
+}
+
+absl::Status EmitInnerWindowRange(ElementalEmitter* e, const HloInstruction* hlo, const InnerWindowSplit& split,
+                                  const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                                  llvm::Value* begin, llvm::Value* end) {
+  const int64_t n = hlo->operand_count() / 2;
+  if (static_cast<int64_t>(operands.size()) != 2 * n || static_cast<int64_t>(outputs.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": malformed"));
+  }
+  llvm::IRBuilder<>* b = e->b();
+  llvm::LLVMContext& c = b->getContext();
+  const Shape& shape = outputs[0].shape;
+  const Window& window = hlo->attrs().window();
+  const int64_t rank = shape.rank();
+  const Shape& input = hlo->operand(0)->shape();
+  // The window's dimensions in row-major order (the interpreter's), outer ones only.
+  std::vector<int64_t> window_dims = split.outer_dims;
+  std::sort(window_dims.begin(), window_dims.end());
+  e->ClearCache();
+  absl::Status status = EmitForLoop(b, begin, end, "rw.item", [&](llvm::Value* item) -> absl::Status {
+    std::vector<llvm::Value*> out(static_cast<size_t>(rank), b->getInt64(0));
+    Delinearize(b, shape, split.outer_dims, item, out);
+    std::vector<llvm::Value*> inits;
+    for (int64_t j = 0; j < n; ++j) {
+      ASSIGN_OR_RETURN(llvm::Value* init, operands[n + j](IrIndex{}));
+      inits.push_back(init);
+    }
+    // body(index) for every inner element, `index` holding `fixed` for the outer dimensions;
+    // the minor-most inner dimension innermost.
+    const auto for_inner = [&](const std::vector<llvm::Value*>& fixed,
+                               const std::function<absl::Status(const IrIndex&)>& body) -> absl::Status {
+      std::vector<llvm::Value*> at = fixed;
+      std::function<absl::Status(int64_t)> level = [&](int64_t k) -> absl::Status {
+        if (k < 0) {
+          IrIndex index;
+          index.multi = at;
+          return body(index);
+        }
+        const int64_t d = split.inner_dims[static_cast<size_t>(k)];
+        return EmitForLoop(b, b->getInt64(0), b->getInt64(shape.dimensions(static_cast<int>(d))), "rw.inner",
+                           [&](llvm::Value* i) {
+                             at[static_cast<size_t>(d)] = i;
+                             return level(k - 1);
+                           });
+      };
+      return level(static_cast<int64_t>(split.inner_dims.size()) - 1);
+    };
+    RETURN_IF_ERROR(for_inner(out, [&](const IrIndex& at) -> absl::Status {
+      for (int64_t j = 0; j < n; ++j) e->StoreElement(inits[static_cast<size_t>(j)], outputs[j].base, outputs[j].shape, at);
+      return absl::OkStatus();
+    }));
+    // The window positions, each applied to every inner element when it is on the operand.
+    std::vector<llvm::Value*> in = out;
+    std::function<absl::Status(size_t, llvm::Value*)> position = [&](size_t k, llvm::Value* inside) -> absl::Status {
+      if (k == window_dims.size()) {
+        llvm::Function* f = b->GetInsertBlock()->getParent();
+        llvm::BasicBlock* apply = llvm::BasicBlock::Create(c, "rw.apply", f);
+        llvm::BasicBlock* cont = llvm::BasicBlock::Create(c, "rw.cont", f);
+        b->CreateCondBr(inside, apply, cont);
+        b->SetInsertPoint(apply);
+        RETURN_IF_ERROR(for_inner(out, [&](const IrIndex& at) -> absl::Status {
+          IrIndex from = at;
+          for (const int64_t d : window_dims) from.multi[static_cast<size_t>(d)] = in[static_cast<size_t>(d)];
+          std::vector<llvm::Value*> args;
+          for (int64_t j = 0; j < n; ++j) args.push_back(e->LoadElement(outputs[j].base, outputs[j].shape, at));
+          for (int64_t j = 0; j < n; ++j) {
+            ASSIGN_OR_RETURN(llvm::Value* v, operands[j](from));
+            args.push_back(v);
+          }
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, e->EmitScalarComputation(*hlo->to_apply(), args));
+          if (static_cast<int64_t>(results.size()) != n) {
+            return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": reducer arity mismatch"));
+          }
+          for (int64_t j = 0; j < n; ++j) e->StoreElement(results[j], outputs[j].base, outputs[j].shape, at);
+          return absl::OkStatus();
+        }));
+        b->CreateBr(cont);
+        b->SetInsertPoint(cont);
+        return absl::OkStatus();
+      }
+      const int64_t d = window_dims[k];
+      const WindowDimension& w = window.dimensions(static_cast<int>(d));
+      const int64_t stride = std::max<int64_t>(w.stride(), 1), dilation = std::max<int64_t>(w.window_dilation(), 1);
+      const int64_t base_dilation = std::max<int64_t>(w.base_dilation(), 1);
+      return EmitForLoop(b, b->getInt64(0), b->getInt64(w.size()), "rw.win", [&](llvm::Value* t) -> absl::Status {
+        llvm::Value* pos = b->CreateAdd(b->CreateMul(out[static_cast<size_t>(d)], b->getInt64(stride)),
+                                        b->CreateSub(b->CreateMul(t, b->getInt64(dilation)), b->getInt64(w.padding_low())));
+        llvm::Value* ok = inside;
+        if (base_dilation != 1) {
+          ok = b->CreateAnd(ok, b->CreateICmpEQ(b->CreateSRem(pos, b->getInt64(base_dilation)), b->getInt64(0)));
+          pos = b->CreateSDiv(pos, b->getInt64(base_dilation));
+        }
+        ok = b->CreateAnd(ok, b->CreateAnd(b->CreateICmpSGE(pos, b->getInt64(0)),
+                                           b->CreateICmpSLT(pos, b->getInt64(input.dimensions(static_cast<int>(d))))));
+        in[static_cast<size_t>(d)] = pos;
+        return position(k + 1, ok);
+      });
+    };
+    return position(0, b->getTrue());
+  });
+  e->ClearCache();
+  return status;
+}
+
 }  // namespace cpu
 }  // namespace xla

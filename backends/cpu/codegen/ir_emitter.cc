@@ -97,6 +97,10 @@ class ModuleEmitter {
         return EmitSerialKernel(cp, hlo, EmitSortLoops);
       case HloOpcode::kReduceWindow:
         if (AsCumulativeWindow(*hlo).has_value()) return EmitCumulativeWindow(cp, hlo);
+        if (!cp.slots(hlo).empty()) {
+          const std::optional<InnerWindowSplit> split = SplitInnerWindow(*hlo, plan_.slots[cp.slots(hlo)[0]].shape);
+          if (split.has_value()) return EmitInnerWindow(cp, hlo, *split);
+        }
         break;
       default:
         if (IsAliasingInstruction(*hlo)) return absl::OkStatus();
@@ -283,6 +287,15 @@ class ModuleEmitter {
                            [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                llvm::Value* begin, llvm::Value* end) {
                              return EmitCumulativeWindowRange(&elemental_, hlo, split, operands, outputs, begin, end);
+                           });
+  }
+
+  // An InnerWindowSplit reduce-window: its outer positions shared out by parallel_for.
+  absl::Status EmitInnerWindow(const ComputationPlan& cp, const HloInstruction* hlo, const InnerWindowSplit& split) {
+    return EmitItemsKernel(cp, hlo, split.outer, split.inner * split.window,
+                           [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                               llvm::Value* begin, llvm::Value* end) {
+                             return EmitInnerWindowRange(&elemental_, hlo, split, operands, outputs, begin, end);
                            });
   }
 

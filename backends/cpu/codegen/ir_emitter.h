@@ -270,6 +270,25 @@ absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction
                                        const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                        llvm::Value* begin, llvm::Value* end);
 
+// A reduce-window whose minor-most output dimensions (in the output's layout) have windows of
+// one element, stride 1 and no padding or dilation, as NHWC pooling's channels (inner, minor-
+// most first; `inner` elements), the others outer (minor-most first; `outer` positions, the
+// items a parallel_for shares out; `window` positions each). An item's inner elements start
+// from the init values in the outputs, then take the reducer of each window position in turn
+// in row-major window order, as the interpreter applies it, with the loop over the inner
+// elements innermost: it runs over adjacent memory (and vectorizes), and a window position's
+// padding check is made once for all of them. nullopt for other reduce-windows, and where
+// fewer than 8 inner elements would gain little.
+struct InnerWindowSplit {
+  std::vector<int64_t> inner_dims, outer_dims;
+  int64_t inner = 1, outer = 1, window = 1;
+};
+std::optional<InnerWindowSplit> SplitInnerWindow(const HloInstruction& hlo, const Shape& out);
+// Items [begin, end) of `split` (SplitInnerWindow(*hlo, outputs[0].shape)).
+absl::Status EmitInnerWindowRange(ElementalEmitter* e, const HloInstruction* hlo, const InnerWindowSplit& split,
+                                  const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                                  llvm::Value* begin, llvm::Value* end);
+
 // The pieces those loops are made of, for emitters that order the work otherwise (the gpu
 // backend runs updates a thread each where that cannot change the result).
 //
