@@ -232,6 +232,32 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "maxpool_grad") {  // sampled elements: the gradients of the windows whose first maximum they are
+    const absl::Span<const float> g = inputs[1].data<float>();
+    const Shape& in = w.parameters[0];
+    const int64_t h = in.dimensions(1), wd = in.dimensions(2), c = in.dimensions(3), oh = h / 2, ow = wd / 2;
+    for (int64_t e = 0; e < in.dimensions(0) * h * wd * c; e += 991) {
+      const int64_t ch = e % c, x0 = (e / c) % wd, y0 = (e / c / wd) % h, n = e / c / wd / h;
+      double want = 0;
+      for (int64_t oy = std::max<int64_t>(0, y0 / 2 - 1); oy <= std::min(oh - 1, (y0 + 1) / 2); ++oy) {
+        for (int64_t ox = std::max<int64_t>(0, x0 / 2 - 1); ox <= std::min(ow - 1, (x0 + 1) / 2); ++ox) {
+          int64_t best = -1;  // the window's first maximum, as y * wd + x
+          float best_value = 0;
+          for (int64_t dy = 0; dy < 3; ++dy) {
+            for (int64_t dx = 0; dx < 3; ++dx) {
+              const int64_t y = 2 * oy + dy - 1, x1 = 2 * ox + dx - 1;
+              if (y < 0 || y >= h || x1 < 0 || x1 >= wd) continue;
+              const float v = x[((n * h + y) * wd + x1) * c + ch];
+              if (best < 0 || v > best_value) best = y * wd + x1, best_value = v;
+            }
+          }
+          if (best == y0 * wd + x0) want += g[((n * oh + oy) * ow + ox) * c + ch];
+        }
+      }
+      if (std::abs(out[e] - want) > 1e-5) return absl::StrFormat("maxpool_grad element %d = %g, want %g", e, out[e], want);
+    }
+    return "";
+  }
   if (w.name == "cumsum_cols") {  // d[i, j] = x[0, j] + ... + x[i, j]
     const int64_t rows = w.parameters[0].dimensions(0), cols = w.parameters[0].dimensions(1);
     for (int64_t j = 0; j < cols; j += 37) {

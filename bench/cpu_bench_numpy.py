@@ -80,6 +80,20 @@ def max_pool(x):
     return np.maximum.reduce([p[:, i:i + h - 1:2, j:j + w - 1:2, :] for i in range(3) for j in range(3)])
 
 
+def max_pool_grad(x, g):
+    b, h, w, c = x.shape
+    p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), constant_values=-np.inf)
+    slices = [(slice(None), slice(i, i + h - 1, 2), slice(j, j + w - 1, 2)) for i in range(3) for j in range(3)]
+    pooled = np.maximum.reduce([p[s] for s in slices])
+    out = np.zeros_like(p)
+    taken = np.zeros(pooled.shape, dtype=bool)
+    for s in slices:
+        first = (p[s] == pooled) & ~taken
+        taken |= first
+        out[s] += np.where(first, g, 0)
+    return out[:, 1:-1, 1:-1, :]
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -102,6 +116,8 @@ def workload(name, rng):
         return (lambda x: np.cumsum(x, axis=0)), (uniform(rng, 4096, 1024),)
     if name == "maxpool":
         return max_pool, (uniform(rng, 32, 112, 112, 64),)
+    if name == "maxpool_grad":
+        return max_pool_grad, (uniform(rng, 32, 112, 112, 64), uniform(rng, 32, 56, 56, 64))
     if name == "sort":
         return np.sort, (uniform(rng, 1 << 20),)
     if name == "argsort":

@@ -253,6 +253,23 @@ inline Workload MaxPoolWorkload(int64_t b, int64_t h, int64_t w, int64_t c) {
   return {"maxpool", hlo, {Shape(F32, {b, h, w, c})}, Aim::kSpeedupOverNumpy, 1.0};
 }
 
+// The gradient of that max pooling as JAX's autodiff lowers it: a select-and-scatter (GE
+// select, add scatter) of the output gradient onto each window's first maximum
+// (ir_emitter.h InnerSelectSplit), against NumPy's nine strided slices compared with the
+// pooled maxima, each window's first match taking its gradient.
+inline Workload MaxPoolGradWorkload(int64_t b, int64_t h, int64_t w, int64_t c) {
+  const std::string x = absl::StrCat("f32[", b, ",", h, ",", w, ",", c, "]");
+  std::string hlo = absl::StrCat("HloModule maxpool_grad\n", kReducers,
+                                 "ge_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+                                 "  ROOT c = pred[] compare(a, b), direction=GE\n}\nENTRY main {\n  x = ",
+                                 x, " parameter(0)\n  g = f32[", b, ",", h / 2, ",", w / 2, ",", c,
+                                 "] parameter(1)\n  zero = f32[] constant(0)\n  ROOT d = ", x,
+                                 " select-and-scatter(x, g, zero), window={size=1x3x3x1 stride=1x2x2x1 ",
+                                 "pad=0_0x1_1x1_1x0_0}, select=ge_f32, scatter=add_f32\n}");
+  return {"maxpool_grad", hlo, {Shape(F32, {b, h, w, c}), Shape(F32, {b, h / 2, w / 2, c})}, Aim::kSpeedupOverNumpy,
+          1.0};
+}
+
 // JAX's comparator for jnp.sort / jnp.argsort of f32: -0 to +0 and NaNs to one NaN, then a
 // total-order less-than (a radix sort by key on the cpu, emit_sort.cc).
 inline const std::string kJaxSortLess = absl::StrCat(
@@ -372,7 +389,8 @@ inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
           ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
-          CumsumColumnsWorkload(4096, 1024), MaxPoolWorkload(32, 112, 112, 64), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
+          CumsumColumnsWorkload(4096, 1024), MaxPoolWorkload(32, 112, 112, 64),
+          MaxPoolGradWorkload(32, 112, 112, 64), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
           LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),
           TopkWorkload(1, int64_t{1} << 22, 40, "topk_row"), FftWorkload({1, int64_t{1} << 20}, 1, "fft_1m"),
           FftWorkload({256, 4096}, 1, "fft_rows"), FftWorkload({64, 1000}, 1, "fft_1000"),

@@ -209,6 +209,50 @@ ENTRY e {
   }
 }
 
+// Windows of one along the minor-most dimension (NHWC max pooling's channels) take the
+// lanes path (ir_emitter.h InnerSelectSplit): selections over a chunk of channels at once,
+// scatters in the interpreter's order per element. Overlapping windows, padding, dilations,
+// a scatter that neither commutes nor associates (subtract), per-step rounding (bf16), NaNs
+// under a float select, channels cut into several chunks (130: 44, 44 and 42), a fixed dimension between
+// window dimensions, and layouts of the operands and result that differ.
+TEST(CpuSelectAndScatter, LanesOfMinorChannels) {
+  struct Case {
+    const char* type;
+    const char* select;
+    const char* scatter;
+    const char* operand;
+    const char* source;
+    const char* result;
+    const char* window;
+    std::vector<int64_t> operand_dims, source_dims;
+    bool specials;
+  };
+  const std::vector<Case> cases = {
+      {"f32", "GE", "add", "[2,7,9,16]", "[2,4,5,16]", "[2,7,9,16]", "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0",
+       {2, 7, 9, 16}, {2, 4, 5, 16}, true},
+      {"bf16", "GT", "add", "[2,6,6,130]", "[2,3,3,130]", "[2,6,6,130]", "size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_0x1_0x0_0",
+       {2, 6, 6, 130}, {2, 3, 3, 130}, false},
+      {"f32", "LT", "subtract", "[3,8,2,12]", "[2,8,2,12]", "[3,8,2,12]", "size=2x1x2x1 pad=0_0x0_0x0_1x0_0",
+       {3, 8, 2, 12}, {2, 8, 2, 12}, false},
+      {"s32", "GE", "add", "[2,5,5,9]{2,1,3,0}", "[2,5,3,9]", "[2,5,5,9]", "size=1x2x3x1 stride=1x1x2x1 pad=0_0x0_1x1_1x0_0",
+       {2, 5, 5, 9}, {2, 5, 3, 9}, false},
+      {"f16", "GE", "add", "[2,5,6,8]", "[2,9,2,8]", "[2,5,6,8]{3,2,1,0}",
+       "size=1x2x3x1 stride=1x1x2x1 pad=0_0x2_-1x0_1x0_0 lhs_dilate=1x2x1x1 rhs_dilate=1x1x2x1", {2, 5, 6, 8},
+       {2, 9, 2, 8}, false},
+  };
+  for (const Case& c : cases) {
+    const PrimitiveType t = *primitive_util::StringToPrimitiveType(c.type);
+    const std::string hlo = absl::StrReplaceAll(
+        absl::StrCat("HloModule m\nsel {\n  x = $T[] parameter(0)\n  y = $T[] parameter(1)\n  ROOT c = pred[] ",
+                     "compare(x, y), direction=", c.select, "\n}\nsc {\n  x = $T[] parameter(0)\n  y = $T[] parameter(1)\n",
+                     "  ROOT s = $T[] ", c.scatter, "(x, y)\n}\nENTRY e {\n  a = $T", c.operand, " parameter(0)\n  s = $T",
+                     c.source, " parameter(1)\n  z = $T[] constant(1)\n  ROOT r = $T", c.result,
+                     " select-and-scatter(a, s, z), window={", c.window, "}, select=sel, scatter=sc\n}\n"),
+        {{"$T", c.type}});
+    EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, c.operand_dims, 13, c.specials), Random(t, c.source_dims, 14, false)}));
+  }
+}
+
 TEST(CpuGather, RowsBatchingAndClampedStarts) {
   const std::string rows = R"(HloModule m
 ENTRY e {

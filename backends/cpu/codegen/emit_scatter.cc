@@ -5,6 +5,7 @@
 // shared (ScatterIndexing, EmitSelectInWindow) with the gpu backend, which orders the same
 // work across threads where that cannot change the result.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -299,6 +300,168 @@ absl::Status EmitSelectAndScatterLoops(ElementalEmitter* e, const HloInstruction
   if (outputs.size() != 1) return absl::InvalidArgumentError(absl::StrCat("select-and-scatter ", hlo->name(), ": malformed"));
   RETURN_IF_ERROR(EmitScatterFill(e, outputs, [&](size_t, const IrIndex&) { return operands[2](IrIndex{}); }));
   return EmitSelectAndScatterUpdates(e, hlo, operands, outputs[0]);
+}
+
+std::optional<InnerSelectSplit> SplitInnerSelect(const HloInstruction& hlo, const Shape& out) {
+  if (!CheckSelectAndScatter(&hlo).ok()) return std::nullopt;
+  const Shape& operand = hlo.operand(0)->shape();
+  const Shape& source = hlo.operand(1)->shape();
+  const Window& window = hlo.attrs().window();
+  if (!out.IsArray() || !out.has_layout() || out.rank() == 0 || out.dimensions() != operand.dimensions() ||
+      ShapeUtil::ElementsIn(operand) == 0 || ShapeUtil::ElementsIn(source) == 0) {
+    return std::nullopt;
+  }
+  const auto trivial = [&](int64_t d) {
+    const WindowDimension& w = window.dimensions(static_cast<int>(d));
+    return w.size() == 1 && std::max<int64_t>(w.stride(), 1) == 1 && w.padding_low() == 0 && w.padding_high() == 0 &&
+           std::max<int64_t>(w.window_dilation(), 1) == 1 && std::max<int64_t>(w.base_dilation(), 1) == 1 &&
+           source.dimensions(static_cast<int>(d)) == operand.dimensions(static_cast<int>(d));
+  };
+  InnerSelectSplit split;
+  split.lane_dim = out.layout().minor_to_major(0);
+  const int64_t lanes = out.dimensions(static_cast<int>(split.lane_dim));
+  if (!trivial(split.lane_dim) || lanes < 8) return std::nullopt;
+  for (int64_t d = 0; d < out.rank(); ++d) {
+    if (d == split.lane_dim) continue;
+    if (trivial(d)) {
+      split.fixed_dims.push_back(d);
+      split.fixed *= out.dimensions(static_cast<int>(d));
+    } else {
+      if (window.dimensions(static_cast<int>(d)).size() < 1) return std::nullopt;
+      split.window_dims.push_back(d);
+    }
+  }
+  if (split.window_dims.empty()) return std::nullopt;
+  split.chunks = (lanes + kSelectLanes - 1) / kSelectLanes;
+  split.lanes = (lanes + split.chunks - 1) / split.chunks;  // chunks of nearly equal size
+  return split;
+}
+
+absl::Status EmitInnerSelectRange(ElementalEmitter* e, const HloInstruction* hlo, const InnerSelectSplit& split,
+                                  const std::vector<Generator>& operands, const SerialOutput& out, llvm::Value* begin,
+                                  llvm::Value* end) {
+  RETURN_IF_ERROR(CheckSelectAndScatter(hlo));
+  llvm::IRBuilder<>* b = e->b();
+  const Shape& operand = hlo->operand(0)->shape();
+  const Shape& source = hlo->operand(1)->shape();
+  const Window& window = hlo->attrs().window();
+  const PrimitiveType type = operand.element_type();
+  const int64_t rank = operand.rank(), total = operand.dimensions(static_cast<int>(split.lane_dim));
+  llvm::Function* f = b->GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
+  // Each lane's selection so far: its value and its window position (row-major over window_dims).
+  llvm::AllocaInst* values = entry.CreateAlloca(llvm::ArrayType::get(e->RegisterType(type), kSelectLanes));
+  llvm::AllocaInst* positions = entry.CreateAlloca(llvm::ArrayType::get(b->getInt64Ty(), kSelectLanes));
+  llvm::AllocaInst* have = entry.CreateAlloca(b->getInt1Ty());
+  const auto lane_slot = [&](llvm::AllocaInst* array, llvm::Value* lane) {
+    return b->CreateInBoundsGEP(array->getAllocatedType(), array, {b->getInt64(0), lane});
+  };
+  std::vector<int64_t> operand_extent, source_extent, window_sizes;
+  for (const int64_t d : split.window_dims) {
+    operand_extent.push_back(operand.dimensions(static_cast<int>(d)));
+    source_extent.push_back(source.dimensions(static_cast<int>(d)));
+    window_sizes.push_back(window.dimensions(static_cast<int>(d)).size());
+  }
+  e->ClearCache();
+  absl::Status status = EmitForLoop(b, begin, end, "ss.item", [&](llvm::Value* item) -> absl::Status {
+    std::vector<llvm::Value*> base(static_cast<size_t>(rank), b->getInt64(0));
+    llvm::Value* chunk = b->CreateURem(item, b->getInt64(split.chunks));
+    llvm::Value* rest = b->CreateUDiv(item, b->getInt64(split.chunks));
+    for (auto d = split.fixed_dims.rbegin(); d != split.fixed_dims.rend(); ++d) {
+      const int64_t size = operand.dimensions(static_cast<int>(*d));
+      base[static_cast<size_t>(*d)] = b->CreateURem(rest, b->getInt64(size));
+      rest = b->CreateUDiv(rest, b->getInt64(size));
+    }
+    llvm::Value* first = b->CreateMul(chunk, b->getInt64(split.lanes));
+    llvm::Value* last = b->CreateAdd(first, b->getInt64(split.lanes));
+    last = b->CreateSelect(b->CreateICmpULT(last, b->getInt64(total)), last, b->getInt64(total));
+    llvm::Value* count = b->CreateSub(last, first);
+    // body(lane, index) for the item's lanes, `at` giving the window dimensions' indices.
+    const auto for_lanes = [&](const std::vector<llvm::Value*>& at,
+                               const std::function<absl::Status(llvm::Value*, const IrIndex&)>& body) -> absl::Status {
+      return EmitForLoop(b, b->getInt64(0), count, "ss.lane", [&](llvm::Value* lane) -> absl::Status {
+        std::vector<llvm::Value*> index = base;
+        for (size_t j = 0; j < split.window_dims.size(); ++j) index[static_cast<size_t>(split.window_dims[j])] = at[j];
+        index[static_cast<size_t>(split.lane_dim)] = b->CreateAdd(first, lane);
+        return body(lane, Multi(index));
+      });
+    };
+    ASSIGN_OR_RETURN(llvm::Value* init, operands[2](IrIndex{}));
+    RETURN_IF_ERROR(EmitLoopsOver(b, operand_extent, "ss.fill", [&](const std::vector<llvm::Value*>& at) {
+      return for_lanes(at, [&](llvm::Value*, const IrIndex& index) -> absl::Status {
+        e->StoreElement(init, out.base, out.shape, index);
+        return absl::OkStatus();
+      });
+    }));
+    return EmitLoopsOver(b, source_extent, "ss.source", [&](const std::vector<llvm::Value*>& s) -> absl::Status {
+      b->CreateStore(b->getFalse(), have);
+      // The window positions in row-major order; `linear` counts them.
+      RETURN_IF_ERROR(EmitLoopsOver(b, window_sizes, "ss.win", [&](const std::vector<llvm::Value*>& k) -> absl::Status {
+        llvm::Value* valid = b->getTrue();
+        llvm::Value* linear = b->getInt64(0);
+        std::vector<llvm::Value*> pos;
+        for (size_t j = 0; j < split.window_dims.size(); ++j) {
+          const WindowDimension& w = window.dimensions(static_cast<int>(split.window_dims[j]));
+          const int64_t bd = std::max<int64_t>(w.base_dilation(), 1);
+          llvm::Value* p = b->CreateAdd(b->CreateMul(s[j], b->getInt64(std::max<int64_t>(w.stride(), 1))),
+                                        b->CreateSub(b->CreateMul(k[j], b->getInt64(std::max<int64_t>(w.window_dilation(), 1))),
+                                                     b->getInt64(w.padding_low())));
+          if (bd != 1) {
+            valid = b->CreateAnd(valid, b->CreateICmpEQ(b->CreateSRem(p, b->getInt64(bd)), b->getInt64(0)));
+            p = b->CreateSDiv(p, b->getInt64(bd));
+          }
+          valid = b->CreateAnd(valid, b->CreateAnd(b->CreateICmpSGE(p, b->getInt64(0)),
+                                                   b->CreateICmpSLT(p, b->getInt64(operand_extent[j]))));
+          pos.push_back(p);
+          linear = b->CreateAdd(b->CreateMul(linear, b->getInt64(window_sizes[j])), k[j]);
+        }
+        return EmitIf(b, valid, [&]() -> absl::Status {
+          llvm::Value* had = b->CreateLoad(b->getInt1Ty(), have);
+          RETURN_IF_ERROR(for_lanes(pos, [&](llvm::Value* lane, const IrIndex& index) -> absl::Status {
+            ASSIGN_OR_RETURN(llvm::Value* v, operands[0](index));
+            llvm::Value* value_slot = lane_slot(values, lane);
+            llvm::Value* position_slot = lane_slot(positions, lane);
+            // (Before the first selection the slot holds nothing: compare v with itself.)
+            llvm::Value* current = b->CreateSelect(had, b->CreateLoad(e->RegisterType(type), value_slot), v);
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> keep, e->EmitScalarComputation(*hlo->select(), {current, v}));
+            if (keep.size() != 1) return absl::InvalidArgumentError("select must return one pred");
+            llvm::Value* take = b->CreateOr(b->CreateNot(had), b->CreateNot(keep[0]));
+            b->CreateStore(b->CreateSelect(take, v, current), value_slot);
+            b->CreateStore(b->CreateSelect(take, linear, b->CreateLoad(b->getInt64Ty(), position_slot)), position_slot);
+            return absl::OkStatus();
+          }));
+          b->CreateStore(b->getTrue(), have);
+          return absl::OkStatus();
+        });
+      }));
+      // Each lane's source scattered to the element its window selected.
+      return EmitIf(b, b->CreateLoad(b->getInt1Ty(), have), [&]() -> absl::Status {
+        return for_lanes(s, [&](llvm::Value* lane, const IrIndex& from) -> absl::Status {
+          llvm::Value* linear = b->CreateLoad(b->getInt64Ty(), lane_slot(positions, lane));
+          IrIndex target = from;
+          for (size_t j = split.window_dims.size(); j-- > 0;) {
+            const WindowDimension& w = window.dimensions(static_cast<int>(split.window_dims[j]));
+            llvm::Value* k = b->CreateURem(linear, b->getInt64(window_sizes[j]));
+            linear = b->CreateUDiv(linear, b->getInt64(window_sizes[j]));
+            llvm::Value* p = b->CreateAdd(b->CreateMul(s[j], b->getInt64(std::max<int64_t>(w.stride(), 1))),
+                                          b->CreateSub(b->CreateMul(k, b->getInt64(std::max<int64_t>(w.window_dilation(), 1))),
+                                                       b->getInt64(w.padding_low())));
+            const int64_t bd = std::max<int64_t>(w.base_dilation(), 1);
+            if (bd != 1) p = b->CreateSDiv(p, b->getInt64(bd));
+            target.multi[static_cast<size_t>(split.window_dims[j])] = p;
+          }
+          ASSIGN_OR_RETURN(llvm::Value* src, operands[1](from));
+          llvm::Value* old = e->LoadElement(out.base, out.shape, target);
+          ASSIGN_OR_RETURN(std::vector<llvm::Value*> r, e->EmitScalarComputation(*hlo->scatter(), {src, old}));
+          if (r.size() != 1) return absl::InvalidArgumentError("scatter must return one value");
+          e->StoreElement(r[0], out.base, out.shape, target);
+          return absl::OkStatus();
+        });
+      });
+    });
+  });
+  e->ClearCache();
+  return status;
 }
 
 }  // namespace cpu

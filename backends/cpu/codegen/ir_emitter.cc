@@ -92,6 +92,10 @@ class ModuleEmitter {
       case HloOpcode::kScatter:
         return EmitSerialKernel(cp, hlo, EmitScatterLoops);
       case HloOpcode::kSelectAndScatter:
+        if (cp.slots(hlo).size() == 1) {
+          const std::optional<InnerSelectSplit> split = SplitInnerSelect(*hlo, plan_.slots[cp.slots(hlo)[0]].shape);
+          if (split.has_value()) return EmitInnerSelect(cp, hlo, *split);
+        }
         return EmitSerialKernel(cp, hlo, EmitSelectAndScatterLoops);
       case HloOpcode::kSort:
         return EmitSerialKernel(cp, hlo, EmitSortLoops);
@@ -287,6 +291,17 @@ class ModuleEmitter {
                            [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                llvm::Value* begin, llvm::Value* end) {
                              return EmitCumulativeWindowRange(&elemental_, hlo, split, operands, outputs, begin, end);
+                           });
+  }
+
+  // An InnerSelectSplit select-and-scatter: its items shared out by parallel_for.
+  absl::Status EmitInnerSelect(const ComputationPlan& cp, const HloInstruction* hlo, const InnerSelectSplit& split) {
+    const int64_t work = ShapeUtil::ElementsIn(hlo->shape()) / std::max<int64_t>(split.items(), 1) * 4;
+    return EmitItemsKernel(cp, hlo, split.items(), work,
+                           [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
+                               llvm::Value* begin, llvm::Value* end) -> absl::Status {
+                             if (outputs.size() != 1) return absl::InternalError("select-and-scatter has one output");
+                             return EmitInnerSelectRange(&elemental_, hlo, split, operands, outputs[0], begin, end);
                            });
   }
 

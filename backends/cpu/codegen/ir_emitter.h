@@ -356,6 +356,26 @@ absl::Status EmitScatterUpdates(ElementalEmitter* e, const ScatterIndexing& s, c
                                 const std::vector<SerialOutput>& outputs);
 absl::Status EmitSelectAndScatterUpdates(ElementalEmitter* e, const HloInstruction* hlo,
                                          const std::vector<Generator>& operands, const SerialOutput& out);
+// A select-and-scatter whose output's minor-most dimension has a window of one element,
+// stride 1 and no padding or dilation, as NHWC max pooling's channels (`lane_dim`): items are
+// a position of the other such dimensions (`fixed_dims`, row-major) and a chunk of up to
+// kSelectLanes lanes of lane_dim. An item fills its part of the output, then takes its source
+// positions in row-major order, each window's selection made for all lanes at once, window
+// position by window position (the loop over lanes innermost: it vectorizes), then each
+// lane's source scattered to its selected element. Lanes and items never share an output
+// element, and each element's updates come in the interpreter's order, so the result is the
+// serial loops' for any select and scatter. nullopt for other select-and-scatters.
+inline constexpr int64_t kSelectLanes = 64;
+struct InnerSelectSplit {
+  int64_t lane_dim = 0, lanes = 0, chunks = 1, fixed = 1;
+  std::vector<int64_t> fixed_dims, window_dims;  // window_dims: the others, ascending
+  int64_t items() const { return fixed * chunks; }
+};
+std::optional<InnerSelectSplit> SplitInnerSelect(const HloInstruction& hlo, const Shape& out);
+absl::Status EmitInnerSelectRange(ElementalEmitter* e, const HloInstruction* hlo, const InnerSelectSplit& split,
+                                  const std::vector<Generator>& operands, const SerialOutput& out, llvm::Value* begin,
+                                  llvm::Value* end);
+
 // sort (emit_sort.cc): copies the operands into the outputs and sorts them in place
 // through the runtime with a compiled comparator.
 absl::Status EmitSortLoops(ElementalEmitter* e, const HloInstruction* hlo, const std::vector<Generator>& operands,
