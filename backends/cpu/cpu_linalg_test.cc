@@ -8,6 +8,7 @@
 #include <utility>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -237,6 +238,23 @@ TEST(CpuLinalg, FftLinesOverThreadsAndSplitLines) {
                    {"FFT", "c64[2,4,32768]", "c64[2,4,32768]", "{4,32768}"}},
                   70);
   SetSplitLinesBelow(0);
+}
+
+// Executions on several threads at once: the runtime's kept fft buffers are one shared set
+// (for a transform over all the threads: one slab, or long lines split) that one execution
+// holds at a time, the others getting buffers of their own, and each thread's own set (for
+// slabs over the threads); every result is still the interpreter's for its own input.
+TEST(CpuLinalg, FftConcurrentExecutionsKeepTheirBuffersApart) {
+  const std::vector<FftCase> cases = {{"RFFT", "f32[1,96,128]", "c64[1,96,65]", "{96,128}"},
+                                      {"FFT", "c64[1,40000]", "c64[1,40000]", "{40000}"},
+                                      {"IFFT", "c64[8,24,20]", "c64[8,24,20]", "{24,20}"}};
+  std::vector<std::thread> threads;
+  for (uint64_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&cases, t] {
+      for (int round = 0; round < 2; ++round) ExpectFftsAgree(cases, 100 + 10 * t + round);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
 }
 
 }  // namespace
