@@ -485,14 +485,17 @@ struct AxisLines {
 // Transforms lines [l0, l1) of `data` in place, scaled by 1 / n when `scale`, through
 // transform(pointer, batch) (FftPlan's Transform of `batch` interleaved lines, or the caller's
 // split of it). Contiguous lines (inner 1) are transformed where they are, one at a time;
-// lines `inner` apart are neighbours kBlock at a time, copied as they lie (point k of each
+// lines `inner` apart are neighbours a block at a time, copied as they lie (point k of each
 // next to each other) to `line` (the caller's buffer), transformed there together and copied
 // back.
 template <typename Transform>
 void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l0, int64_t l1,
                     std::vector<Complex>& line, Transform&& transform) {
-  constexpr int64_t kBlock = 16;
+  // Up to 16 lines, and up to 2^16 points in all: a batch's line and work buffers hold n *
+  // block points each, so long lines go fewer at a time (one from 2^16 points).
+  constexpr int64_t kMostLines = 16, kMostPoints = int64_t{1} << 16;
   const int64_t n = lines.n, inner = lines.inner;
+  const int64_t block = std::clamp<int64_t>(kMostPoints / std::max<int64_t>(n, 1), 1, kMostLines);
   const double factor = 1.0 / static_cast<double>(n);
   if (inner == 1) {  // contiguous lines: transformed where they are
     for (int64_t l = l0; l < l1; ++l) {
@@ -502,10 +505,10 @@ void TransformLines(const AxisLines& lines, bool scale, Complex* data, int64_t l
     }
     return;
   }
-  line.resize(static_cast<size_t>(n * std::min(kBlock, inner)));
+  line.resize(static_cast<size_t>(n * std::min(block, inner)));
   for (int64_t l = l0; l < l1;) {
     // Neighbours l, l + 1, ... share their outer index: first(l + b) = first(l) + b.
-    const int64_t count = std::min({l1 - l, kBlock, inner - l % inner});
+    const int64_t count = std::min({l1 - l, block, inner - l % inner});
     Complex* at = data + lines.First(l);
     for (int64_t k = 0; k < n; ++k) std::copy(at + k * inner, at + k * inner + count, line.begin() + k * count);
     transform(line.data(), count);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -123,6 +124,31 @@ TEST(FftCore, InterleavedLinesGetTheirOwnBits) {
             ASSERT_EQ(stepped[static_cast<size_t>(k * batch + b)], alone[b][k])
                 << "stepped: n = " << n << ", sign = " << sign << ", batch = " << batch << ", line " << b;
           }
+        }
+      }
+    }
+  }
+}
+
+// TransformLines along a strided axis (blocks of neighbouring lines, fewer for long lines:
+// 16 of 512 points, 6 of 10000, a last short block) gives each line's own transform.
+TEST(FftCore, StridedAxisLinesMatchEachLineAlone) {
+  for (const auto& [n, inner] : std::vector<std::pair<int64_t, int64_t>>{{512, 40}, {10000, 20}, {61, 3}}) {
+    for (bool scale : {false, true}) {
+      const AxisLines lines({2, n, inner}, 1);
+      const std::vector<Complex> data = RandomLine(2 * n * inner, static_cast<uint32_t>(n + inner));
+      std::vector<Complex> got = data, line;
+      const FftPlan plan(n, scale ? 1 : -1);
+      FftWork work;
+      TransformLines(lines, scale, got.data(), 0, lines.count, line,
+                     [&](Complex* v, int64_t batch) { plan.Transform(v, work, batch); });
+      for (int64_t l = 0; l < lines.count; ++l) {
+        std::vector<Complex> alone(static_cast<size_t>(n));
+        for (int64_t k = 0; k < n; ++k) alone[k] = data[lines.First(l) + k * inner];
+        plan.Transform(alone.data(), work);
+        for (int64_t k = 0; k < n; ++k) {
+          const Complex want = scale ? alone[k] * (1.0 / static_cast<double>(n)) : alone[k];
+          ASSERT_EQ(got[lines.First(l) + k * inner], want) << "n = " << n << ", line " << l << ", point " << k;
         }
       }
     }
