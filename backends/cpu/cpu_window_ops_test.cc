@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/testing/cumulative_windows.h"
 #include "gtest/gtest.h"
 
 namespace xla {
@@ -22,19 +23,6 @@ Literal Random(PrimitiveType t, std::vector<int64_t> dims, uint64_t seed, bool s
   std::mt19937_64 rng(seed);
   return RandomLiteral(ShapeUtil::MakeShape(t, dims), &rng, specials);
 }
-
-// A variadic reduce-window's reducer: the larger value and its index (the first on ties).
-constexpr char kArgmaxReducer[] = R"(r {
-  v0 = f32[] parameter(0)
-  i0 = s32[] parameter(1)
-  v1 = f32[] parameter(2)
-  i1 = s32[] parameter(3)
-  ge = pred[] compare(v0, v1), direction=GE
-  v = f32[] select(ge, v0, v1)
-  i = s32[] select(ge, i0, i1)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-)";
 
 // Same convolution on both backends for every listed element type.
 void CheckConv(const std::string& lhs_dims, const std::string& rhs_dims, const std::string& out_dims,
@@ -123,12 +111,12 @@ TEST(CpuReduceWindow, SumsMaxesAndVariadicWithPaddingAndDilations) {
       }
     }
   }
-  const std::string argmax = absl::StrCat("HloModule m\n", kArgmaxReducer, R"(ENTRY e {
+  const std::string argmax = absl::StrCat("HloModule m\n", xla::testing::kMaxWithPositionReducer, R"(ENTRY e {
   a = f32[6,5]{0,1} parameter(0)
   idx = s32[6,5] iota(), iota_dimension=1
   lo = f32[] constant(-inf)
   z = s32[] constant(-1)
-  ROOT w = (f32[3,4], s32[3,4]) reduce-window(a, idx, lo, z), window={size=3x2 stride=2x1 pad=1_0x0_0}, to_apply=r
+  ROOT w = (f32[3,4], s32[3,4]) reduce-window(a, idx, lo, z), window={size=3x2 stride=2x1 pad=1_0x0_0}, to_apply=reduce
 })");
   EXPECT_TRUE(SameOnBothBackends(argmax, {Random(F32, {6, 5}, 8)}));
 }
@@ -165,12 +153,12 @@ TEST(CpuReduceWindow, WindowsOverMinorChannels) {
         {{"$T", c.type}});
     EXPECT_TRUE(SameOnBothBackends(hlo, {Random(t, c.dims, 11, true)}));
   }
-  const std::string argmax = absl::StrCat("HloModule m\n", kArgmaxReducer, R"(ENTRY e {
+  const std::string argmax = absl::StrCat("HloModule m\n", xla::testing::kMaxWithPositionReducer, R"(ENTRY e {
   a = f32[2,6,5,16] parameter(0)
   idx = s32[2,6,5,16] iota(), iota_dimension=1
   lo = f32[] constant(-inf)
   z = s32[] constant(-1)
-  ROOT w = (f32[2,3,4,16], s32[2,3,4,16]{3,1,2,0}) reduce-window(a, idx, lo, z), window={size=1x3x2x1 stride=1x2x1x1 pad=0_0x1_0x0_0x0_0}, to_apply=r
+  ROOT w = (f32[2,3,4,16], s32[2,3,4,16]{3,1,2,0}) reduce-window(a, idx, lo, z), window={size=1x3x2x1 stride=1x2x1x1 pad=0_0x1_0x0_0x0_0}, to_apply=reduce
 })");
   EXPECT_TRUE(SameOnBothBackends(argmax, {Random(F32, {2, 6, 5, 16}, 12)}));
 }

@@ -60,12 +60,9 @@ ENTRY e {
   ROOT s = f32[4,300] reduce-window(x, init), window={size=1x300 pad=0_0x299_0}, to_apply=reduce
 })";
 
-// A running maximum of f32[dims] along `axis` with the position where it was first reached
-// (two operands).
-inline std::string CumMaxWithPositionModule(const std::vector<int64_t>& dims, int64_t axis) {
-  const std::string d = absl::StrJoin(dims, ",");
-  return absl::StrCat(R"(HloModule cummax
-reduce {
+// `reduce`: a variadic reduce-window's reducer of (f32 value, s32 position) pairs keeping the
+// larger value and its position, the earlier one on ties (an argmax).
+inline constexpr char kMaxWithPositionReducer[] = R"(reduce {
   a = f32[] parameter(0)
   i = s32[] parameter(1)
   b = f32[] parameter(2)
@@ -75,7 +72,13 @@ reduce {
   k = s32[] select(keep, i, j)
   ROOT t = (f32[], s32[]) tuple(v, k)
 }
-ENTRY e {
+)";
+
+// A running maximum of f32[dims] along `axis` with the position where it was first reached
+// (two operands).
+inline std::string CumMaxWithPositionModule(const std::vector<int64_t>& dims, int64_t axis) {
+  const std::string d = absl::StrJoin(dims, ",");
+  return absl::StrCat("HloModule cummax\n", kMaxWithPositionReducer, R"(ENTRY e {
   x = f32[)", d, "] parameter(0)\n  ids = s32[", d, "] iota(), iota_dimension=", axis,
                       "\n  lowest = f32[] constant(-inf)\n  none = s32[] constant(-1)\n  ROOT s = (f32[", d,
                       "], s32[", d, "]) reduce-window(x, ids, lowest, none), ", CumulativeWindowAttr(dims, axis, false),

@@ -238,19 +238,10 @@ absl::StatusOr<WindowSelection> EmitSelectInWindow(ElementalEmitter* e, const Hl
     llvm::Value* valid = b->getTrue();
     std::vector<llvm::Value*> pos(rank, nullptr);
     for (int64_t d = 0; d < rank; ++d) {
-      const WindowDimension& w = window.dimensions(static_cast<int>(d));
-      const int64_t stride = w.stride() == 0 ? 1 : w.stride();
-      const int64_t wd = w.window_dilation() == 0 ? 1 : w.window_dilation();
-      const int64_t bd = w.base_dilation() == 0 ? 1 : w.base_dilation();
-      llvm::Value* p = b->CreateAdd(b->CreateMul(s[d], b->getInt64(stride)),
-                                    b->CreateSub(b->CreateMul(k[d], b->getInt64(wd)), b->getInt64(w.padding_low())));
-      if (bd != 1) {
-        valid = b->CreateAnd(valid, b->CreateICmpEQ(b->CreateSRem(p, b->getInt64(bd)), b->getInt64(0)));
-        p = b->CreateSDiv(p, b->getInt64(bd));
-      }
-      valid = b->CreateAnd(valid, b->CreateAnd(b->CreateICmpSGE(p, b->getInt64(0)),
-                                               b->CreateICmpSLT(p, b->getInt64(in_shape.dimensions(static_cast<int>(d))))));
-      pos[d] = p;
+      const WindowPosition at = EmitWindowPosition(b, s[d], k[d], window.dimensions(static_cast<int>(d)),
+                                                   in_shape.dimensions(static_cast<int>(d)));
+      valid = b->CreateAnd(valid, at.on_operand);
+      pos[d] = at.position;
     }
     return EmitIf(b, valid, [&]() -> absl::Status {
       ASSIGN_OR_RETURN(llvm::Value* v, operand(Multi(pos)));
@@ -311,12 +302,7 @@ std::optional<InnerSelectSplit> SplitInnerSelect(const HloInstruction& hlo, cons
       ShapeUtil::ElementsIn(operand) == 0 || ShapeUtil::ElementsIn(source) == 0) {
     return std::nullopt;
   }
-  const auto trivial = [&](int64_t d) {
-    const WindowDimension& w = window.dimensions(static_cast<int>(d));
-    return w.size() == 1 && std::max<int64_t>(w.stride(), 1) == 1 && w.padding_low() == 0 && w.padding_high() == 0 &&
-           std::max<int64_t>(w.window_dilation(), 1) == 1 && std::max<int64_t>(w.base_dilation(), 1) == 1 &&
-           source.dimensions(static_cast<int>(d)) == operand.dimensions(static_cast<int>(d));
-  };
+  const auto trivial = [&](int64_t d) { return IsTrivialWindowDimension(window.dimensions(static_cast<int>(d))); };
   InnerSelectSplit split;
   split.lane_dim = out.layout().minor_to_major(0);
   const int64_t lanes = out.dimensions(static_cast<int>(split.lane_dim));
@@ -340,7 +326,6 @@ std::optional<InnerSelectSplit> SplitInnerSelect(const HloInstruction& hlo, cons
 absl::Status EmitInnerSelectRange(ElementalEmitter* e, const HloInstruction* hlo, const InnerSelectSplit& split,
                                   const std::vector<Generator>& operands, const SerialOutput& out, llvm::Value* begin,
                                   llvm::Value* end) {
-  RETURN_IF_ERROR(CheckSelectAndScatter(hlo));
   llvm::IRBuilder<>* b = e->b();
   const Shape& operand = hlo->operand(0)->shape();
   const Shape& source = hlo->operand(1)->shape();
@@ -401,18 +386,10 @@ absl::Status EmitInnerSelectRange(ElementalEmitter* e, const HloInstruction* hlo
         llvm::Value* linear = b->getInt64(0);
         std::vector<llvm::Value*> pos;
         for (size_t j = 0; j < split.window_dims.size(); ++j) {
-          const WindowDimension& w = window.dimensions(static_cast<int>(split.window_dims[j]));
-          const int64_t bd = std::max<int64_t>(w.base_dilation(), 1);
-          llvm::Value* p = b->CreateAdd(b->CreateMul(s[j], b->getInt64(std::max<int64_t>(w.stride(), 1))),
-                                        b->CreateSub(b->CreateMul(k[j], b->getInt64(std::max<int64_t>(w.window_dilation(), 1))),
-                                                     b->getInt64(w.padding_low())));
-          if (bd != 1) {
-            valid = b->CreateAnd(valid, b->CreateICmpEQ(b->CreateSRem(p, b->getInt64(bd)), b->getInt64(0)));
-            p = b->CreateSDiv(p, b->getInt64(bd));
-          }
-          valid = b->CreateAnd(valid, b->CreateAnd(b->CreateICmpSGE(p, b->getInt64(0)),
-                                                   b->CreateICmpSLT(p, b->getInt64(operand_extent[j]))));
-          pos.push_back(p);
+          const WindowPosition at =
+              EmitWindowPosition(b, s[j], k[j], window.dimensions(static_cast<int>(split.window_dims[j])), operand_extent[j]);
+          valid = b->CreateAnd(valid, at.on_operand);
+          pos.push_back(at.position);
           linear = b->CreateAdd(b->CreateMul(linear, b->getInt64(window_sizes[j])), k[j]);
         }
         return EmitIf(b, valid, [&]() -> absl::Status {
@@ -439,16 +416,12 @@ absl::Status EmitInnerSelectRange(ElementalEmitter* e, const HloInstruction* hlo
         return for_lanes(s, [&](llvm::Value* lane, const IrIndex& from) -> absl::Status {
           llvm::Value* linear = b->CreateLoad(b->getInt64Ty(), lane_slot(positions, lane));
           IrIndex target = from;
-          for (size_t j = split.window_dims.size(); j-- > 0;) {
-            const WindowDimension& w = window.dimensions(static_cast<int>(split.window_dims[j]));
+          for (size_t j = split.window_dims.size(); j-- > 0;) {  // the selected window position, on the operand
             llvm::Value* k = b->CreateURem(linear, b->getInt64(window_sizes[j]));
             linear = b->CreateUDiv(linear, b->getInt64(window_sizes[j]));
-            llvm::Value* p = b->CreateAdd(b->CreateMul(s[j], b->getInt64(std::max<int64_t>(w.stride(), 1))),
-                                          b->CreateSub(b->CreateMul(k, b->getInt64(std::max<int64_t>(w.window_dilation(), 1))),
-                                                       b->getInt64(w.padding_low())));
-            const int64_t bd = std::max<int64_t>(w.base_dilation(), 1);
-            if (bd != 1) p = b->CreateSDiv(p, b->getInt64(bd));
-            target.multi[static_cast<size_t>(split.window_dims[j])] = p;
+            target.multi[static_cast<size_t>(split.window_dims[j])] =
+                EmitWindowPosition(b, s[j], k, window.dimensions(static_cast<int>(split.window_dims[j])), operand_extent[j])
+                    .position;
           }
           ASSIGN_OR_RETURN(llvm::Value* src, operands[1](from));
           llvm::Value* old = e->LoadElement(out.base, out.shape, target);

@@ -27,16 +27,6 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceWindowGenerator(const HloI
   if (!input.IsArray() || window.dimensions_size() != input.rank()) {
     return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": window rank differs"));
   }
-  struct Dim {
-    int64_t size, stride, pad_low, window_dilation, base_dilation, input;
-  };
-  std::vector<Dim> dims;
-  for (int d = 0; d < input.rank(); ++d) {
-    const WindowDimension& w = window.dimensions(d);
-    dims.push_back(Dim{w.size(), w.stride() == 0 ? 1 : w.stride(), w.padding_low(),
-                       w.window_dilation() == 0 ? 1 : w.window_dilation(), w.base_dilation() == 0 ? 1 : w.base_dilation(),
-                       input.dimensions(d)});
-  }
   std::vector<Generator> inputs, inits;
   std::vector<PrimitiveType> types;
   for (int64_t i = 0; i < n; ++i) {
@@ -48,7 +38,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceWindowGenerator(const HloI
   }
   const HloComputation* reducer = hlo->to_apply();
   bool empty = ShapeUtil::ElementsIn(input) == 0;
-  for (const Dim& d : dims) empty = empty || d.size == 0;
+  for (const WindowDimension& w : window.dimensions()) empty = empty || w.size() == 0;
   return Generator([=](const IrIndex& out) -> absl::StatusOr<llvm::Value*> {
     llvm::Function* f = b_->GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry(&f->getEntryBlock(), f->getEntryBlock().begin());
@@ -58,7 +48,7 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceWindowGenerator(const HloI
       ASSIGN_OR_RETURN(llvm::Value* init, inits[i](IrIndex{}));
       b_->CreateStore(init, accumulators.back());
     }
-    const int64_t rank = static_cast<int64_t>(dims.size());
+    const int64_t rank = input.rank();
     IrIndex in;
     in.multi.assign(rank, nullptr);
     std::vector<llvm::Value*> inside(rank + 1, nullptr);
@@ -86,17 +76,11 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceWindowGenerator(const HloI
         b_->SetInsertPoint(cont);
         return absl::OkStatus();
       }
-      const Dim& w = dims[d];
-      return EmitForLoop(b_, I64(0), I64(w.size), "win", [&](llvm::Value* k) -> absl::Status {
-        llvm::Value* pos = b_->CreateAdd(b_->CreateMul(out.multi[d], I64(w.stride)),
-                                         b_->CreateSub(b_->CreateMul(k, I64(w.window_dilation)), I64(w.pad_low)));
-        llvm::Value* ok = inside[d];
-        if (w.base_dilation != 1) {
-          ok = b_->CreateAnd(ok, b_->CreateICmpEQ(b_->CreateSRem(pos, I64(w.base_dilation)), I64(0)));
-          pos = b_->CreateSDiv(pos, I64(w.base_dilation));
-        }
-        inside[d + 1] = b_->CreateAnd(ok, b_->CreateAnd(b_->CreateICmpSGE(pos, I64(0)), b_->CreateICmpSLT(pos, I64(w.input))));
-        in.multi[d] = pos;
+      const WindowDimension& w = window.dimensions(static_cast<int>(d));
+      return EmitForLoop(b_, I64(0), I64(w.size()), "win", [&](llvm::Value* k) -> absl::Status {
+        const WindowPosition at = EmitWindowPosition(b_, out.multi[d], k, w, input.dimensions(static_cast<int>(d)));
+        inside[d + 1] = b_->CreateAnd(inside[d], at.on_operand);
+        in.multi[d] = at.position;
         return level(d + 1);
       });
     };
@@ -376,6 +360,27 @@ absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction
   return status;
 }
 
+WindowPosition EmitWindowPosition(llvm::IRBuilder<>* b, llvm::Value* out, llvm::Value* k, const WindowDimension& w,
+                                  int64_t operand_size) {
+  const int64_t stride = std::max<int64_t>(w.stride(), 1), dilation = std::max<int64_t>(w.window_dilation(), 1);
+  const int64_t base_dilation = std::max<int64_t>(w.base_dilation(), 1);
+  llvm::Value* position = b->CreateAdd(b->CreateMul(out, b->getInt64(stride)),
+                                       b->CreateSub(b->CreateMul(k, b->getInt64(dilation)), b->getInt64(w.padding_low())));
+  llvm::Value* on_operand = b->getTrue();
+  if (base_dilation != 1) {
+    on_operand = b->CreateICmpEQ(b->CreateSRem(position, b->getInt64(base_dilation)), b->getInt64(0));
+    position = b->CreateSDiv(position, b->getInt64(base_dilation));
+  }
+  on_operand = b->CreateAnd(on_operand, b->CreateAnd(b->CreateICmpSGE(position, b->getInt64(0)),
+                                                     b->CreateICmpSLT(position, b->getInt64(operand_size))));
+  return WindowPosition{position, on_operand};
+}
+
+bool IsTrivialWindowDimension(const WindowDimension& w) {
+  return w.size() == 1 && std::max<int64_t>(w.stride(), 1) == 1 && w.padding_low() == 0 && w.padding_high() == 0 &&
+         std::max<int64_t>(w.window_dilation(), 1) == 1 && std::max<int64_t>(w.base_dilation(), 1) == 1;
+}
+
 std::optional<InnerWindowSplit> SplitInnerWindow(const HloInstruction& hlo, const Shape& out) {
   constexpr int64_t kLeastInner = 8;
   if (hlo.opcode() != HloOpcode::kReduceWindow || hlo.to_apply() == nullptr) return std::nullopt;
@@ -392,16 +397,10 @@ std::optional<InnerWindowSplit> SplitInnerWindow(const HloInstruction& hlo, cons
       return std::nullopt;
     }
   }
-  const auto trivial = [&](int64_t d) {
-    const WindowDimension& w = window.dimensions(static_cast<int>(d));
-    return w.size() == 1 && std::max<int64_t>(w.stride(), 1) == 1 && w.padding_low() == 0 && w.padding_high() == 0 &&
-           std::max<int64_t>(w.window_dilation(), 1) == 1 && std::max<int64_t>(w.base_dilation(), 1) == 1 &&
-           out.dimensions(static_cast<int>(d)) == input.dimensions(static_cast<int>(d));
-  };
   InnerWindowSplit split;
   bool inside = true;  // still among the minor-most trivial dimensions
   for (const int64_t d : out.layout().minor_to_major()) {
-    inside = inside && trivial(d);
+    inside = inside && IsTrivialWindowDimension(window.dimensions(static_cast<int>(d)));
     (inside ? split.inner_dims : split.outer_dims).push_back(d);
     (inside ? split.inner : split.outer) *= out.dimensions(static_cast<int>(d));
     const int64_t size = window.dimensions(static_cast<int>(d)).size();
@@ -492,20 +491,11 @@ absl::Status EmitInnerWindowRange(ElementalEmitter* e, const HloInstruction* hlo
       }
       const int64_t d = window_dims[k];
       const WindowDimension& w = window.dimensions(static_cast<int>(d));
-      const int64_t stride = std::max<int64_t>(w.stride(), 1), dilation = std::max<int64_t>(w.window_dilation(), 1);
-      const int64_t base_dilation = std::max<int64_t>(w.base_dilation(), 1);
       return EmitForLoop(b, b->getInt64(0), b->getInt64(w.size()), "rw.win", [&](llvm::Value* t) -> absl::Status {
-        llvm::Value* pos = b->CreateAdd(b->CreateMul(out[static_cast<size_t>(d)], b->getInt64(stride)),
-                                        b->CreateSub(b->CreateMul(t, b->getInt64(dilation)), b->getInt64(w.padding_low())));
-        llvm::Value* ok = inside;
-        if (base_dilation != 1) {
-          ok = b->CreateAnd(ok, b->CreateICmpEQ(b->CreateSRem(pos, b->getInt64(base_dilation)), b->getInt64(0)));
-          pos = b->CreateSDiv(pos, b->getInt64(base_dilation));
-        }
-        ok = b->CreateAnd(ok, b->CreateAnd(b->CreateICmpSGE(pos, b->getInt64(0)),
-                                           b->CreateICmpSLT(pos, b->getInt64(input.dimensions(static_cast<int>(d))))));
-        in[static_cast<size_t>(d)] = pos;
-        return position(k + 1, ok);
+        const WindowPosition at =
+            EmitWindowPosition(b, out[static_cast<size_t>(d)], t, w, input.dimensions(static_cast<int>(d)));
+        in[static_cast<size_t>(d)] = at.position;
+        return position(k + 1, b->CreateAnd(inside, at.on_operand));
       });
     };
     return position(0, b->getTrue());

@@ -299,8 +299,7 @@ class ModuleEmitter {
     const int64_t work = ShapeUtil::ElementsIn(hlo->shape()) / std::max<int64_t>(split.items(), 1) * 4;
     return EmitItemsKernel(cp, hlo, split.items(), work,
                            [&](const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
-                               llvm::Value* begin, llvm::Value* end) -> absl::Status {
-                             if (outputs.size() != 1) return absl::InternalError("select-and-scatter has one output");
+                               llvm::Value* begin, llvm::Value* end) {  // one output slot (checked by the caller)
                              return EmitInnerSelectRange(&elemental_, hlo, split, operands, outputs[0], begin, end);
                            });
   }

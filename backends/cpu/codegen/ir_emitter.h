@@ -270,6 +270,20 @@ absl::Status EmitCumulativeWindowRange(ElementalEmitter* e, const HloInstruction
                                        const std::vector<Generator>& operands, const std::vector<SerialOutput>& outputs,
                                        llvm::Value* begin, llvm::Value* end);
 
+// Along one window dimension `w` over an operand extent of `operand_size`: the operand
+// position window position k of output (or source) position `out` reads, and whether it lies
+// on the operand (not on padding, nor between base-dilated elements). Shared by the
+// reduce-window and select-and-scatter emitters.
+struct WindowPosition {
+  llvm::Value* position;
+  llvm::Value* on_operand;
+};
+WindowPosition EmitWindowPosition(llvm::IRBuilder<>* b, llvm::Value* out, llvm::Value* k, const WindowDimension& w,
+                                  int64_t operand_size);
+// A window dimension of one element, stride 1 and no padding or dilation: output position i
+// reads operand position i alone.
+bool IsTrivialWindowDimension(const WindowDimension& w);
+
 // A reduce-window whose minor-most output dimensions (in the output's layout) have windows of
 // one element, stride 1 and no padding or dilation, as NHWC pooling's channels (inner, minor-
 // most first; `inner` elements), the others outer (minor-most first; `outer` positions, the
@@ -372,6 +386,7 @@ struct InnerSelectSplit {
   int64_t items() const { return fixed * chunks; }
 };
 std::optional<InnerSelectSplit> SplitInnerSelect(const HloInstruction& hlo, const Shape& out);
+// Items [begin, end) of `split` (SplitInnerSelect(*hlo, out.shape), which checked `hlo`).
 absl::Status EmitInnerSelectRange(ElementalEmitter* e, const HloInstruction* hlo, const InnerSelectSplit& split,
                                   const std::vector<Generator>& operands, const SerialOutput& out, llvm::Value* begin,
                                   llvm::Value* end);
