@@ -344,6 +344,32 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "conv_wgrad") {  // dw[kh, kw, c, o] = sum over n, h, v of x[n, h+kh-1, v+kw-1, c] g[n, h, v, o]
+    const absl::Span<const float> g = inputs[1].data<float>();
+    const Shape& xs = w.parameters[0];
+    const int64_t batch = xs.dimensions(0), size = xs.dimensions(1), in = xs.dimensions(3);
+    const int64_t outs = w.parameters[1].dimensions(3);
+    for (int64_t tap = 0; tap < 9; tap += 4) {
+      for (int64_t c = 0; c < in; c += 21) {
+        for (int64_t o = 0; o < outs; o += 17) {
+          double want = 0;
+          for (int64_t n = 0; n < batch; ++n) {
+            for (int64_t h = 0; h < size; ++h) {
+              for (int64_t v = 0; v < size; ++v) {
+                const int64_t ih = h + tap / 3 - 1, iv = v + tap % 3 - 1;
+                if (ih < 0 || ih >= size || iv < 0 || iv >= size) continue;
+                want += static_cast<double>(x[((n * size + ih) * size + iv) * in + c]) *
+                        g[((n * size + h) * size + v) * outs + o];
+              }
+            }
+          }
+          const float got = out[(tap * in + c) * outs + o];
+          if (!Near(got, want, 1e-4)) return absl::StrFormat("dw[%d,%d,%d,%d] = %g, want %g", tap / 3, tap % 3, c, o, got, want);
+        }
+      }
+    }
+    return "";
+  }
   return "no check for this workload";
 }
 

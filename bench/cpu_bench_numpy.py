@@ -94,6 +94,15 @@ def max_pool_grad(x, g):
     return out[:, 1:-1, 1:-1, :]
 
 
+def conv_kernel_grad(x, g):
+    """The kernel gradient of a 3x3 SAME NHWC convolution: per tap, the padded input's shifted
+    slice contracted with the output gradient over batch and positions."""
+    b, h, w, c = x.shape
+    p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    return np.stack([np.stack([np.tensordot(p[:, i:i + h, j:j + w, :], g, axes=([0, 1, 2], [0, 1, 2]))
+                               for j in range(3)]) for i in range(3)])
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -118,6 +127,8 @@ def workload(name, rng):
         return max_pool, (uniform(rng, 32, 112, 112, 64),)
     if name == "maxpool_grad":
         return max_pool_grad, (uniform(rng, 32, 112, 112, 64), uniform(rng, 32, 56, 56, 64))
+    if name == "conv_wgrad":
+        return conv_kernel_grad, (uniform(rng, 8, 56, 56, 64), uniform(rng, 8, 56, 56, 64))
     if name == "sort":
         return np.sort, (uniform(rng, 1 << 20),)
     if name == "argsort":

@@ -206,6 +206,26 @@ ENTRY main {
   return w;
 }
 
+// The kernel gradient of that convolution as jax.grad lowers it: a convolution of the input
+// with the output gradient whose window is the gradient's positions, the kernel's taps the
+// output positions and the batch the contracted features (ShiftedGridConv in
+// runtime/conv_gemm.cc). Its references: sgemm alone on the product it amounts to
+// ([9*C, N*H*W] x [N*H*W, O]) and NumPy's nine tensordots of the padded input's shifted slices.
+inline Workload ConvKernelGradWorkload(int64_t batch, int64_t size, int64_t in, int64_t out) {
+  std::string hlo = Substitute(R"(HloModule conv_kernel_grad
+ENTRY main {
+  x = f32[$B,$S,$S,$C] parameter(0)
+  g = f32[$B,$S,$S,$O] parameter(1)
+  ROOT dw = f32[3,3,$C,$O] convolution(x, g), window={size=$Sx$S pad=1_1x1_1}, dim_labels=f01b_i01o->01bf
+})",
+                               {{"$B", absl::StrCat(batch)}, {"$S", absl::StrCat(size)}, {"$C", absl::StrCat(in)},
+                                {"$O", absl::StrCat(out)}});
+  Workload w{"conv_wgrad", hlo, {Shape(F32, {batch, size, size, in}), Shape(F32, {batch, size, size, out})},
+             Aim::kFractionOfSgemm, 0.5};
+  w.gemms = {{9 * in, out, batch * size * size}};
+  return w;
+}
+
 // Batched matmul, as jnp.matmul on stacks of matrices lowers it.
 inline Workload BatchedMatmulWorkload(int64_t batch, int64_t n) {
   std::string hlo = Substitute(R"(HloModule batched_matmul
@@ -388,7 +408,7 @@ inline Workload RfftWorkload(std::vector<int64_t> dims, const std::string& name)
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
-          ConvWorkload(8, 64, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
+          ConvWorkload(8, 64, 64, 64), ConvKernelGradWorkload(8, 56, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
           CumsumColumnsWorkload(4096, 1024), MaxPoolWorkload(32, 112, 112, 64),
           MaxPoolGradWorkload(32, 112, 112, 64), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
           LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),

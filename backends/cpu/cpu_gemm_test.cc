@@ -6,6 +6,8 @@
 // the routines are also called directly on arrays in layouts the pipeline never hands them,
 // so the trans flags, swapped results and strided im2col reads are checked too.
 #include <array>
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -348,6 +350,82 @@ TEST(CpuGemm, ConvolutionsThroughIm2col) {
         false);
 }
 
+// Whether the module's convolution, after the cpu pipeline, takes the GEMM routine's shifted
+// grids (runtime/conv_gemm.cc ShiftedGridConv) for finite operands.
+bool TakesShiftedGrids(const std::string& hlo) {
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  if (!module.ok() || !RunCpuPipeline(module->get()).ok()) return false;
+  for (const auto& instruction : (*module)->entry_computation()->instructions()) {
+    const HloInstruction* h = instruction.get();
+    if (h->opcode() != HloOpcode::kConvolution) continue;
+    auto call = PlanConvolutionCall(*h, h->operand(0)->shape(), h->operand(1)->shape(), h->shape());
+    return call && PreferConvolutionCall(*call) && ConvUsesShiftedGrids(call->data());
+  }
+  return false;
+}
+
+// Kernel gradients, as jax.grad lowers them (the forward input's features as the batch, its
+// batch as the features, the output gradient as the kernel whose window covers nearly all of
+// the input), go through shifted grids: forward strides of 1 and 2 (window dilation 2: two
+// phases per dimension), a dilated forward kernel (window strides), both at once with odd
+// padding, reversal, 1-D and 3-D; a forward convolution (3x3 window over 9x9) and a window
+// whose grid would waste too much go through im2col.
+TEST(CpuGemm, KernelGradientsThroughShiftedGrids) {
+  const std::string grad = "dim_labels=f01b_i01o->01bf";
+  for (const char* t : {"f32", "f64"}) {
+    const std::vector<std::string> shifted = {
+        Conv(t, "[2,9,9,8]", "[2,9,9,16]", "[3,3,8,16]", "window={size=9x9 pad=1_1x1_1}, " + grad),
+        Conv(t, "[2,9,9,16]", "[2,5,5,16]", "[3,3,16,16]", "window={size=5x5 pad=1_1x1_1 rhs_dilate=2x2}, " + grad),
+        Conv(t, "[2,20,20,8]", "[2,20,20,16]", "[3,3,8,16]", "window={size=20x20 stride=2x2 pad=2_2x2_2}, " + grad),
+        Conv(t, "[2,41,41,4]", "[2,19,19,8]", "[3,2,4,8]",
+             "window={size=19x19 stride=3x3 pad=1_2x0_1 rhs_dilate=2x2}, " + grad),
+        Conv(t, "[2,9,9,8]", "[2,9,9,16]", "[3,3,8,16]", "window={size=9x9 pad=1_1x1_1 rhs_reversal=1x1}, " + grad),
+        Conv(t, "[3,40,16]", "[3,40,17]", "[3,16,17]", "window={size=40 pad=1_1}, dim_labels=f0b_i0o->0bf"),
+        Conv(t, "[2,14,14,14,3]", "[2,14,14,14,4]", "[3,3,3,3,4]",
+             "window={size=14x14x14 pad=1_1x1_1x1_1}, dim_labels=f012b_i012o->012bf"),
+    };
+    for (const std::string& hlo : shifted) {
+      Check(hlo, true);
+      EXPECT_TRUE(TakesShiftedGrids(hlo)) << hlo;
+    }
+  }
+  // Grid rows in several blocks (about 2 MiB of both grids' rows each), summed into the output.
+  const std::string blocks =
+      Conv("f32", "[4,80,80,8]", "[4,80,80,16]", "[3,3,8,16]", "window={size=80x80 pad=1_1x1_1}, " + grad);
+  Check(blocks, true);
+  EXPECT_TRUE(TakesShiftedGrids(blocks));
+  for (const std::string& hlo : {
+           Conv("f32", "[2,9,9,8]", "[3,3,8,16]", "[2,9,9,16]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
+           Conv("f32", "[2,9,9,8]", "[2,7,7,16]", "[3,3,8,16]", "window={size=7x7}, dim_labels=f01b_i01o->01bf"),
+       }) {
+    Check(hlo, true);
+    EXPECT_FALSE(TakesShiftedGrids(hlo)) << hlo;
+  }
+}
+
+// The kernel grid's zero rows meet input elements outside each output position's window:
+// with an inf or NaN in the input the routine goes the im2col way, so a NaN reaches only the
+// taps whose windows hold it, as on the interpreter.
+TEST(CpuGemm, KernelGradientWithNonFiniteInputsKeepsItsWindows) {
+  const std::string hlo =
+      Conv("f32", "[2,9,9,8]", "[2,9,9,16]", "[3,3,8,16]", "window={size=9x9 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf");
+  ASSERT_TRUE(TakesShiftedGrids(hlo));
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  ASSERT_TRUE(module.ok());
+  std::vector<Literal> args = Arguments(**module, false);
+  // x[1, 0, 0, 3] is read by taps (0..1, 0..1) only; x[0, 8, 8, 5] by taps (1..2, 1..2) only.
+  args[0].SetFromDouble({1, 0, 0, 3}, std::numeric_limits<double>::quiet_NaN());
+  args[0].SetFromDouble({0, 8, 8, 5}, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(SameOnBothBackends(hlo, args, kRtol, kAtol));
+  RegisterBackendsOnce();
+  auto expected = xla::testing::RunHlo(hlo, args, "interpreter");
+  ASSERT_TRUE(expected.ok()) << expected.status().message();
+  EXPECT_TRUE(std::isnan(expected->GetAsDouble({0, 0, 3, 0})));
+  EXPECT_FALSE(std::isnan(expected->GetAsDouble({2, 2, 3, 0})));
+  EXPECT_FALSE(std::isfinite(expected->GetAsDouble({2, 2, 5, 0})));
+  EXPECT_TRUE(std::isfinite(expected->GetAsDouble({0, 0, 5, 0})));
+}
+
 // __xla_cpu_conv directly on arrays in the layouts the text gives (strided features, an
 // output scattered through its buffer).
 TEST(CpuGemm, ConvolutionRoutineOnOtherLayouts) {
@@ -358,6 +436,18 @@ TEST(CpuGemm, ConvolutionRoutineOnOtherLayouts) {
            Module("  x = f64[8,9,9,2]{3,0,2,1} parameter(0)\n  w = f64[3,3,4,16]{3,2,1,0} parameter(1)\n"
                   "  ROOT c = f64[16,9,9,2]{0,1,2,3} convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
                   "dim_labels=f01b_01io->f01b, feature_group_count=2"),
+           // Kernel gradients through shifted grids: the input's batch strided, the kernel's
+           // output features strided, and outputs written transposed (batch minor) and
+           // scattered (a spatial dimension minor).
+           Module("  x = f32[2,9,9,8]{0,2,1,3} parameter(0)\n  w = f32[2,9,9,16]{2,3,1,0} parameter(1)\n"
+                  "  ROOT c = f32[3,3,8,16]{2,3,1,0} convolution(x, w), window={size=9x9 pad=1_1x1_1}, "
+                  "dim_labels=f01b_i01o->01bf"),
+           Module("  x = f32[4,80,80,8] parameter(0)\n  w = f32[4,80,80,16] parameter(1)\n"
+                  "  ROOT c = f32[3,3,8,16]{2,3,1,0} convolution(x, w), window={size=80x80 pad=1_1x1_1}, "
+                  "dim_labels=f01b_i01o->01bf"),
+           Module("  x = f64[2,9,9,8]{3,2,1,0} parameter(0)\n  w = f64[2,5,5,16]{3,2,1,0} parameter(1)\n"
+                  "  ROOT c = f64[3,3,8,16]{0,3,2,1} convolution(x, w), window={size=5x5 pad=1_1x1_1 rhs_dilate=2x2}, "
+                  "dim_labels=f01b_i01o->01bf"),
        }) {
     auto module = ParseAndReturnUnverifiedModule(hlo);
     ASSERT_TRUE(module.ok()) << module.status().message();
@@ -365,6 +455,7 @@ TEST(CpuGemm, ConvolutionRoutineOnOtherLayouts) {
     std::vector<Literal> args = Arguments(**module, false);
     std::optional<std::vector<int64_t>> call = PlanConvolutionCall(*conv, args[0].shape(), args[1].shape(), conv->shape());
     ASSERT_TRUE(call.has_value()) << hlo;
+    EXPECT_EQ(ConvUsesShiftedGrids(call->data()), conv->shape().dimensions(0) == 3) << hlo;
     Literal out = *Literal::Create(conv->shape());
     __xla_cpu_conv(call->data(), args[0].untyped_data(), args[1].untyped_data(), out.untyped_data());
     testing::RegisterBackendsOnce();

@@ -8,11 +8,17 @@
 // features are minor and positions row-major (NHWC) are written in place; outputs whose
 // features are major over row-major positions (NCHW) are written in place by transposed
 // GEMMs over a transposed im2col matrix, one image at a time; others go through a buffer and
-// are scattered.
+// are scattered. A window covering nearly all of its input (a kernel gradient) goes through
+// shifted grids instead (ShiftedGridConv below): GEMMs over copies of both operands made
+// once, no im2col matrix.
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <limits>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/runtime/gemm.h"
@@ -26,19 +32,25 @@ namespace {
 // About this many bytes of im2col matrix per GEMM: big enough for a GEMM near its peak,
 // small enough to stay in the last-level cache between being written and read.
 constexpr int64_t kIm2colBlockBytes = int64_t{4} << 20;
+// The shifted-GEMM convolution (ShiftedGridConv below) is taken when its grid has at most
+// 1/kShiftedGridWaste more cells than the window has taps (timed on 2 cores: ahead of im2col
+// at 1.07 and 1.31 times the taps, behind at 1.65).
+constexpr int64_t kShiftedGridWaste = 2;
+// Its GEMMs go over blocks of grid rows of about this many bytes of both grids.
+constexpr int64_t kShiftedGridBlockBytes = int64_t{2} << 20;
 
-// Row-major C[m,n] = op(A) B, op(A) = A^T when trans_a.
+// Row-major C[m,n] = op(A) B (+ C when accumulate), op(A) = A^T when trans_a.
 template <typename T>
 void Gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
-          bool trans_a = false) {
+          bool trans_a = false, bool accumulate = false) {
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
   const auto ta = trans_a ? CblasTrans : CblasNoTrans;
   if constexpr (sizeof(T) == 4) {
     cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, mi, ni, ki, 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                0.0f, c, static_cast<int>(ldc));
+                accumulate ? 1.0f : 0.0f, c, static_cast<int>(ldc));
   } else {
     cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, mi, ni, ki, 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                0.0, c, static_cast<int>(ldc));
+                accumulate ? 1.0 : 0.0, c, static_cast<int>(ldc));
   }
 }
 
@@ -64,9 +76,196 @@ class ConvView {
   const int64_t* d_;
 };
 
+// Whether any of n values is an inf or a NaN (all exponent bits set), branch-free.
+template <typename T>
+bool AnyNonFinite(const T* values, int64_t n) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr Bits kExponent = sizeof(T) == 4 ? static_cast<Bits>(0x7f800000u) : static_cast<Bits>(0x7ff0000000000000u);
+  bool any = false;
+  for (int64_t j = 0; j < n; ++j) {
+    Bits bits;
+    std::memcpy(&bits, values + j, sizeof(T));
+    any |= (bits & kExponent) == kExponent;
+  }
+  return any;
+}
+
+// Grids of the shifted-GEMM convolution larger than this go the im2col way.
+constexpr int64_t kMaxShiftedGridBytes = int64_t{256} << 20;
+
+// The grids of a convolution ShiftedGridConv takes, or nothing.
+struct ShiftedGrid {
+  std::vector<int64_t> grid, grid_stride;  // per spatial dimension: the grid's size and row stride
+  int64_t rows = 0;                        // input features x grid cells
+  int64_t phase_rows = 0;                  // rows, then zero rows as far as the largest shift reads
+  int64_t phases = 1, outputs = 1;
+};
+
+std::optional<ShiftedGrid> PlanShiftedGrid(const ConvView& v) {
+  const int64_t rank = v.rank();
+  if (v[kConvFeatureGroups] != 1 || rank == 0) return std::nullopt;
+  ShiftedGrid plan;
+  plan.grid.resize(rank);
+  plan.grid_stride.resize(rank);
+  std::vector<int64_t> shift(rank);
+  int64_t cells = 1, taps = 1;
+  for (int64_t r = 0; r < rank; ++r) {
+    if (v.spatial(r, kConvBaseDilation) != 1) return std::nullopt;
+    shift[r] = (v.spatial(r, kConvOutputSize) - 1) * v.spatial(r, kConvWindowStride) / v.spatial(r, kConvWindowDilation);
+    plan.grid[r] = shift[r] + v.spatial(r, kConvKernelSize);
+    cells *= plan.grid[r];
+    taps *= v.spatial(r, kConvKernelSize);
+    plan.outputs *= v.spatial(r, kConvOutputSize);
+    plan.phases *= v.spatial(r, kConvWindowDilation);
+  }
+  // The grid's cells beyond the taps are multiply-adds im2col would not do.
+  if (cells > taps + taps / kShiftedGridWaste) return std::nullopt;
+  int64_t max_offset = 0;
+  for (int64_t r = rank - 1, stride = 1; r >= 0; --r) {
+    plan.grid_stride[r] = stride;
+    max_offset += shift[r] * stride;
+    stride *= plan.grid[r];
+  }
+  plan.rows = v[kConvInputFeatures] * cells;
+  plan.phase_rows = plan.rows + max_offset;
+  const int64_t bytes = (plan.phases * plan.phase_rows * v[kConvBatch] + plan.rows * v[kConvOutputFeatures]) *
+                        (v[kConvType] == F64 ? 8 : 4);
+  if (plan.rows > std::numeric_limits<int>::max() || bytes > kMaxShiftedGridBytes) return std::nullopt;
+  return plan;
+}
+
+// A convolution whose window covers nearly all of its (padded) input, as the weight gradient
+// of a convolution that jax.grad produces (the output gradient's positions are the window,
+// the kernel's few taps the output positions, the forward pass's batch the input features).
+// Its im2col matrix would hold every input element once per output position, gathered with
+// the input features innermost, far apart in memory. Instead, per output position s,
+//   out[b, s, o] = sum over input feature i and tap t of in[b, s*S + t*D - L, i] k[t, i, o]
+// is one GEMM over two grids each operand is copied into once: the padded input split by
+// phase (padded position P mod the window dilation D) into grids [i][a...][b] of positions
+// a = P div D, and the kernel into a grid [i][a...][o] holding tap t at a = t and zeros
+// elsewhere. Output position s reads the input grid of phase s*S mod D shifted by
+// q0 = s*S div D, so its rows are the kernel grid's rows plus one offset:
+//   out[b, s, o] = sum over grid rows q of xg[q + offset(s)][b] kg[q][o].
+// The kernel grid's zero rows meet input elements outside s's window, and 0 * x is 0 only
+// for finite x: with an inf or NaN in either operand this returns false having written
+// nothing, as it does when PlanShiftedGrid declines, and the caller goes on with im2col.
+template <typename T>
+bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* output) {
+  const std::optional<ShiftedGrid> plan = PlanShiftedGrid(v);
+  if (!plan) return false;
+  const int64_t rank = v.rank(), batch = v[kConvBatch], out_features = v[kConvOutputFeatures];
+  const std::vector<int64_t>& grid = plan->grid;
+  const std::vector<int64_t>& grid_stride = plan->grid_stride;
+  const int64_t rows = plan->rows, phase_rows = plan->phase_rows, phases = plan->phases, outputs = plan->outputs;
+  T* xg = static_cast<T*>(ThreadScratch(0, phases * phase_rows * batch * sizeof(T)));
+  T* kg = static_cast<T*>(ThreadScratch(3, rows * out_features * sizeof(T)));
+  std::atomic<bool> non_finite{false};
+  const int64_t in_batch_stride = v[kConvInputBatchStride];
+  ParallelRanges(phases * phase_rows, batch, [&](int64_t r0, int64_t r1) {
+    bool any = false;
+    for (int64_t row = r0; row < r1; ++row) {
+      T* dst = xg + row * batch;
+      int64_t rest = row % phase_rows, phase = row / phase_rows, offset = 0;
+      bool inside = rest < rows;
+      for (int64_t r = rank - 1; r >= 0 && inside; --r) {
+        const int64_t dilation = v.spatial(r, kConvWindowDilation);
+        const int64_t at = rest % grid[r] * dilation + phase % dilation - v.spatial(r, kConvPadLow);
+        rest /= grid[r];
+        phase /= dilation;
+        inside = at >= 0 && at < v.spatial(r, kConvInputSize);
+        offset += at * v.spatial(r, kConvInputStride);
+      }
+      if (!inside) {
+        std::fill(dst, dst + batch, T(0));
+        continue;
+      }
+      const T* src = input + offset + rest * v[kConvInputFeatureStride];
+      if (in_batch_stride == 1) {
+        std::memcpy(dst, src, batch * sizeof(T));
+      } else {
+        for (int64_t b = 0; b < batch; ++b) dst[b] = src[b * in_batch_stride];
+      }
+      any |= AnyNonFinite(dst, batch);
+    }
+    if (any) non_finite = true;
+  });
+  ParallelRanges(rows, out_features, [&](int64_t r0, int64_t r1) {
+    bool any = false;
+    for (int64_t row = r0; row < r1; ++row) {
+      T* dst = kg + row * out_features;
+      int64_t rest = row, offset = 0;
+      bool inside = true;
+      for (int64_t r = rank - 1; r >= 0 && inside; --r) {
+        const int64_t size = v.spatial(r, kConvKernelSize), a = rest % grid[r];
+        rest /= grid[r];
+        inside = a < size;
+        offset += (v.spatial(r, kConvReversal) ? size - 1 - a : a) * v.spatial(r, kConvKernelStride);
+      }
+      if (!inside) {
+        std::fill(dst, dst + out_features, T(0));
+        continue;
+      }
+      const T* src = kernel + offset + rest * v[kConvKernelInputStride];
+      for (int64_t o = 0; o < out_features; ++o) dst[o] = src[o * v[kConvKernelOutputStride]];
+      any |= AnyNonFinite(dst, out_features);
+    }
+    if (any) non_finite = true;
+  });
+  if (non_finite) return false;
+
+  // Per output position: where its input rows start, and where its result goes.
+  const int64_t out_batch_stride = v[kConvOutputBatchStride], out_feature_stride = v[kConvOutputFeatureStride];
+  const bool scattered = out_feature_stride != 1 && out_batch_stride != 1;
+  T* result = scattered ? static_cast<T*>(ThreadScratch(2, outputs * batch * out_features * sizeof(T))) : nullptr;
+  std::vector<const T*> xs(outputs);
+  std::vector<T*> out(outputs);
+  std::vector<int64_t> out_offsets(outputs);
+  for (int64_t s = 0; s < outputs; ++s) {
+    int64_t rest = s, phase = 0, phase_stride = 1, offset = 0, out_offset = 0;
+    for (int64_t r = rank - 1; r >= 0; --r) {
+      const int64_t position = rest % v.spatial(r, kConvOutputSize), dilation = v.spatial(r, kConvWindowDilation);
+      rest /= v.spatial(r, kConvOutputSize);
+      const int64_t at = position * v.spatial(r, kConvWindowStride);
+      phase += at % dilation * phase_stride;
+      phase_stride *= dilation;
+      offset += at / dilation * grid_stride[r];
+      out_offset += position * v.spatial(r, kConvOutputStride);
+    }
+    xs[s] = xg + (phase * phase_rows + offset) * batch;
+    out_offsets[s] = out_offset;
+    out[s] = scattered ? result + s * batch * out_features : output + out_offset;
+  }
+  // Blocks of grid rows, each output position's product in turn: the kernel grid's block and
+  // the input grid's (shifted a little per position) stay in cache across the positions.
+  const int64_t block = std::clamp<int64_t>(kShiftedGridBlockBytes / ((batch + out_features) * sizeof(T)), 1, rows);
+  for (int64_t q0 = 0; q0 < rows; q0 += block) {
+    const int64_t depth = std::min(block, rows - q0);
+    const T* kq = kg + q0 * out_features;
+    for (int64_t s = 0; s < outputs; ++s) {
+      const T* xq = xs[s] + q0 * batch;
+      if (out_feature_stride == 1 || scattered) {  // out[b][o], rows out_batch_stride apart
+        const int64_t ldc = scattered || batch == 1 ? out_features : out_batch_stride;
+        Gemm<T>(batch, out_features, depth, xq, batch, kq, out_features, out[s], ldc, /*trans_a=*/true, q0 > 0);
+      } else {  // out^T[o][b] = kg^T xs, rows out_feature_stride apart
+        Gemm<T>(out_features, batch, depth, kq, out_features, xq, batch, out[s],
+                out_features == 1 ? batch : out_feature_stride, /*trans_a=*/true, q0 > 0);
+      }
+    }
+  }
+  for (int64_t s = 0; scattered && s < outputs; ++s) {
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t o = 0; o < out_features; ++o) {
+        output[out_offsets[s] + b * out_batch_stride + o * out_feature_stride] = out[s][b * out_features + o];
+      }
+    }
+  }
+  return true;
+}
+
 template <typename T>
 void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output) {
   const ConvView v(descriptor);
+  if (ShiftedGridConv(v, input, kernel, output)) return;
   const int64_t rank = v.rank(), batch = v[kConvBatch], groups = v[kConvFeatureGroups];
   const int64_t in_features = v[kConvInputFeatures], out_features = v[kConvOutputFeatures];
   const int64_t cg = in_features / groups, og = out_features / groups;
@@ -266,6 +465,9 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
 }
 
 }  // namespace
+
+bool ConvUsesShiftedGrids(const int64_t* descriptor) { return PlanShiftedGrid(ConvView(descriptor)).has_value(); }
+
 }  // namespace cpu
 }  // namespace xla
 

@@ -67,6 +67,12 @@ enum ConvSpatialField : int {
   kConvSpatialFields,
 };
 
+// Whether __xla_cpu_conv computes the convolution `descriptor` describes as GEMMs over
+// shifted copies of its operands (runtime/conv_gemm.cc ShiftedGridConv: windows covering
+// nearly all of their input, as kernel gradients) when both operands are finite, rather than
+// through an im2col matrix.
+bool ConvUsesShiftedGrids(const int64_t* descriptor);
+
 // A buffer of at least `bytes` (64-byte aligned) owned by the calling thread, slot `which` of
 // a few: kept and reused by later calls on the thread (fresh pages cost far more to write
 // than reused ones), valid until the thread's next request for the same slot.
