@@ -344,6 +344,25 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "conv_depthwise") {  // c[n, h, v, k] = sum over taps of x[n, h+dh-1, v+dv-1, k] w[dh, dv, 0, k]
+    const absl::Span<const float> f = inputs[1].data<float>();
+    const Shape& xs = w.parameters[0];
+    const int64_t batch = xs.dimensions(0), size = xs.dimensions(1), channels = xs.dimensions(3);
+    for (int64_t e = 0; e < batch * size * size * channels; e += 1009) {
+      const int64_t k = e % channels, v = e / channels % size, h = e / channels / size % size, n = e / channels / size / size;
+      double want = 0;
+      for (int64_t dh = 0; dh < 3; ++dh) {
+        for (int64_t dv = 0; dv < 3; ++dv) {
+          const int64_t ih = h + dh - 1, iv = v + dv - 1;
+          if (ih < 0 || ih >= size || iv < 0 || iv >= size) continue;
+          want += static_cast<double>(x[((n * size + ih) * size + iv) * channels + k]) * f[(dh * 3 + dv) * channels + k];
+        }
+      }
+      // Summed in f64 in window order and rounded once: the f32 rounding of the exact sum.
+      if (out[e] != static_cast<float>(want)) return absl::StrFormat("c[%d] = %g, want %g", e, out[e], want);
+    }
+    return "";
+  }
   if (w.name == "conv_wgrad") {  // dw[kh, kw, c, o] = sum over n, h, v of x[n, h+kh-1, v+kw-1, c] g[n, h, v, o]
     const absl::Span<const float> g = inputs[1].data<float>();
     const Shape& xs = w.parameters[0];

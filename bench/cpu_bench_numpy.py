@@ -103,6 +103,18 @@ def conv_kernel_grad(x, g):
                                for j in range(3)]) for i in range(3)])
 
 
+def conv_depthwise(x, w):
+    """A 3x3 SAME depthwise convolution of NHWC x by w[3, 3, 1, C]: nine shifted slices of the
+    zero-padded input, each times its tap's weights."""
+    b, h, wd, c = x.shape
+    p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    out = np.zeros_like(x)
+    for i in range(3):
+        for j in range(3):
+            out += p[:, i:i + h, j:j + wd, :] * w[i, j, 0, :]
+    return out
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -127,6 +139,8 @@ def workload(name, rng):
         return max_pool, (uniform(rng, 32, 112, 112, 64),)
     if name == "maxpool_grad":
         return max_pool_grad, (uniform(rng, 32, 112, 112, 64), uniform(rng, 32, 56, 56, 64))
+    if name == "conv_depthwise":
+        return conv_depthwise, (uniform(rng, 8, 56, 56, 64), uniform(rng, 3, 3, 1, 64))
     if name == "conv_wgrad":
         return conv_kernel_grad, (uniform(rng, 8, 56, 56, 64), uniform(rng, 8, 56, 56, 64))
     if name == "sort":

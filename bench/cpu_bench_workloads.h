@@ -226,6 +226,22 @@ ENTRY main {
   return w;
 }
 
+// A 3x3 SAME depthwise convolution (feature_group_count = channels, as flax's
+// nn.Conv(feature_group_count=C) in MobileNet-style blocks sends it) of NHWC f32[b, s, s, c]:
+// direct sums (GroupedDirectConv in runtime/conv_gemm.cc), against NumPy's nine shifted
+// slices of the zero-padded input times each tap's weights.
+inline Workload DepthwiseConvWorkload(int64_t batch, int64_t size, int64_t channels) {
+  std::string hlo = Substitute(R"(HloModule conv_depthwise
+ENTRY main {
+  x = f32[$B,$S,$S,$C] parameter(0)
+  w = f32[3,3,1,$C] parameter(1)
+  ROOT c = f32[$B,$S,$S,$C] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=$C
+})",
+                               {{"$B", absl::StrCat(batch)}, {"$S", absl::StrCat(size)}, {"$C", absl::StrCat(channels)}});
+  return {"conv_depthwise", hlo, {Shape(F32, {batch, size, size, channels}), Shape(F32, {3, 3, 1, channels})},
+          Aim::kSpeedupOverNumpy, 1.0};
+}
+
 // Batched matmul, as jnp.matmul on stacks of matrices lowers it.
 inline Workload BatchedMatmulWorkload(int64_t batch, int64_t n) {
   std::string hlo = Substitute(R"(HloModule batched_matmul
@@ -408,7 +424,8 @@ inline Workload RfftWorkload(std::vector<int64_t> dims, const std::string& name)
 inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
-          ConvWorkload(8, 64, 64, 64), ConvKernelGradWorkload(8, 56, 64, 64), BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
+          ConvWorkload(8, 64, 64, 64), ConvKernelGradWorkload(8, 56, 64, 64), DepthwiseConvWorkload(8, 56, 64),
+          BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
           CumsumColumnsWorkload(4096, 1024), MaxPoolWorkload(32, 112, 112, 64),
           MaxPoolGradWorkload(32, 112, 112, 64), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),
           LexsortWorkload(int64_t{1} << 20), SortComplexWorkload(int64_t{1} << 20), TopkWorkload(256, 32000, 40),

@@ -350,6 +350,42 @@ TEST(CpuGemm, ConvolutionsThroughIm2col) {
         false);
 }
 
+// Grouped convolutions with up to four input features per group (depthwise ones, channel
+// multipliers, ResNeXt-like groups) as direct sums in the interpreter's order and precision
+// (runtime/conv_gemm.cc GroupedDirectConv): bit-exact with it for f32 and f64, across
+// strides, padding, base and window dilation, reversal, NCHW, 1-D and 3-D; an inf in the
+// kernel over padding stays out of the sums, and a NaN in the input reaches only its windows.
+TEST(CpuGemm, GroupedConvolutionsAsDirectSums) {
+  const std::string nhwc = "dim_labels=b01f_01io->b01f, feature_group_count=";
+  for (const char* t : {"f32", "f64"}) {
+    for (const std::string& hlo : {
+             Conv(t, "[4,17,17,16]", "[3,3,1,16]", "[4,17,17,16]", "window={size=3x3 pad=1_1x1_1}, " + nhwc + "16"),
+             Conv(t, "[4,17,17,8]", "[3,3,1,16]", "[4,17,17,16]", "window={size=3x3 pad=1_1x1_1}, " + nhwc + "8"),
+             Conv(t, "[4,13,13,8]", "[3,3,2,12]", "[4,7,13,12]",
+                  "window={size=3x3 stride=2x1 pad=1_1x0_2}, " + nhwc + "4"),
+             Conv(t, "[2,9,9,16]", "[3,3,4,16]", "[2,17,9,16]",
+                  "window={size=3x3 pad=1_1x1_1 lhs_dilate=2x1}, " + nhwc + "4"),
+             Conv(t, "[4,17,17,16]", "[3,3,1,16]", "[4,17,17,16]",
+                  "window={size=3x3 pad=2_2x2_2 rhs_dilate=2x2 rhs_reversal=1x0}, " + nhwc + "16"),
+             Conv(t, "[2,16,17,17]", "[16,1,3,3]", "[2,16,17,17]",
+                  "window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=16"),
+             Conv(t, "[4,400,16]", "[5,1,16]", "[4,396,16]", "window={size=5}, dim_labels=b0f_0io->b0f, feature_group_count=16"),
+             Conv(t, "[2,8,8,8,8]", "[3,3,3,1,8]", "[2,8,8,8,8]",
+                  "window={size=3x3x3 pad=1_1x1_1x1_1}, dim_labels=b012f_012io->b012f, feature_group_count=8"),
+         }) {
+      Check(hlo, true, 0, 0);
+    }
+  }
+  const std::string hlo =
+      Conv("f32", "[4,17,17,16]", "[3,3,1,16]", "[4,17,17,16]", "window={size=3x3 pad=1_1x1_1}, " + nhwc + "16");
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  ASSERT_TRUE(module.ok());
+  std::vector<Literal> args = Arguments(**module, false);
+  args[1].SetFromDouble({0, 0, 0, 3}, std::numeric_limits<double>::infinity());  // meets padding at row 0
+  args[0].SetFromDouble({1, 8, 8, 5}, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(SameOnBothBackends(hlo, args, 0, 0));
+}
+
 // Whether the module's convolution, after the cpu pipeline, takes the GEMM routine's shifted
 // grids (runtime/conv_gemm.cc ShiftedGridConv) for finite operands.
 bool TakesShiftedGrids(const std::string& hlo) {

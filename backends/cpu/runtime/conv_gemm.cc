@@ -8,7 +8,9 @@
 // features are minor and positions row-major (NHWC) are written in place; outputs whose
 // features are major over row-major positions (NCHW) are written in place by transposed
 // GEMMs over a transposed im2col matrix, one image at a time; others go through a buffer and
-// are scattered. A window covering nearly all of its input (a kernel gradient) goes through
+// are scattered. Grouped convolutions with at most four input features per group (depthwise
+// ones) are direct sums instead (GroupedDirectConv below, bit-exact with the interpreter for
+// f32). A window covering nearly all of its input (a kernel gradient) goes through
 // shifted grids instead (ShiftedGridConv below): GEMMs over copies of both operands made
 // once, no im2col matrix.
 #include <cblas.h>
@@ -262,9 +264,112 @@ bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* outp
   return true;
 }
 
+// acc[o] += x[o] * w[o] for o < n in f64, each product and sum rounded on its own as the
+// interpreter's are (no fused multiply-adds), vectorized (one clone per ISA; at -O3, since
+// GCC's -O2 only vectorizes loops that need no remainder).
+#define XLA_ADD_PRODUCTS(T)                                                                                  \
+  __attribute__((target_clones("arch=skylake-avx512", "avx2", "default"), optimize("O3", "fp-contract=off"))) \
+  void AddProducts(double* __restrict acc, const T* __restrict x, const double* __restrict w, int64_t n) {    \
+    for (int64_t o = 0; o < n; ++o) acc[o] += static_cast<double>(x[o]) * w[o];                            \
+  }
+XLA_ADD_PRODUCTS(float)
+XLA_ADD_PRODUCTS(double)
+#undef XLA_ADD_PRODUCTS
+
+// Grouped convolutions with at most this many input features per group go through
+// GroupedDirectConv rather than a GEMM per group.
+constexpr int64_t kDirectGroupFeatures = 4;
+
+// Grouped convolutions with few input features per group (depthwise ones have one) as direct
+// sums: per output row (batch, position), each tap's input features times the kernel's
+// weights are added into f64 accumulators for all output features at once (a contiguous run
+// of features vectorizes), taps in row-major window order and a group's features in order
+// within each, window positions on padding or between dilated inputs skipped: the
+// interpreter's order and precision, so f32 results are bit-exact with it. A GEMM per group
+// would have only taps x features for its depth and the group's outputs for its width.
+template <typename T>
+void GroupedDirectConv(const ConvView& v, const T* input, const T* kernel, T* output) {
+  const int64_t rank = v.rank(), batch = v[kConvBatch], groups = v[kConvFeatureGroups];
+  const int64_t out_features = v[kConvOutputFeatures], cg = v[kConvInputFeatures] / groups, og = out_features / groups;
+  int64_t positions = 1, window = 1;
+  for (int64_t r = 0; r < rank; ++r) {
+    positions *= v.spatial(r, kConvOutputSize);
+    window *= v.spatial(r, kConvKernelSize);
+  }
+  // The kernel as f64 [tap][group's input feature][output feature], reversal applied.
+  std::vector<double> weights(window * cg * out_features);
+  std::vector<int64_t> taps(window * rank);
+  for (int64_t t = 0; t < window; ++t) {
+    int64_t rest = t, offset = 0;
+    for (int64_t r = rank - 1; r >= 0; --r) {
+      const int64_t size = v.spatial(r, kConvKernelSize), k = rest % size;
+      rest /= size;
+      taps[t * rank + r] = k;
+      offset += (v.spatial(r, kConvReversal) ? size - 1 - k : k) * v.spatial(r, kConvKernelStride);
+    }
+    for (int64_t c = 0; c < cg; ++c) {
+      for (int64_t o = 0; o < out_features; ++o) {
+        weights[(t * cg + c) * out_features + o] =
+            kernel[offset + c * v[kConvKernelInputStride] + o * v[kConvKernelOutputStride]];
+      }
+    }
+  }
+  const int64_t feature_stride = v[kConvInputFeatureStride], out_feature_stride = v[kConvOutputFeatureStride];
+  const bool contiguous = cg == 1 && og == 1 && feature_stride == 1;
+  ParallelRanges(batch * positions, window * cg * out_features, [&](int64_t r0, int64_t r1) {
+    std::vector<double> acc(out_features);
+    std::vector<int64_t> position(rank);
+    for (int64_t row = r0; row < r1; ++row) {
+      int64_t rest = row, out_offset = 0;
+      for (int64_t r = rank - 1; r >= 0; --r) {
+        position[r] = rest % v.spatial(r, kConvOutputSize);
+        rest /= v.spatial(r, kConvOutputSize);
+        out_offset += position[r] * v.spatial(r, kConvOutputStride);
+      }
+      const T* image = input + rest * v[kConvInputBatchStride];
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t t = 0; t < window; ++t) {
+        int64_t offset = 0;
+        bool inside = true;
+        for (int64_t r = 0; r < rank && inside; ++r) {
+          const int64_t at = position[r] * v.spatial(r, kConvWindowStride) +
+                             taps[t * rank + r] * v.spatial(r, kConvWindowDilation) - v.spatial(r, kConvPadLow);
+          const int64_t dilation = v.spatial(r, kConvBaseDilation);
+          if (dilation == 1) {  // no division in the common case
+            inside = at >= 0 && at < v.spatial(r, kConvInputSize);
+            offset += at * v.spatial(r, kConvInputStride);
+          } else {
+            inside = at >= 0 && at % dilation == 0 && at / dilation < v.spatial(r, kConvInputSize);
+            offset += at / dilation * v.spatial(r, kConvInputStride);
+          }
+        }
+        if (!inside) continue;
+        const T* x = image + offset;
+        for (int64_t c = 0; c < cg; ++c) {
+          const double* w = weights.data() + (t * cg + c) * out_features;
+          if (contiguous) {
+            AddProducts(acc.data(), x, w, out_features);
+            continue;
+          }
+          for (int64_t g = 0; g < groups; ++g) {
+            const double value = x[(g * cg + c) * feature_stride];
+            for (int64_t j = g * og; j < (g + 1) * og; ++j) acc[j] += value * w[j];
+          }
+        }
+      }
+      T* out = output + rest * v[kConvOutputBatchStride] + out_offset;
+      for (int64_t o = 0; o < out_features; ++o) out[o * out_feature_stride] = static_cast<T>(acc[o]);
+    }
+  });
+}
+
 template <typename T>
 void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output) {
   const ConvView v(descriptor);
+  if (v[kConvFeatureGroups] > 1 && v[kConvInputFeatures] / v[kConvFeatureGroups] <= kDirectGroupFeatures) {
+    GroupedDirectConv(v, input, kernel, output);
+    return;
+  }
   if (ShiftedGridConv(v, input, kernel, output)) return;
   const int64_t rank = v.rank(), batch = v[kConvBatch], groups = v[kConvFeatureGroups];
   const int64_t in_features = v[kConvInputFeatures], out_features = v[kConvOutputFeatures];
