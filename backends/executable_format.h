@@ -35,7 +35,8 @@ namespace backend {
 // GetVersion); a different one refuses to load them.
 inline constexpr char kXlaServerVersion[] = "0.1";
 // 2: cpu buffer plans carry output aliases (input_output_alias).
-inline constexpr uint32_t kExecutableFormatVersion = 2;
+// 3: the cpu convolution routine's descriptors carry batch_group_count.
+inline constexpr uint32_t kExecutableFormatVersion = 3;
 inline constexpr size_t kExecutableHeaderBytes = 32;
 
 class ExecutableFields {

@@ -363,6 +363,29 @@ inline std::string CheckResult(const Workload& w, const std::vector<Literal>& in
     }
     return "";
   }
+  if (w.name == "conv_dw_wgrad") {  // dw[kh, kw, 0, k] = sum over n, h, v of x[n, h+kh-1, v+kw-1, k] g[n, h, v, k]
+    const absl::Span<const float> g = inputs[1].data<float>();
+    const Shape& xs = w.parameters[0];
+    const int64_t batch = xs.dimensions(0), size = xs.dimensions(1), channels = xs.dimensions(3);
+    for (int64_t tap = 0; tap < 9; ++tap) {
+      for (int64_t k = 0; k < channels; k += 7) {
+        double want = 0;  // in the interpreter's order: taps (h, v) row-major, then n
+        for (int64_t h = 0; h < size; ++h) {
+          for (int64_t v = 0; v < size; ++v) {
+            const int64_t ih = h + tap / 3 - 1, iv = v + tap % 3 - 1;
+            if (ih < 0 || ih >= size || iv < 0 || iv >= size) continue;
+            for (int64_t n = 0; n < batch; ++n) {
+              want += static_cast<double>(x[((n * size + ih) * size + iv) * channels + k]) *
+                      g[((n * size + h) * size + v) * channels + k];
+            }
+          }
+        }
+        const float got = out[tap * channels + k];
+        if (got != static_cast<float>(want)) return absl::StrFormat("dw[%d, %d] = %g, want %g", tap, k, got, want);
+      }
+    }
+    return "";
+  }
   if (w.name == "conv_wgrad") {  // dw[kh, kw, c, o] = sum over n, h, v of x[n, h+kh-1, v+kw-1, c] g[n, h, v, o]
     const absl::Span<const float> g = inputs[1].data<float>();
     const Shape& xs = w.parameters[0];

@@ -115,6 +115,15 @@ def conv_depthwise(x, w):
     return out
 
 
+def conv_depthwise_kernel_grad(x, g):
+    """The kernel gradient of that depthwise convolution: per tap, the padded input's shifted
+    slice times the gradient, summed over batch and positions for each channel."""
+    b, h, w, c = x.shape
+    p = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    taps = [[np.einsum("nhwc,nhwc->c", p[:, i:i + h, j:j + w, :], g) for j in range(3)] for i in range(3)]
+    return np.array(taps, dtype=F).reshape(3, 3, 1, c)
+
+
 def uniform(rng, *shape):
     return rng.uniform(-1.0, 1.0, size=shape).astype(F)
 
@@ -141,6 +150,8 @@ def workload(name, rng):
         return max_pool_grad, (uniform(rng, 32, 112, 112, 64), uniform(rng, 32, 56, 56, 64))
     if name == "conv_depthwise":
         return conv_depthwise, (uniform(rng, 8, 56, 56, 64), uniform(rng, 3, 3, 1, 64))
+    if name == "conv_dw_wgrad":
+        return conv_depthwise_kernel_grad, (uniform(rng, 8, 56, 56, 64), uniform(rng, 8, 56, 56, 64))
     if name == "conv_wgrad":
         return conv_kernel_grad, (uniform(rng, 8, 56, 56, 64), uniform(rng, 8, 56, 56, 64))
     if name == "sort":

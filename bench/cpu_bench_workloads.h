@@ -228,7 +228,7 @@ ENTRY main {
 
 // A 3x3 SAME depthwise convolution (feature_group_count = channels, as flax's
 // nn.Conv(feature_group_count=C) in MobileNet-style blocks sends it) of NHWC f32[b, s, s, c]:
-// direct sums (GroupedDirectConv in runtime/conv_gemm.cc), against NumPy's nine shifted
+// direct sums (DirectConv in runtime/conv_gemm.cc), against NumPy's nine shifted
 // slices of the zero-padded input times each tap's weights.
 inline Workload DepthwiseConvWorkload(int64_t batch, int64_t size, int64_t channels) {
   std::string hlo = Substitute(R"(HloModule conv_depthwise
@@ -239,6 +239,21 @@ ENTRY main {
 })",
                                {{"$B", absl::StrCat(batch)}, {"$S", absl::StrCat(size)}, {"$C", absl::StrCat(channels)}});
   return {"conv_depthwise", hlo, {Shape(F32, {batch, size, size, channels}), Shape(F32, {3, 3, 1, channels})},
+          Aim::kSpeedupOverNumpy, 1.0};
+}
+
+// That depthwise convolution's kernel gradient as jax.grad lowers it: batch_group_count =
+// channels, the batch as the contracted features, the output gradient as the kernel (direct
+// sums), against NumPy's nine einsums of the padded input's shifted slices with the gradient.
+inline Workload DepthwiseKernelGradWorkload(int64_t batch, int64_t size, int64_t channels) {
+  std::string hlo = Substitute(R"(HloModule conv_depthwise_grad
+ENTRY main {
+  x = f32[$B,$S,$S,$C] parameter(0)
+  g = f32[$B,$S,$S,$C] parameter(1)
+  ROOT dw = f32[3,3,1,$C] convolution(x, g), window={size=$Sx$S pad=1_1x1_1}, dim_labels=f01b_i01o->01bf, batch_group_count=$C
+})",
+                               {{"$B", absl::StrCat(batch)}, {"$S", absl::StrCat(size)}, {"$C", absl::StrCat(channels)}});
+  return {"conv_dw_wgrad", hlo, {Shape(F32, {batch, size, size, channels}), Shape(F32, {batch, size, size, channels})},
           Aim::kSpeedupOverNumpy, 1.0};
 }
 
@@ -425,6 +440,7 @@ inline std::vector<Workload> IssueWorkloads() {
   return {GeluWorkload(int64_t{16} << 20), SoftmaxWorkload(4096, 4096), SumWorkload(int64_t{64} << 20),
           MatmulWorkload(2048), MatmulTransposedWorkload(2048), MlpWorkload(256, {784, 1024, 1024, 10}),
           ConvWorkload(8, 64, 64, 64), ConvKernelGradWorkload(8, 56, 64, 64), DepthwiseConvWorkload(8, 56, 64),
+          DepthwiseKernelGradWorkload(8, 56, 64),
           BatchedMatmulWorkload(32, 256), CumsumWorkload(int64_t{4} << 20),
           CumsumColumnsWorkload(4096, 1024), MaxPoolWorkload(32, 112, 112, 64),
           MaxPoolGradWorkload(32, 112, 112, 64), SortWorkload(int64_t{1} << 20), ArgsortWorkload(256, 4096),

@@ -340,10 +340,7 @@ TEST(CpuGemm, ConvolutionsThroughIm2col) {
                "window={size=3x3x3 pad=1_1x1_1x1_1}, dim_labels=b012f_012io->b012f"),
           true);
   }
-  // batch_group_count, small convolutions and other types stay on the generator.
-  Check(Conv("f32", "[4,9,9,8]", "[3,3,8,16]", "[2,9,9,16]",
-             "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
-        false);
+  // Small convolutions and other types stay on the generator.
   Check(Conv("f32", "[1,5,5,2]", "[3,3,2,3]", "[1,5,5,3]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
         false);
   Check(Conv("s32", "[2,9,9,8]", "[3,3,8,16]", "[2,9,9,16]", "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f"),
@@ -351,11 +348,25 @@ TEST(CpuGemm, ConvolutionsThroughIm2col) {
 }
 
 // Grouped convolutions with up to four input features per group (depthwise ones, channel
-// multipliers, ResNeXt-like groups) as direct sums in the interpreter's order and precision
-// (runtime/conv_gemm.cc GroupedDirectConv): bit-exact with it for f32 and f64, across
+// multipliers, ResNeXt-like groups) and convolutions with batch groups (depthwise kernel
+// gradients, as jax.grad lowers them) as direct sums in the interpreter's order and precision
+// (runtime/conv_gemm.cc DirectConv): bit-exact with it for f32 and f64, across
 // strides, padding, base and window dilation, reversal, NCHW, 1-D and 3-D; an inf in the
 // kernel over padding stays out of the sums, and a NaN in the input reaches only its windows.
 TEST(CpuGemm, GroupedConvolutionsAsDirectSums) {
+  const std::string grad = "dim_labels=f01b_i01o->01bf, batch_group_count=";
+  for (const char* t : {"f32", "f64"}) {
+    for (const std::string& hlo : {
+             Conv(t, "[4,12,12,16]", "[4,12,12,16]", "[3,3,1,16]", "window={size=12x12 pad=1_1x1_1}, " + grad + "16"),
+             Conv(t, "[4,12,12,8]", "[4,12,12,16]", "[3,3,1,16]", "window={size=12x12 pad=1_1x1_1}, " + grad + "8"),
+             Conv(t, "[8,13,13,32]", "[8,7,7,32]", "[3,3,1,32]",
+                  "window={size=7x7 pad=1_1x1_1 rhs_dilate=2x2}, " + grad + "32"),
+             Conv(t, "[4,9,9,8]", "[3,3,8,16]", "[2,9,9,16]",
+                  "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
+         }) {
+      Check(hlo, true, 0, 0);
+    }
+  }
   const std::string nhwc = "dim_labels=b01f_01io->b01f, feature_group_count=";
   for (const char* t : {"f32", "f64"}) {
     for (const std::string& hlo : {

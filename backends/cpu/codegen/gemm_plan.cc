@@ -174,7 +174,6 @@ std::optional<std::vector<int64_t>> PlanConvolutionCall(const HloInstruction& hl
   if ((t != F32 && t != F64) || lhs.element_type() != t || rhs.element_type() != t) return std::nullopt;
   if (!lhs.is_static() || !rhs.is_static() || !out.is_static()) return std::nullopt;
   const HloInstructionProto& attrs = hlo.attrs();
-  if (std::max<int64_t>(1, attrs.batch_group_count()) != 1) return std::nullopt;
   const ConvolutionDimensionNumbers& dn = attrs.convolution_dimension_numbers();
   const int64_t rank = dn.input_spatial_dimensions_size();
   if (dn.kernel_spatial_dimensions_size() != rank || dn.output_spatial_dimensions_size() != rank ||
@@ -196,12 +195,14 @@ std::optional<std::vector<int64_t>> PlanConvolutionCall(const HloInstruction& hl
   };
   const std::vector<int64_t> ls = strides(lhs), ks = strides(rhs), os = strides(out);
   const int64_t groups = std::max<int64_t>(1, attrs.feature_group_count());
+  const int64_t batch_groups = std::max<int64_t>(1, attrs.batch_group_count());
   const int64_t in_features = lhs.dimensions(static_cast<int>(dn.input_feature_dimension()));
   const int64_t kernel_in = rhs.dimensions(static_cast<int>(dn.kernel_input_feature_dimension()));
   const int64_t out_features = rhs.dimensions(static_cast<int>(dn.kernel_output_feature_dimension()));
-  if (in_features != kernel_in * groups || out_features % groups != 0 ||
+  if (in_features != kernel_in * groups || out_features % groups != 0 || out_features % batch_groups != 0 ||
+      (groups > 1 && batch_groups > 1) ||
       out.dimensions(static_cast<int>(dn.output_feature_dimension())) != out_features ||
-      out.dimensions(static_cast<int>(dn.output_batch_dimension())) !=
+      out.dimensions(static_cast<int>(dn.output_batch_dimension())) * batch_groups !=
           lhs.dimensions(static_cast<int>(dn.input_batch_dimension()))) {
     return std::nullopt;
   }
@@ -218,6 +219,7 @@ std::optional<std::vector<int64_t>> PlanConvolutionCall(const HloInstruction& hl
   desc[kConvKernelOutputStride] = ks[dn.kernel_output_feature_dimension()];
   desc[kConvOutputBatchStride] = os[dn.output_batch_dimension()];
   desc[kConvOutputFeatureStride] = os[dn.output_feature_dimension()];
+  desc[kConvBatchGroups] = batch_groups;
   for (int64_t r = 0; r < rank; ++r) {
     const int i = static_cast<int>(r);
     const WindowDimension& w = attrs.window().dimensions(i);
@@ -272,7 +274,8 @@ bool PreferDotCall(const DotCall& call) {
 }
 
 bool PreferConvolutionCall(const std::vector<int64_t>& d) {
-  int64_t macs = d[kConvBatch] * d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);
+  int64_t macs =
+      d[kConvBatch] / d[kConvBatchGroups] * d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);
   // Scratch (runtime/conv_gemm.cc): the packed kernel, and the result where it is not written
   // in place (counted always); the im2col blocks are bounded on their own.
   int64_t kernel = d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);

@@ -11,9 +11,10 @@
 // operand each collapsing into one contiguous run (in either order: a transposed operand or
 // result is a trans flag), size-1 dimensions ignored. Everything else stays on the generator.
 //
-// Convolutions: f32/f64 with batch_group_count 1 (feature groups allowed). The GEMM sums in
-// the element type, as XLA's CPU backend does; the generator sums in f64 as the interpreter.
-// Only problems with enough work (below) leave the generator.
+// Convolutions: f32/f64, with feature or batch groups. The GEMMs sum in the element type, as
+// XLA's CPU backend does; the generator, and the routine's direct sums (batch groups, feature
+// groups of up to four input features), sum in f64 as the interpreter. Only problems with
+// enough work (below) leave the generator.
 
 #include <cstdint>
 #include <optional>

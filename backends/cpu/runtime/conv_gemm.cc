@@ -8,9 +8,9 @@
 // features are minor and positions row-major (NHWC) are written in place; outputs whose
 // features are major over row-major positions (NCHW) are written in place by transposed
 // GEMMs over a transposed im2col matrix, one image at a time; others go through a buffer and
-// are scattered. Grouped convolutions with at most four input features per group (depthwise
-// ones) are direct sums instead (GroupedDirectConv below, bit-exact with the interpreter for
-// f32). A window covering nearly all of its input (a kernel gradient) goes through
+// are scattered. Convolutions with batch groups, and grouped ones with at most four input
+// features per group (depthwise ones), are direct sums instead (DirectConv below, bit-exact
+// with the interpreter). A window covering nearly all of its input (a kernel gradient) goes through
 // shifted grids instead (ShiftedGridConv below): GEMMs over copies of both operands made
 // once, no im2col matrix.
 #include <cblas.h>
@@ -105,7 +105,7 @@ struct ShiftedGrid {
 
 std::optional<ShiftedGrid> PlanShiftedGrid(const ConvView& v) {
   const int64_t rank = v.rank();
-  if (v[kConvFeatureGroups] != 1 || rank == 0) return std::nullopt;
+  if (v[kConvFeatureGroups] != 1 || v[kConvBatchGroups] != 1 || rank == 0) return std::nullopt;
   ShiftedGrid plan;
   plan.grid.resize(rank);
   plan.grid_stride.resize(rank);
@@ -264,40 +264,45 @@ bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* outp
   return true;
 }
 
-// acc[o] += x[o] * w[o] for o < n in f64, each product and sum rounded on its own as the
-// interpreter's are (no fused multiply-adds), vectorized (one clone per ISA; at -O3, since
+// acc[o] += x[o] * w[o] for o < n in f64 (a product of two f32 values is exact there), each
+// product and sum rounded on its own as the interpreter's are (no fused multiply-adds), vectorized (one clone per ISA; at -O3, since
 // GCC's -O2 only vectorizes loops that need no remainder).
 #define XLA_ADD_PRODUCTS(T)                                                                                  \
   __attribute__((target_clones("arch=skylake-avx512", "avx2", "default"), optimize("O3", "fp-contract=off"))) \
-  void AddProducts(double* __restrict acc, const T* __restrict x, const double* __restrict w, int64_t n) {    \
-    for (int64_t o = 0; o < n; ++o) acc[o] += static_cast<double>(x[o]) * w[o];                            \
+  void AddProducts(double* __restrict acc, const T* __restrict x, const T* __restrict w, int64_t n) {         \
+    for (int64_t o = 0; o < n; ++o) acc[o] += static_cast<double>(x[o]) * static_cast<double>(w[o]);       \
   }
 XLA_ADD_PRODUCTS(float)
 XLA_ADD_PRODUCTS(double)
 #undef XLA_ADD_PRODUCTS
 
 // Grouped convolutions with at most this many input features per group go through
-// GroupedDirectConv rather than a GEMM per group.
+// DirectConv rather than a GEMM per group.
 constexpr int64_t kDirectGroupFeatures = 4;
 
-// Grouped convolutions with few input features per group (depthwise ones have one) as direct
-// sums: per output row (batch, position), each tap's input features times the kernel's
-// weights are added into f64 accumulators for all output features at once (a contiguous run
-// of features vectorizes), taps in row-major window order and a group's features in order
-// within each, window positions on padding or between dilated inputs skipped: the
-// interpreter's order and precision, so f32 results are bit-exact with it. A GEMM per group
-// would have only taps x features for its depth and the group's outputs for its width.
+// Convolutions with batch groups (a depthwise convolution's kernel gradient, as jax.grad
+// lowers it) or with few input features per feature group (depthwise ones have one) as
+// direct sums: per output row (batch, position), each tap's input features times the
+// kernel's weights are added into f64 accumulators for all output features at once (output
+// feature o reads the input at its batch group's batch and its feature group's features;
+// where those are consecutive elements the run vectorizes), taps in row-major window order
+// and a group's features in order within each, window positions on padding or between
+// dilated inputs skipped: the interpreter's order and precision, so bit-exact with it. A GEMM
+// per group would have only taps x features for its depth and the group's outputs for its
+// width; batch groups have no GEMM here at all.
 template <typename T>
-void GroupedDirectConv(const ConvView& v, const T* input, const T* kernel, T* output) {
-  const int64_t rank = v.rank(), batch = v[kConvBatch], groups = v[kConvFeatureGroups];
-  const int64_t out_features = v[kConvOutputFeatures], cg = v[kConvInputFeatures] / groups, og = out_features / groups;
+void DirectConv(const ConvView& v, const T* input, const T* kernel, T* output) {
+  const int64_t rank = v.rank(), groups = v[kConvFeatureGroups], batch_groups = v[kConvBatchGroups];
+  const int64_t batch = v[kConvBatch] / batch_groups, out_features = v[kConvOutputFeatures];
+  const int64_t cg = v[kConvInputFeatures] / groups, og = out_features / groups;
+  const int64_t obg = out_features / batch_groups;  // output features per batch group
   int64_t positions = 1, window = 1;
   for (int64_t r = 0; r < rank; ++r) {
     positions *= v.spatial(r, kConvOutputSize);
     window *= v.spatial(r, kConvKernelSize);
   }
-  // The kernel as f64 [tap][group's input feature][output feature], reversal applied.
-  std::vector<double> weights(window * cg * out_features);
+  // The kernel as [tap][group's input feature][output feature], reversal applied.
+  std::vector<T> weights(window * cg * out_features);
   std::vector<int64_t> taps(window * rank);
   for (int64_t t = 0; t < window; ++t) {
     int64_t rest = t, offset = 0;
@@ -314,8 +319,15 @@ void GroupedDirectConv(const ConvView& v, const T* input, const T* kernel, T* ou
       }
     }
   }
+  // Where output feature o's input starts, from its row's: its batch group's batch and its
+  // feature group's first feature.
   const int64_t feature_stride = v[kConvInputFeatureStride], out_feature_stride = v[kConvOutputFeatureStride];
-  const bool contiguous = cg == 1 && og == 1 && feature_stride == 1;
+  std::vector<int64_t> from(out_features);
+  bool contiguous = true;
+  for (int64_t o = 0; o < out_features; ++o) {
+    from[o] = o / obg * batch * v[kConvInputBatchStride] + o / og * cg * feature_stride;
+    contiguous = contiguous && from[o] == o;
+  }
   ParallelRanges(batch * positions, window * cg * out_features, [&](int64_t r0, int64_t r1) {
     std::vector<double> acc(out_features);
     std::vector<int64_t> position(rank);
@@ -344,16 +356,15 @@ void GroupedDirectConv(const ConvView& v, const T* input, const T* kernel, T* ou
           }
         }
         if (!inside) continue;
-        const T* x = image + offset;
         for (int64_t c = 0; c < cg; ++c) {
-          const double* w = weights.data() + (t * cg + c) * out_features;
+          const T* x = image + offset + c * feature_stride;
+          const T* w = weights.data() + (t * cg + c) * out_features;
           if (contiguous) {
             AddProducts(acc.data(), x, w, out_features);
-            continue;
-          }
-          for (int64_t g = 0; g < groups; ++g) {
-            const double value = x[(g * cg + c) * feature_stride];
-            for (int64_t j = g * og; j < (g + 1) * og; ++j) acc[j] += value * w[j];
+          } else {
+            for (int64_t o = 0; o < out_features; ++o) {
+              acc[o] += static_cast<double>(x[from[o]]) * static_cast<double>(w[o]);
+            }
           }
         }
       }
@@ -366,8 +377,9 @@ void GroupedDirectConv(const ConvView& v, const T* input, const T* kernel, T* ou
 template <typename T>
 void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output) {
   const ConvView v(descriptor);
-  if (v[kConvFeatureGroups] > 1 && v[kConvInputFeatures] / v[kConvFeatureGroups] <= kDirectGroupFeatures) {
-    GroupedDirectConv(v, input, kernel, output);
+  if (v[kConvBatchGroups] > 1 ||
+      (v[kConvFeatureGroups] > 1 && v[kConvInputFeatures] / v[kConvFeatureGroups] <= kDirectGroupFeatures)) {
+    DirectConv(v, input, kernel, output);
     return;
   }
   if (ShiftedGridConv(v, input, kernel, output)) return;

@@ -33,10 +33,11 @@ enum DotField : int {
   kDotFields,
 };
 
-// A convolution with batch_group_count 1 (feature groups allowed) over f32 or f64 arrays
-// of one type, computed as a GEMM per feature group over an im2col matrix: the header, then
-// kConvSpatialFields words per spatial dimension. Strides are in elements, per logical
-// dimension, under each array's layout.
+// A convolution over f32 or f64 arrays of one type (runtime/conv_gemm.cc: GEMMs over an
+// im2col matrix or shifted grids, or direct sums for batch groups and small feature groups):
+// the header, then kConvSpatialFields words per spatial dimension. Strides are in elements,
+// per logical dimension, under each array's layout. kConvBatch is the input's batch (the
+// output's times kConvBatchGroups).
 enum ConvField : int {
   kConvType,
   kConvSpatialRank,
@@ -50,6 +51,7 @@ enum ConvField : int {
   kConvKernelOutputStride,
   kConvOutputBatchStride,
   kConvOutputFeatureStride,
+  kConvBatchGroups,
   kConvHeaderFields,
 };
 enum ConvSpatialField : int {
