@@ -74,6 +74,25 @@ class ConvView {
     return d_[kConvBatch] <= 1 || batch_stride == expected;
   }
 
+  // Whether output position `position` (per spatial dimension) reads the input at window
+  // tap `tap` (kernel indices), not padding nor between base-dilated elements; if so, adds
+  // the spatial part of the input offset it reads to *offset.
+  bool TapOffset(const int64_t* position, const int64_t* tap, int64_t* offset) const {
+    for (int64_t r = 0; r < rank(); ++r) {
+      const int64_t at = position[r] * spatial(r, kConvWindowStride) + tap[r] * spatial(r, kConvWindowDilation) -
+                         spatial(r, kConvPadLow);
+      const int64_t dilation = spatial(r, kConvBaseDilation);
+      if (dilation == 1) {  // no division in the common case
+        if (at < 0 || at >= spatial(r, kConvInputSize)) return false;
+        *offset += at * spatial(r, kConvInputStride);
+      } else {
+        if (at < 0 || at % dilation != 0 || at / dilation >= spatial(r, kConvInputSize)) return false;
+        *offset += at / dilation * spatial(r, kConvInputStride);
+      }
+    }
+    return true;
+  }
+
  private:
   const int64_t* d_;
 };
@@ -342,20 +361,7 @@ void DirectConv(const ConvView& v, const T* input, const T* kernel, T* output) {
       std::fill(acc.begin(), acc.end(), 0.0);
       for (int64_t t = 0; t < window; ++t) {
         int64_t offset = 0;
-        bool inside = true;
-        for (int64_t r = 0; r < rank && inside; ++r) {
-          const int64_t at = position[r] * v.spatial(r, kConvWindowStride) +
-                             taps[t * rank + r] * v.spatial(r, kConvWindowDilation) - v.spatial(r, kConvPadLow);
-          const int64_t dilation = v.spatial(r, kConvBaseDilation);
-          if (dilation == 1) {  // no division in the common case
-            inside = at >= 0 && at < v.spatial(r, kConvInputSize);
-            offset += at * v.spatial(r, kConvInputStride);
-          } else {
-            inside = at >= 0 && at % dilation == 0 && at / dilation < v.spatial(r, kConvInputSize);
-            offset += at / dilation * v.spatial(r, kConvInputStride);
-          }
-        }
-        if (!inside) continue;
+        if (!v.TapOffset(position.data(), &taps[t * rank], &offset)) continue;
         for (int64_t c = 0; c < cg; ++c) {
           const T* x = image + offset + c * feature_stride;
           const T* w = weights.data() + (t * cg + c) * out_features;
@@ -541,18 +547,7 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
             T* dst = columns + i * depth;
             for (int64_t t = 0; t < window; ++t, dst += cg) {
               int64_t offset = 0;
-              bool inside = true;
-              for (int64_t r = 0; r < rank && inside; ++r) {
-                const int64_t at = position[r] * v.spatial(r, kConvWindowStride) +
-                                   taps[t * rank + r] * v.spatial(r, kConvWindowDilation) - v.spatial(r, kConvPadLow);
-                const int64_t dilation = v.spatial(r, kConvBaseDilation);
-                if (at < 0 || at % dilation != 0 || at / dilation >= v.spatial(r, kConvInputSize)) {
-                  inside = false;
-                } else {
-                  offset += at / dilation * v.spatial(r, kConvInputStride);
-                }
-              }
-              if (!inside) {
+              if (!v.TapOffset(position.data(), &taps[t * rank], &offset)) {
                 std::fill(dst, dst + cg, T(0));
               } else if (feature_stride == 1) {
                 std::memcpy(dst, base + offset, cg * sizeof(T));
