@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -355,6 +356,7 @@ TEST(CpuGemm, ConvolutionsThroughIm2col) {
 // kernel over padding stays out of the sums, and a NaN in the input reaches only its windows.
 TEST(CpuGemm, GroupedConvolutionsAsDirectSums) {
   const std::string grad = "dim_labels=f01b_i01o->01bf, batch_group_count=";
+  const std::string nhwc = "dim_labels=b01f_01io->b01f, feature_group_count=";
   for (const char* t : {"f32", "f64"}) {
     for (const std::string& hlo : {
              Conv(t, "[4,12,12,16]", "[4,12,12,16]", "[3,3,1,16]", "window={size=12x12 pad=1_1x1_1}, " + grad + "16"),
@@ -363,13 +365,6 @@ TEST(CpuGemm, GroupedConvolutionsAsDirectSums) {
                   "window={size=7x7 pad=1_1x1_1 rhs_dilate=2x2}, " + grad + "32"),
              Conv(t, "[4,9,9,8]", "[3,3,8,16]", "[2,9,9,16]",
                   "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, batch_group_count=2"),
-         }) {
-      Check(hlo, true, 0, 0);
-    }
-  }
-  const std::string nhwc = "dim_labels=b01f_01io->b01f, feature_group_count=";
-  for (const char* t : {"f32", "f64"}) {
-    for (const std::string& hlo : {
              Conv(t, "[4,17,17,16]", "[3,3,1,16]", "[4,17,17,16]", "window={size=3x3 pad=1_1x1_1}, " + nhwc + "16"),
              Conv(t, "[4,17,17,8]", "[3,3,1,16]", "[4,17,17,16]", "window={size=3x3 pad=1_1x1_1}, " + nhwc + "8"),
              Conv(t, "[4,13,13,8]", "[3,3,2,12]", "[4,7,13,12]",
@@ -450,6 +445,21 @@ TEST(CpuGemm, KernelGradientsThroughShiftedGrids) {
   }
 }
 
+// Grids beyond 256 MiB go the im2col way: the same kernel gradient with 64 channels takes the
+// shifted grids, with 4096 (an input grid of ~440 MiB) does not.
+TEST(CpuGemm, ShiftedGridsAreBounded) {
+  for (const auto& [channels, shifted] : std::vector<std::pair<int, bool>>{{64, true}, {4096, false}}) {
+    const std::string x = absl::StrCat("[8,56,56,", channels, "]");
+    auto module = ParseAndReturnUnverifiedModule(Conv("f32", x, "[8,56,56,64]", absl::StrCat("[3,3,", channels, ",64]"),
+                                                      "window={size=56x56 pad=1_1x1_1}, dim_labels=f01b_i01o->01bf"));
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const HloInstruction* conv = (*module)->entry_computation()->root_instruction();
+    auto call = PlanConvolutionCall(*conv, conv->operand(0)->shape(), conv->operand(1)->shape(), conv->shape());
+    ASSERT_TRUE(call.has_value());
+    EXPECT_EQ(ConvUsesShiftedGrids(call->data()), shifted) << channels;
+  }
+}
+
 // The kernel grid's zero rows meet input elements outside each output position's window:
 // with an inf or NaN in the input the routine goes the im2col way, so a NaN reaches only the
 // taps whose windows hold it, as on the interpreter.
@@ -471,6 +481,17 @@ TEST(CpuGemm, KernelGradientWithNonFiniteInputsKeepsItsWindows) {
   EXPECT_FALSE(std::isnan(expected->GetAsDouble({2, 2, 3, 0})));
   EXPECT_FALSE(std::isfinite(expected->GetAsDouble({2, 2, 5, 0})));
   EXPECT_TRUE(std::isfinite(expected->GetAsDouble({0, 0, 5, 0})));
+
+  // An inf in the kernel (the output gradient) away from the border meets only inputs in each
+  // tap's window (the shifted grids take it): that output feature's gradient is infinite for
+  // every tap and channel, the others finite, as on the interpreter.
+  std::vector<Literal> finite = Arguments(**module, false);
+  finite[1].SetFromDouble({1, 4, 4, 7}, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(SameOnBothBackends(hlo, finite, kRtol, kAtol));
+  auto inf = xla::testing::RunHlo(hlo, finite, "interpreter");
+  ASSERT_TRUE(inf.ok()) << inf.status().message();
+  EXPECT_TRUE(std::isinf(inf->GetAsDouble({2, 0, 3, 7})));
+  EXPECT_TRUE(std::isfinite(inf->GetAsDouble({2, 0, 3, 6})));
 }
 
 // __xla_cpu_conv directly on arrays in the layouts the text gives (strided features, an

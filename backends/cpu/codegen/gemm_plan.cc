@@ -277,9 +277,9 @@ bool PreferConvolutionCall(const std::vector<int64_t>& d) {
   int64_t macs =
       d[kConvBatch] / d[kConvBatchGroups] * d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);
   // Scratch (runtime/conv_gemm.cc): the packed kernel, and the result where it is not written
-  // in place (counted always); the im2col blocks are bounded on their own.
+  // in place (counted always); the im2col blocks and shifted grids are bounded on their own.
   int64_t kernel = d[kConvOutputFeatures] * (d[kConvInputFeatures] / d[kConvFeatureGroups]);
-  int64_t result = d[kConvBatch] * d[kConvOutputFeatures];
+  int64_t result = d[kConvBatch] / d[kConvBatchGroups] * d[kConvOutputFeatures];
   for (int64_t r = 0; r < d[kConvSpatialRank]; ++r) {
     const int64_t* s = d.data() + kConvHeaderFields + r * kConvSpatialFields;
     macs *= s[kConvOutputSize] * s[kConvKernelSize];

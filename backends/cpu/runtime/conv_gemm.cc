@@ -10,8 +10,8 @@
 // GEMMs over a transposed im2col matrix, one image at a time; others go through a buffer and
 // are scattered. Convolutions with batch groups, and grouped ones with at most four input
 // features per group (depthwise ones), are direct sums instead (DirectConv below, bit-exact
-// with the interpreter). A window covering nearly all of its input (a kernel gradient) goes through
-// shifted grids instead (ShiftedGridConv below): GEMMs over copies of both operands made
+// with the interpreter); a window covering nearly all of its input (a kernel gradient) goes
+// through shifted grids (ShiftedGridConv below): GEMMs over copies of both operands made
 // once, no im2col matrix.
 #include <cblas.h>
 
@@ -72,6 +72,49 @@ class ConvView {
       expected *= spatial(r, size_field);
     }
     return d_[kConvBatch] <= 1 || batch_stride == expected;
+  }
+
+  // The product of a spatial field over the dimensions (kConvOutputSize: output positions per
+  // image; kConvKernelSize: the window's taps).
+  int64_t Product(int field) const {
+    int64_t product = 1;
+    for (int64_t r = 0; r < rank(); ++r) product *= spatial(r, field);
+    return product;
+  }
+
+  // The window's taps in row-major order, as kernel indices per spatial dimension
+  // ([tap][dimension]).
+  std::vector<int64_t> Taps() const {
+    const int64_t window = Product(kConvKernelSize);
+    std::vector<int64_t> taps(window * rank());
+    for (int64_t t = 0; t < window; ++t) {
+      int64_t rest = t;
+      for (int64_t r = rank() - 1; r >= 0; --r) {
+        taps[t * rank() + r] = rest % spatial(r, kConvKernelSize);
+        rest /= spatial(r, kConvKernelSize);
+      }
+    }
+    return taps;
+  }
+
+  // The kernel's spatial offset at tap `tap` (kernel indices), window reversal applied.
+  int64_t KernelOffset(const int64_t* tap) const {
+    int64_t offset = 0;
+    for (int64_t r = 0; r < rank(); ++r) {
+      const int64_t size = spatial(r, kConvKernelSize);
+      offset += (spatial(r, kConvReversal) ? size - 1 - tap[r] : tap[r]) * spatial(r, kConvKernelStride);
+    }
+    return offset;
+  }
+
+  // Output row `row` of (batch, positions...) in row-major order: its position per spatial
+  // dimension into `position`; returns its batch index.
+  int64_t OutputPosition(int64_t row, int64_t* position) const {
+    for (int64_t r = rank() - 1; r >= 0; --r) {
+      position[r] = row % spatial(r, kConvOutputSize);
+      row /= spatial(r, kConvOutputSize);
+    }
+    return row;
   }
 
   // Whether output position `position` (per spatial dimension) reads the input at window
@@ -168,8 +211,10 @@ std::optional<ShiftedGrid> PlanShiftedGrid(const ConvView& v) {
 // q0 = s*S div D, so its rows are the kernel grid's rows plus one offset:
 //   out[b, s, o] = sum over grid rows q of xg[q + offset(s)][b] kg[q][o].
 // The kernel grid's zero rows meet input elements outside s's window, and 0 * x is 0 only
-// for finite x: with an inf or NaN in either operand this returns false having written
-// nothing, as it does when PlanShiftedGrid declines, and the caller goes on with im2col.
+// for finite x: with an inf or NaN in the input this returns false having written nothing,
+// as it does when PlanShiftedGrid declines, and the caller goes on with im2col. (The kernel's
+// taps meet what im2col would give them, the window's inputs or zeros for its padding, so a
+// non-finite kernel needs no such check.)
 template <typename T>
 bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* output) {
   const std::optional<ShiftedGrid> plan = PlanShiftedGrid(v);
@@ -211,50 +256,46 @@ bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* outp
     if (any) non_finite = true;
   });
   ParallelRanges(rows, out_features, [&](int64_t r0, int64_t r1) {
-    bool any = false;
+    std::vector<int64_t> tap(rank);
     for (int64_t row = r0; row < r1; ++row) {
       T* dst = kg + row * out_features;
-      int64_t rest = row, offset = 0;
+      int64_t rest = row;
       bool inside = true;
-      for (int64_t r = rank - 1; r >= 0 && inside; --r) {
-        const int64_t size = v.spatial(r, kConvKernelSize), a = rest % grid[r];
+      for (int64_t r = rank - 1; r >= 0; --r) {
+        tap[r] = rest % grid[r];
         rest /= grid[r];
-        inside = a < size;
-        offset += (v.spatial(r, kConvReversal) ? size - 1 - a : a) * v.spatial(r, kConvKernelStride);
+        inside = inside && tap[r] < v.spatial(r, kConvKernelSize);
       }
       if (!inside) {
         std::fill(dst, dst + out_features, T(0));
         continue;
       }
-      const T* src = kernel + offset + rest * v[kConvKernelInputStride];
+      const T* src = kernel + v.KernelOffset(tap.data()) + rest * v[kConvKernelInputStride];
       for (int64_t o = 0; o < out_features; ++o) dst[o] = src[o * v[kConvKernelOutputStride]];
-      any |= AnyNonFinite(dst, out_features);
     }
-    if (any) non_finite = true;
   });
   if (non_finite) return false;
 
-  // Per output position: where its input rows start, and where its result goes.
+  // Per output position: where its input rows start, and where its result goes (its own
+  // [batch][out_features] part of `result` when scattered).
   const int64_t out_batch_stride = v[kConvOutputBatchStride], out_feature_stride = v[kConvOutputFeatureStride];
   const bool scattered = out_feature_stride != 1 && out_batch_stride != 1;
   T* result = scattered ? static_cast<T*>(ThreadScratch(2, outputs * batch * out_features * sizeof(T))) : nullptr;
   std::vector<const T*> xs(outputs);
-  std::vector<T*> out(outputs);
   std::vector<int64_t> out_offsets(outputs);
+  std::vector<int64_t> position(rank);
   for (int64_t s = 0; s < outputs; ++s) {
-    int64_t rest = s, phase = 0, phase_stride = 1, offset = 0, out_offset = 0;
+    v.OutputPosition(s, position.data());
+    int64_t phase = 0, phase_stride = 1, offset = 0, out_offset = 0;
     for (int64_t r = rank - 1; r >= 0; --r) {
-      const int64_t position = rest % v.spatial(r, kConvOutputSize), dilation = v.spatial(r, kConvWindowDilation);
-      rest /= v.spatial(r, kConvOutputSize);
-      const int64_t at = position * v.spatial(r, kConvWindowStride);
+      const int64_t at = position[r] * v.spatial(r, kConvWindowStride), dilation = v.spatial(r, kConvWindowDilation);
       phase += at % dilation * phase_stride;
       phase_stride *= dilation;
       offset += at / dilation * grid_stride[r];
-      out_offset += position * v.spatial(r, kConvOutputStride);
+      out_offset += position[r] * v.spatial(r, kConvOutputStride);
     }
     xs[s] = xg + (phase * phase_rows + offset) * batch;
     out_offsets[s] = out_offset;
-    out[s] = scattered ? result + s * batch * out_features : output + out_offset;
   }
   // Blocks of grid rows, each output position's product in turn: the kernel grid's block and
   // the input grid's (shifted a little per position) stay in cache across the positions.
@@ -264,11 +305,12 @@ bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* outp
     const T* kq = kg + q0 * out_features;
     for (int64_t s = 0; s < outputs; ++s) {
       const T* xq = xs[s] + q0 * batch;
+      T* out = scattered ? result + s * batch * out_features : output + out_offsets[s];
       if (out_feature_stride == 1 || scattered) {  // out[b][o], rows out_batch_stride apart
         const int64_t ldc = scattered || batch == 1 ? out_features : out_batch_stride;
-        Gemm<T>(batch, out_features, depth, xq, batch, kq, out_features, out[s], ldc, /*trans_a=*/true, q0 > 0);
+        Gemm<T>(batch, out_features, depth, xq, batch, kq, out_features, out, ldc, /*trans_a=*/true, q0 > 0);
       } else {  // out^T[o][b] = kg^T xs, rows out_feature_stride apart
-        Gemm<T>(out_features, batch, depth, kq, out_features, xq, batch, out[s],
+        Gemm<T>(out_features, batch, depth, kq, out_features, xq, batch, out,
                 out_features == 1 ? batch : out_feature_stride, /*trans_a=*/true, q0 > 0);
       }
     }
@@ -276,7 +318,8 @@ bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* outp
   for (int64_t s = 0; scattered && s < outputs; ++s) {
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t o = 0; o < out_features; ++o) {
-        output[out_offsets[s] + b * out_batch_stride + o * out_feature_stride] = out[s][b * out_features + o];
+        output[out_offsets[s] + b * out_batch_stride + o * out_feature_stride] =
+            result[(s * batch + b) * out_features + o];
       }
     }
   }
@@ -284,8 +327,9 @@ bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* outp
 }
 
 // acc[o] += x[o] * w[o] for o < n in f64 (a product of two f32 values is exact there), each
-// product and sum rounded on its own as the interpreter's are (no fused multiply-adds), vectorized (one clone per ISA; at -O3, since
-// GCC's -O2 only vectorizes loops that need no remainder).
+// product and sum rounded on its own as the interpreter's are (no fused multiply-adds),
+// vectorized (one clone per ISA; at -O3, since GCC's -O2 only vectorizes loops that need no
+// remainder).
 #define XLA_ADD_PRODUCTS(T)                                                                                  \
   __attribute__((target_clones("arch=skylake-avx512", "avx2", "default"), optimize("O3", "fp-contract=off"))) \
   void AddProducts(double* __restrict acc, const T* __restrict x, const T* __restrict w, int64_t n) {         \
@@ -315,22 +359,12 @@ void DirectConv(const ConvView& v, const T* input, const T* kernel, T* output) {
   const int64_t batch = v[kConvBatch] / batch_groups, out_features = v[kConvOutputFeatures];
   const int64_t cg = v[kConvInputFeatures] / groups, og = out_features / groups;
   const int64_t obg = out_features / batch_groups;  // output features per batch group
-  int64_t positions = 1, window = 1;
-  for (int64_t r = 0; r < rank; ++r) {
-    positions *= v.spatial(r, kConvOutputSize);
-    window *= v.spatial(r, kConvKernelSize);
-  }
+  const int64_t positions = v.Product(kConvOutputSize), window = v.Product(kConvKernelSize);
   // The kernel as [tap][group's input feature][output feature], reversal applied.
   std::vector<T> weights(window * cg * out_features);
-  std::vector<int64_t> taps(window * rank);
+  const std::vector<int64_t> taps = v.Taps();
   for (int64_t t = 0; t < window; ++t) {
-    int64_t rest = t, offset = 0;
-    for (int64_t r = rank - 1; r >= 0; --r) {
-      const int64_t size = v.spatial(r, kConvKernelSize), k = rest % size;
-      rest /= size;
-      taps[t * rank + r] = k;
-      offset += (v.spatial(r, kConvReversal) ? size - 1 - k : k) * v.spatial(r, kConvKernelStride);
-    }
+    const int64_t offset = v.KernelOffset(&taps[t * rank]);
     for (int64_t c = 0; c < cg; ++c) {
       for (int64_t o = 0; o < out_features; ++o) {
         weights[(t * cg + c) * out_features + o] =
@@ -351,13 +385,8 @@ void DirectConv(const ConvView& v, const T* input, const T* kernel, T* output) {
     std::vector<double> acc(out_features);
     std::vector<int64_t> position(rank);
     for (int64_t row = r0; row < r1; ++row) {
-      int64_t rest = row, out_offset = 0;
-      for (int64_t r = rank - 1; r >= 0; --r) {
-        position[r] = rest % v.spatial(r, kConvOutputSize);
-        rest /= v.spatial(r, kConvOutputSize);
-        out_offset += position[r] * v.spatial(r, kConvOutputStride);
-      }
-      const T* image = input + rest * v[kConvInputBatchStride];
+      const int64_t n = v.OutputPosition(row, position.data());
+      const T* image = input + n * v[kConvInputBatchStride];
       std::fill(acc.begin(), acc.end(), 0.0);
       for (int64_t t = 0; t < window; ++t) {
         int64_t offset = 0;
@@ -374,7 +403,8 @@ void DirectConv(const ConvView& v, const T* input, const T* kernel, T* output) {
           }
         }
       }
-      T* out = output + rest * v[kConvOutputBatchStride] + out_offset;
+      T* out = output + n * v[kConvOutputBatchStride];
+      for (int64_t r = 0; r < rank; ++r) out += position[r] * v.spatial(r, kConvOutputStride);
       for (int64_t o = 0; o < out_features; ++o) out[o * out_feature_stride] = static_cast<T>(acc[o]);
     }
   });
@@ -392,33 +422,16 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
   const int64_t rank = v.rank(), batch = v[kConvBatch], groups = v[kConvFeatureGroups];
   const int64_t in_features = v[kConvInputFeatures], out_features = v[kConvOutputFeatures];
   const int64_t cg = in_features / groups, og = out_features / groups;
-  int64_t positions = 1, window = 1;
-  for (int64_t r = 0; r < rank; ++r) {
-    positions *= v.spatial(r, kConvOutputSize);
-    window *= v.spatial(r, kConvKernelSize);
-  }
+  const int64_t positions = v.Product(kConvOutputSize), window = v.Product(kConvKernelSize);
   const int64_t rows = batch * positions, depth = window * cg;
   if (rows == 0 || out_features == 0) return;
-
-  // Window positions in row-major order, as per-dimension kernel indices.
-  std::vector<int64_t> taps(window * rank);
-  for (int64_t t = 0; t < window; ++t) {
-    int64_t rest = t;
-    for (int64_t r = rank - 1; r >= 0; --r) {
-      taps[t * rank + r] = rest % v.spatial(r, kConvKernelSize);
-      rest /= v.spatial(r, kConvKernelSize);
-    }
-  }
+  const std::vector<int64_t> taps = v.Taps();
 
   // The kernel as [group][tap, input feature][output feature].
   T* weights = static_cast<T*>(ThreadScratch(3, std::max<int64_t>(1, groups * depth * og) * sizeof(T)));
   for (int64_t g = 0; g < groups; ++g) {
     for (int64_t t = 0; t < window; ++t) {
-      int64_t offset = 0;
-      for (int64_t r = 0; r < rank; ++r) {
-        const int64_t size = v.spatial(r, kConvKernelSize), k = taps[t * rank + r];
-        offset += (v.spatial(r, kConvReversal) ? size - 1 - k : k) * v.spatial(r, kConvKernelStride);
-      }
+      const int64_t offset = v.KernelOffset(&taps[t * rank]);
       for (int64_t c = 0; c < cg; ++c) {
         T* dst = weights + ((g * window + t) * cg + c) * og;
         const T* src = kernel + offset + c * v[kConvKernelInputStride] + g * og * v[kConvKernelOutputStride];
@@ -449,11 +462,7 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
             for (int64_t k = k0; k < k1; ++k) {
               const int64_t t = k / cg, c = k % cg;
               const T* plane = image + c * feature_stride;
-              int64_t rest = s0;
-              for (int64_t r = rank - 1; r >= 0; --r) {
-                position[r] = rest % v.spatial(r, kConvOutputSize);
-                rest /= v.spatial(r, kConvOutputSize);
-              }
+              v.OutputPosition(s0, position.data());
               T* dst = columns + k * width;
               if (rank == 0) {
                 dst[0] = plane[0];
@@ -538,12 +547,8 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
         ParallelRanges(r1 - r0, depth, [&](int64_t i0, int64_t i1) {
           std::vector<int64_t> position(rank);
           for (int64_t i = i0; i < i1; ++i) {
-            int64_t rest = r0 + i;
-            for (int64_t r = rank - 1; r >= 0; --r) {
-              position[r] = rest % v.spatial(r, kConvOutputSize);
-              rest /= v.spatial(r, kConvOutputSize);
-            }
-            const T* base = input + rest * v[kConvInputBatchStride] + g * cg * feature_stride;
+            const int64_t n = v.OutputPosition(r0 + i, position.data());
+            const T* base = input + n * v[kConvInputBatchStride] + g * cg * feature_stride;
             T* dst = columns + i * depth;
             for (int64_t t = 0; t < window; ++t, dst += cg) {
               int64_t offset = 0;
