@@ -4,9 +4,10 @@ FUZZ_DIR ?= build-fuzz
 JOBS ?= $(shell nproc)
 PORT ?= 50051
 FUZZ_SECONDS ?= 45
+FUZZ_COMPILE_SECONDS ?= 600
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test unit-test fuzz bazel-build run bench clean
+.PHONY: all deps configure build test unit-test fuzz fuzz-compile bazel-build run bench clean
 
 all: build
 
@@ -24,6 +25,10 @@ unit-test: build
 
 fuzz:
 	@sh scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
+# Compiles and runs fuzzed modules on the interpreter and cpu (ASan build of the backend).
+fuzz-compile: deps
+	@XLA_FUZZ_COMPILE_SECONDS=$(FUZZ_COMPILE_SECONDS) sh scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 bazel-build:
 	@sh scripts/bazel_build.sh

@@ -229,7 +229,7 @@ class CpuExecutable : public backend::Executable {
       out = std::make_shared<CpuBuffer>(shape, leaf.memory(), leaf.size_bytes());
     } else if (alias.in_place) {
       ASSIGN_OR_RETURN(out, AllocateArray(pool_.get(), shape));
-      std::memcpy(out->data(), leaf.data(), static_cast<size_t>(out->size_bytes()));
+      if (out->size_bytes() > 0) std::memcpy(out->data(), leaf.data(), static_cast<size_t>(out->size_bytes()));
     } else {
       ASSIGN_OR_RETURN(out, AllocateArray(pool_.get(), shape));
       (*table)[alias.parameter_slot] = leaf.data();
@@ -243,7 +243,7 @@ class CpuExecutable : public backend::Executable {
     ASSIGN_OR_RETURN(Literal literal, Literal::CreateFromBuffer(buffer.shape(), buffer.data(), buffer.size_bytes()));
     ASSIGN_OR_RETURN(Literal relaid, literal.Relayout(target.layout()));
     ASSIGN_OR_RETURN(auto out, AllocateArray(pool_.get(), target));
-    std::memcpy(out->data(), relaid.untyped_data(), relaid.size_bytes());
+    if (relaid.size_bytes() > 0) std::memcpy(out->data(), relaid.untyped_data(), relaid.size_bytes());
     return out;
   }
 
@@ -447,7 +447,7 @@ class CpuBackend : public backend::Backend {
     if (!shape.IsArray()) return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(shape, std::vector<std::shared_ptr<Buffer>>{}));
     ShapeUtil::SetDefaultLayoutsIfMissing(&shape);
     ASSIGN_OR_RETURN(auto buffer, AllocateArray(pool_.get(), shape));
-    std::memcpy(buffer->data(), literal.untyped_data(), literal.size_bytes());
+    if (literal.size_bytes() > 0) std::memcpy(buffer->data(), literal.untyped_data(), literal.size_bytes());
     return std::shared_ptr<Buffer>(buffer);
   }
 

@@ -163,6 +163,65 @@ TEST(CpuReduceWindow, WindowsOverMinorChannels) {
   EXPECT_TRUE(SameOnBothBackends(argmax, {Random(F32, {2, 6, 5, 16}, 12)}));
 }
 
+// Window dimensions of more than 16 positions (ir_emitter.h ClippedWindowDimensions) visit
+// only the positions that land on the operand, solved per output position: every mix of
+// stride, padding, window dilation and base dilation (whose holes are stepped over, a
+// congruence when the dilations share factors) against the interpreter's walk over every
+// tap, with a reducer that neither commutes nor associates so that the order shows.
+TEST(CpuReduceWindow, LargeWindowsVisitOnlyTheirElements) {
+  for (int64_t dil : {1, 2, 3}) {
+    for (int64_t base : {1, 2, 3, 4}) {
+      std::string shapes, ops, names;
+      int count = 0;
+      for (int64_t size : {17, 40}) {
+        for (int64_t stride : {1, 3}) {
+          for (int64_t lo : {-3, 0, 25}) {
+            for (int64_t hi : {0, 20}) {
+              const WinDim w{size, stride, lo, hi, base, dil};
+              const int64_t out = WindowOutput(w, 9);
+              if (out <= 0) continue;
+              const std::string name = absl::StrCat("w", count++);
+              absl::StrAppend(&ops, "  ", name, " = f32[", out, "] reduce-window(a, i), window={", WindowText({w}),
+                              "}, to_apply=r\n");
+              absl::StrAppend(&shapes, shapes.empty() ? "" : ", ", "f32[", out, "]");
+              absl::StrAppend(&names, names.empty() ? "" : ", ", name);
+            }
+          }
+        }
+      }
+      const std::string hlo = absl::StrCat(
+          "HloModule m\nr {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] subtract(x, y)\n}\n",
+          "ENTRY e {\n  a = f32[9] parameter(0)\n  i = f32[] constant(1)\n", ops, "  ROOT t = (", shapes, ") tuple(",
+          names, ")\n}\n");
+      EXPECT_TRUE(SameOnBothBackends(hlo, {Random(F32, {9}, 21, false)})) << "dilations " << dil << ", " << base;
+    }
+  }
+  // Windows of 2^11 to 2^31 positions, nearly all padding, cost the elements they cover (a
+  // walk over every position would run for minutes to years): the generic loop, the NHWC
+  // path over minor channels, and a window of many small dimensions (8^5 positions, of which
+  // the largest dimensions are solved for until 4096 remain).
+  const std::vector<std::pair<std::string, std::vector<int64_t>>> huge = {
+      {"f32[4,4,4] parameter(0)\n  i = f32[] constant(1)\n  ROOT w = f32[4,4,4] reduce-window(a, i), "
+       "window={size=2048x2048x2048 pad=1023_1024x1023_1024x1023_1024}, to_apply=r",
+       {4, 4, 4}},
+      {"f32[3] parameter(0)\n  i = f32[] constant(1)\n  ROOT w = f32[5] reduce-window(a, i), "
+       "window={size=2147483648 pad=2147483647_0 lhs_dilate=2}, to_apply=r",
+       {3}},
+      {"f32[2,5,5,8] parameter(0)\n  i = f32[] constant(1)\n  ROOT w = f32[2,6,6,8] reduce-window(a, i), "
+       "window={size=1x40x40x1 pad=0_0x20_20x20_20x0_0}, to_apply=r",
+       {2, 5, 5, 8}},
+      {"f32[2,2,2,2,2] parameter(0)\n  i = f32[] constant(1)\n  ROOT w = f32[2,2,2,2,2] reduce-window(a, i), "
+       "window={size=8x8x8x8x8 pad=4_3x4_3x4_3x4_3x4_3}, to_apply=r",
+       {2, 2, 2, 2, 2}},
+  };
+  for (const auto& [entry, dims] : huge) {
+    const std::string hlo = absl::StrCat(
+        "HloModule m\nr {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT z = f32[] subtract(x, y)\n}\n",
+        "ENTRY e {\n  a = ", entry, "\n}\n");
+    EXPECT_TRUE(SameOnBothBackends(hlo, {Random(F32, dims, 22, false)})) << entry;
+  }
+}
+
 TEST(CpuSelectAndScatter, MaxPoolGradientWithOverlapAndPadding) {
   for (const char* type : {"f32", "s32"}) {
     const std::string hlo = absl::StrReplaceAll(R"(HloModule m
@@ -218,6 +277,13 @@ TEST(CpuSelectAndScatter, LanesOfMinorChannels) {
       {"f16", "GE", "add", "[2,5,6,8]", "[2,9,2,8]", "[2,5,6,8]{3,2,1,0}",
        "size=1x2x3x1 stride=1x1x2x1 pad=0_0x2_-1x0_1x0_0 lhs_dilate=1x2x1x1 rhs_dilate=1x1x2x1", {2, 5, 6, 8},
        {2, 9, 2, 8}, false},
+      // Windows of 40 x 40 over 3 x 3 (solved for, ClippedWindowDimensions), and one whose
+      // positions do not count in 63 bits (2^31 x 2^31 x 2: the path without lanes).
+      {"f32", "GE", "subtract", "[2,3,3,16]", "[2,3,3,16]", "[2,3,3,16]", "size=1x40x40x1 pad=0_0x20_19x20_19x0_0",
+       {2, 3, 3, 16}, {2, 3, 3, 16}, false},
+      {"f32", "GE", "subtract", "[2,2,2,16]", "[1,2,2,16]", "[2,2,2,16]",
+       "size=2x2147483648x2147483648x1 pad=0_0x2147483647_0x2147483647_0x0_0", {2, 2, 2, 16}, {1, 2, 2, 16}, false},
+      {"f32", "GE", "subtract", "[3,3]", "[3,3]", "[3,3]", "size=40x40 pad=20_19x20_19", {3, 3}, {3, 3}, false},
   };
   for (const Case& c : cases) {
     const PrimitiveType t = *primitive_util::StringToPrimitiveType(c.type);

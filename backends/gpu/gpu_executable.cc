@@ -218,24 +218,6 @@ class GpuExecutable : public backend::Executable {
         }
         case GpuPlanStep::Kind::kAlias: {
           const std::shared_ptr<backend::Buffer>& from = values[step.operands[0]];
-          if (step.hlo->opcode() == HloOpcode::kCopyStart) {
-            std::vector<std::shared_ptr<backend::Buffer>> elements = {from, from};
-            const Shape& shape = step.hlo->shape();
-            for (int64_t i = 2; i < shape.tuple_shapes_size(); ++i) {  // contexts: zeros, as the interpreter's
-              ASSIGN_OR_RETURN(std::shared_ptr<GpuBuffer> context, AllocateArray(lane, shape.tuple_shapes(i)));
-              if (context->size_bytes() != 0) {
-                CUDA_RETURN_IF_ERROR(d, cuMemsetD8Async(context->address(), 0, static_cast<size_t>(context->size_bytes()),
-                                                        lane.stream));
-              }
-              elements.push_back(std::move(context));
-            }
-            values[s] = std::make_shared<GpuBuffer>(device_, shape, std::move(elements));
-            break;
-          }
-          if (step.hlo->opcode() == HloOpcode::kCopyDone) {
-            values[s] = from->tuple_elements().at(0);
-            break;
-          }
           if (step.hlo->opcode() != HloOpcode::kBitcast && step.hlo->opcode() != HloOpcode::kReshape) {
             values[s] = from;
             break;

@@ -557,34 +557,10 @@ std::vector<const Shape*> KernelOutputs(const Shape& shape) {
   return outputs;
 }
 
-namespace {
-
-// The same value in the same bytes: equal shapes but for memory spaces (copy-start's
-// destination may name the host's).
-bool SameBytes(const Shape& a, const Shape& b) {
-  if (!ShapeUtil::Compatible(a, b)) return false;
-  if (!a.IsArray()) return ShapeUtil::Equal(a, b);
-  return a.has_layout() == b.has_layout() &&
-         (!a.has_layout() || a.layout().minor_to_major() == b.layout().minor_to_major());
-}
-
-}  // namespace
-
 bool IsAlias(const HloInstruction& hlo) {
   if (hlo.operand_count() < 1) return false;
   const Shape& from = hlo.operand(0)->shape();
   switch (hlo.opcode()) {
-    case HloOpcode::kCopyStart: {  // (source, destination, contexts...): one device, one memory
-      const Shape& s = hlo.shape();
-      if (hlo.operand_count() != 1 || !from.IsArray() || !s.IsTuple() || s.tuple_shapes_size() < 2) return false;
-      for (int64_t i = 0; i < s.tuple_shapes_size(); ++i) {
-        if (i < 2 ? !SameBytes(s.tuple_shapes(i), from) : !s.tuple_shapes(i).IsArray()) return false;
-      }
-      return true;
-    }
-    case HloOpcode::kCopyDone:
-      return hlo.operand_count() == 1 && hlo.operand(0)->opcode() == HloOpcode::kCopyStart && from.IsTuple() &&
-             from.tuple_shapes_size() >= 1 && SameBytes(from.tuple_shapes(0), hlo.shape());
     case HloOpcode::kAddDependency:
     case HloOpcode::kOptBarrier:
     case HloOpcode::kDomain:

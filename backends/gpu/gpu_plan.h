@@ -79,8 +79,7 @@ struct GpuPlanStep {
     kConditional = 6,  // runs callees[branch] on operand branch + 1
     kCall = 7,         // runs callees {computation} on the operands
     // The value of operand 0, no kernel: add-dependency, opt-barrier and domain pass it on;
-    // a bitcast or a row-major reshape views its bytes with its own shape; copy-start is
-    // (operand, operand, zeroed contexts) and copy-done its first element.
+    // a bitcast or a row-major reshape views its bytes with its own shape.
     kAlias = 8,
     kToken = 9,  // after-all: a token, which has no data
     // rng-get-and-update-state: the host reads and advances the device's rng state (a host
@@ -225,8 +224,8 @@ bool RowMajor(const Shape& shape);
 
 // True when `hlo` is computed by a kAlias step: add-dependency, opt-barrier or domain whose
 // result is its operand 0's shape, a bitcast between laid-out arrays of one byte size, a
-// reshape between row-major arrays, or copy-start/copy-done (one device has one memory: the
-// copy is the value itself).
+// reshape between row-major arrays. (copy-start/copy-done are a copy by then, made by
+// SingleDeviceCollectives, which the pipeline folds away where nothing writes the value.)
 bool IsAlias(const HloInstruction& hlo);
 
 // The computations a control-flow step runs, in its callees' order: a while's {condition,

@@ -54,6 +54,11 @@ const HandlerTable& GlobalHandlerTable() {
   return *table;
 }
 
+absl::Status Evaluator::CheckCancelled() const {
+  if (should_cancel_ && should_cancel_()) return absl::CancelledError("execution cancelled");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Literal> Evaluator::Evaluate(const HloComputation& computation,
                                             absl::Span<const Literal* const> arguments) {
   if (depth_ >= kMaxCallDepth) {

@@ -80,6 +80,11 @@ class Evaluator {
   // it so that every iteration gets fresh values while whole runs stay reproducible.
   uint64_t NextRngDraw() { return rng_draws_++; }
 
+  // CANCELLED when `should_cancel` says so. Long-running ops poll it inside their loops
+  // (every few thousand reducer calls, ScalarCaller::Call), so that one op over a large
+  // window or many reducer calls does not outlive its execution's deadline.
+  absl::Status CheckCancelled() const;
+
   // Evaluates `computation` on `arguments` (one per parameter, in parameter order).
   absl::StatusOr<Literal> Evaluate(const HloComputation& computation,
                                    absl::Span<const Literal* const> arguments);

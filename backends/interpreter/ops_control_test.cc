@@ -48,6 +48,61 @@ ENTRY main {
   EXPECT_EQ(result->tuple_element(0).tuple_element(1).tuple_element(0), L("pred[] true"));
 }
 
+// A constant of tuple shape (nested too) as a value and as a while loop's initial state.
+TEST(InterpreterControlTest, TupleConstants) {
+  const char* hlo = R"(HloModule m
+cond {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(6)
+  ROOT go = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[4] get-tuple-element(p), index=1
+  two = s32[] constant(2)
+  next = s32[] add(i, two)
+  ROOT t = (s32[], f32[4]) tuple(next, f32[4] add(x, x))
+}
+ENTRY main {
+  init = (s32[], f32[4]) constant((1, {1, 2, 3, 4}))
+  w = (s32[], f32[4]) while(init), condition=cond, body=body
+  nested = ((pred[], u8[2]), s64[]) constant(((true, {7, 8}), -3))
+  ROOT r = ((s32[], f32[4]), ((pred[], u8[2]), s64[])) tuple(w, nested)
+})";
+  EXPECT_TRUE(LiteralEqual(L("((s32[], f32[4]), ((pred[], u8[2]), s64[])) ((7, {8, 16, 24, 32}), ((true, {7, 8}), -3))"),
+                           RunHlo(hlo, {})));
+}
+
+// async-start/update/done run the wrapped computation; copy-start/done copy; the parts of
+// their start values read as the operands, result and source.
+TEST(InterpreterControlTest, AsyncAndCopyPairs) {
+  const char* hlo = R"(HloModule m
+scaled {
+  a = f32[4] parameter(0)
+  b = f32[2,2] parameter(1)
+  r = f32[4] reshape(b)
+  ROOT m = f32[4] multiply(a, r)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  q = f32[2,2] parameter(1)
+  s = ((f32[4], f32[2,2]), f32[4], s32[]) async-start(p, q), calls=scaled
+  u = ((f32[4], f32[2,2]), f32[4], s32[]) async-update(s), calls=scaled
+  d = f32[4] async-done(u), calls=scaled
+  inputs = (f32[4], f32[2,2]) get-tuple-element(s), index=0
+  q2 = f32[2,2] get-tuple-element(inputs), index=1
+  cs = (f32[2,2], f32[2,2], u32[]) copy-start(q2)
+  source = f32[2,2] get-tuple-element(cs), index=1
+  cd = f32[2,2] copy-done(cs)
+  n = f32[2,2] negate(cd)
+  ROOT t = (f32[4], f32[2,2], f32[2,2]) tuple(d, n, source)
+})";
+  EXPECT_TRUE(LiteralEqual(L("(f32[4], f32[2,2], f32[2,2]) ({5, 12, 21, 32}, {{-5, -6}, {-7, -8}}, {{5, 6}, {7, 8}})"),
+                           RunHlo(hlo, {L("f32[4] {1, 2, 3, 4}"), L("f32[2,2] {{5, 6}, {7, 8}}")})));
+}
+
 TEST(InterpreterControlTest, WhileLoopCountsToTen) {
   const char* hlo = R"(HloModule m
 cond {

@@ -1,11 +1,14 @@
 // reduce and reduce-window through the Backend interface. Expected values are computed
 // by hand; order-sensitive reducers (keep the last input, acc*10+x) pin down the
 // iteration order of XLA's evaluator.
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <limits>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "backends/backend.h"
 #include "backends/testing/hlo_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -266,6 +269,99 @@ TEST(InterpreterReduceWindowTest, SumsWithStridePaddingAndDilations) {
   EXPECT_TRUE(LiteralEqual(L("f32[2] {5, 7}"),
                            RunHlo(WindowModule("f32", "add(a, b)", "f32[5]", "f32[2]", "size=2 pad=-1_-1", "0"),
                                   {x.Clone()})));
+}
+
+// The window positions that land on elements are solved for, not tried one by one: every
+// combination of small sizes, strides, paddings and dilations against a direct walk over
+// the taps. x[i] = 2^i, so a sum names the set of elements a window covers and the
+// keep-last reducer the last of them in window order. (On the interpreter only, whatever the
+// suite's platform: ~3000 compiles would take a minute on cpu, whose windows other suites check.)
+TEST(InterpreterReduceWindowTest, CoveredElementsMatchATapByTapWalk) {
+  const std::string kPlatform = "interpreter";
+  int cases = 0;
+  for (int64_t n : {0, 1, 2, 5}) {
+    std::string values;
+    for (int64_t i = 0; i < n; ++i) absl::StrAppend(&values, i == 0 ? "" : ", ", int64_t{1} << i);
+    const Literal x = L(absl::StrCat("s64[", n, "] {", values, "}"));
+    for (int64_t size : {1, 2, 3, 5}) {
+      for (int64_t stride : {1, 2, 3}) {
+        for (int64_t low : {-2, 0, 1, 4}) {
+          for (int64_t high : {-1, 0, 3}) {
+            for (int64_t wd : {1, 2, 3}) {
+              for (int64_t bd : {1, 2, 4}) {
+                const int64_t dilated = n == 0 ? 0 : (n - 1) * bd + 1;
+                const int64_t padded = dilated + low + high;
+                const int64_t effective = (size - 1) * wd + 1;
+                if (padded < effective) continue;
+                const int64_t outputs = (padded - effective) / stride + 1;
+                std::string sums, lasts;
+                for (int64_t o = 0; o < outputs; ++o) {
+                  int64_t sum = 0, last = -1;
+                  for (int64_t k = 0; k < size; ++k) {
+                    const int64_t p = o * stride - low + k * wd;
+                    if (p < 0 || p % bd != 0 || p / bd >= n) continue;
+                    sum += int64_t{1} << (p / bd);
+                    last = int64_t{1} << (p / bd);
+                  }
+                  absl::StrAppend(&sums, o == 0 ? "" : ", ", sum);
+                  absl::StrAppend(&lasts, o == 0 ? "" : ", ", last);
+                }
+                const std::string window = absl::StrCat("size=", size, " stride=", stride, " pad=", low, "_", high,
+                                                        " rhs_dilate=", wd, " lhs_dilate=", bd);
+                const std::string in = absl::StrCat("s64[", n, "]"), out = absl::StrCat("s64[", outputs, "]");
+                EXPECT_TRUE(LiteralEqual(L(absl::StrCat(out, " {", sums, "}")),
+                                         RunHlo(WindowModule("s64", "add(a, b)", in, out, window, "0"), {x.Clone()}, kPlatform)))
+                    << window << " over " << in;
+                EXPECT_TRUE(LiteralEqual(L(absl::StrCat(out, " {", lasts, "}")),
+                                         RunHlo(WindowModule("s64", "copy(b)", in, out, window, "-1"), {x.Clone()}, kPlatform)))
+                    << window << " over " << in;
+                ++cases;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(cases, 1000);
+}
+
+// A window of 2^31 x 2^31 taps, nearly all padding, over one element costs that element:
+// the answer comes at once instead of after 2^62 tries.
+TEST(InterpreterReduceWindowTest, HugePaddedWindowsCostTheirElements) {
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[1,1] {{10}}"),
+      RunHlo(WindowModule("f32", "add(a, b)", "f32[1,1]", "f32[1,1]",
+                          "size=2147483648x2147483648 pad=2147483647_0x2147483647_0", "7"),
+             {L("f32[1,1] {{3}}")})));
+  EXPECT_TRUE(LiteralEqual(
+      L("f32[4] {1, 1, 1, 2}"),  // [1 _ _ 2] under a window reaching back 2^31 - 1 positions
+      RunHlo(WindowModule("f32", "copy(b)", "f32[2]", "f32[4]", "size=2147483648 pad=2147483647_0 lhs_dilate=3", "9"),
+             {L("f32[2] {1, 2}")})));
+}
+
+// One reduce-window making ~5M reducer calls stops at its execution's cancellation, not
+// after the op: the reducer calls poll it (the evaluator alone polls between ops).
+TEST(InterpreterReduceWindowTest, LongWindowOpsStopWhenCancelled) {
+  backend::RegisterBuiltinBackends();
+  auto backend = backend::CreateBackend("interpreter");
+  ASSERT_TRUE(backend.ok());
+  auto module = ParseAndReturnUnverifiedModule(
+      WindowModule("f32", "copy(b)", "f32[64,64]", "f32[64,64]", "size=64x64 pad=63_0x63_0", "0"));
+  ASSERT_TRUE(module.ok());
+  auto executable = (*backend)->Compile(*std::move(module), {});
+  ASSERT_TRUE(executable.ok()) << executable.status().message();
+  auto arg = Literal::Create(ShapeUtil::MakeShape(F32, {64, 64}));
+  ASSERT_TRUE(arg.ok());
+  auto buffer = (*backend)->TransferToDevice(*arg, 0);
+  ASSERT_TRUE(buffer.ok());
+  // Polls 1-3 are the evaluator's before the parameter, the constant and the reduce-window.
+  std::atomic<int> polls{0};
+  backend::ExecuteOptions options;
+  options.should_cancel = [&polls] { return ++polls > 3; };
+  auto result = (*executable)->Execute({*buffer}, options);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status().message();
+  EXPECT_EQ(polls.load(), 4);
 }
 
 TEST(InterpreterReduceWindowTest, MaxPool2DAndEmpty) {

@@ -12,6 +12,9 @@
 //    scatter(source, output), the output starting at the init value. A window with no
 //    valid element scatters nothing.
 #include <algorithm>
+#include <numeric>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -54,6 +57,48 @@ absl::Status CheckWindowOutput(const std::vector<WindowDim>& window, const Shape
   return absl::OkStatus();
 }
 
+// x^-1 modulo m (x and m coprime, m >= 1).
+int64_t InverseModulo(int64_t x, int64_t m) {
+  int64_t r0 = m, r1 = x % m, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    const int64_t q = r0 / r1;
+    std::tie(r0, r1) = std::make_pair(r1, r0 - q * r1);
+    std::tie(t0, t1) = std::make_pair(t1, t0 - q * t1);
+  }
+  return ((t0 % m) + m) % m;
+}
+
+// The operand positions, in window order, that window dimension `w` placed at output
+// position `origin` covers on an operand dimension of `n` elements: window index k covers
+// dilated position p = origin * stride - padding_low + k * window_dilation, an operand
+// element when 0 <= p <= (n - 1) * base_dilation and base_dilation divides p. The k that
+// qualify are solved for (a range, then a congruence) rather than tried one by one, so the
+// cost is the positions found (at most n), however large the window and its padding.
+void ValidPositions(const WindowDim& w, int64_t origin, int64_t n, std::vector<int64_t>* out) {
+  out->clear();
+  if (n <= 0 || w.size <= 0) return;
+  using Wide = __int128;
+  const Wide start = Wide{origin} * w.stride - w.padding_low;
+  const Wide last = Wide{n - 1} * w.base_dilation;
+  const int64_t wd = w.window_dilation, bd = w.base_dilation;
+  // k_lo = ceil(-start / wd) (at least 0), k_hi = floor((last - start) / wd) (at most size - 1).
+  Wide k_lo = start >= 0 ? Wide{0} : (-start + wd - 1) / wd;
+  if (last - start < 0) return;
+  Wide k_hi = (last - start) / wd;
+  if (k_hi > w.size - 1) k_hi = w.size - 1;
+  if (k_lo > k_hi) return;
+  // start + k * wd == 0 (mod bd): solvable when g = gcd(wd, bd) divides start; then
+  // k == r (mod m), m = bd / g.
+  const int64_t g = std::gcd(wd, bd);
+  const int64_t start_mod_bd = static_cast<int64_t>(((start % bd) + bd) % bd);
+  if (start_mod_bd % g != 0) return;
+  const int64_t m = bd / g;
+  const int64_t r = static_cast<int64_t>(
+      (Wide{(m - (start_mod_bd / g) % m) % m} * InverseModulo((wd / g) % m, m)) % m);
+  Wide k = k_lo + ((Wide{r} - k_lo % m) % m + m) % m;
+  for (; k <= k_hi; k += m) out->push_back(static_cast<int64_t>((start + k * wd) / bd));
+}
+
 // Calls f(operand_index) for every window position at `origin` that lands on an operand
 // element, window positions in row-major order (XLA's IterateThroughWindow). The valid
 // positions of each dimension are listed first, so padding and holes cost nothing in
@@ -73,14 +118,7 @@ class WindowIterator {
     const size_t rank = window_.size();
     for (size_t d = 0; d < rank; ++d) {
       const WindowDim& w = window_[d];
-      valid_[d].clear();
-      const int64_t start = origin[d] * w.stride - w.padding_low;
-      for (int64_t k = 0; k < w.size; ++k) {
-        const int64_t pos = start + k * w.window_dilation;
-        if (pos % w.base_dilation != 0) continue;
-        const int64_t base = pos / w.base_dilation;
-        if (base >= 0 && base < operand_dims_[d]) valid_[d].push_back(base);
-      }
+      ValidPositions(w, origin[d], operand_dims_[d], &valid_[d]);
       if (valid_[d].empty()) return absl::OkStatus();
       counts_[d] = static_cast<int64_t>(valid_[d].size());
       counter_[d] = 0;

@@ -231,18 +231,15 @@ absl::StatusOr<WindowSelection> EmitSelectInWindow(ElementalEmitter* e, const Hl
   llvm::AllocaInst* selected_value = entry.CreateAlloca(e->RegisterType(type));
   std::vector<llvm::AllocaInst*> selected;
   for (int64_t d = 0; d < rank; ++d) selected.push_back(entry.CreateAlloca(b->getInt64Ty()));
-  std::vector<int64_t> window_sizes;
-  for (int64_t d = 0; d < rank; ++d) window_sizes.push_back(window.dimensions(static_cast<int>(d)).size());
+  std::vector<int64_t> dims, sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    dims.push_back(d);
+    sizes.push_back(in_shape.dimensions(static_cast<int>(d)));
+  }
   b->CreateStore(b->getFalse(), have);
-  RETURN_IF_ERROR(EmitLoopsOver(b, window_sizes, "sw", [&](const std::vector<llvm::Value*>& k) -> absl::Status {
-    llvm::Value* valid = b->getTrue();
-    std::vector<llvm::Value*> pos(rank, nullptr);
-    for (int64_t d = 0; d < rank; ++d) {
-      const WindowPosition at = EmitWindowPosition(b, s[d], k[d], window.dimensions(static_cast<int>(d)),
-                                                   in_shape.dimensions(static_cast<int>(d)));
-      valid = b->CreateAnd(valid, at.on_operand);
-      pos[d] = at.position;
-    }
+  RETURN_IF_ERROR(EmitWindowLoops(b, window, dims, s, sizes, "sw",
+                                  [&](const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>& pos,
+                                      llvm::Value* valid) -> absl::Status {
     return EmitIf(b, valid, [&]() -> absl::Status {
       ASSIGN_OR_RETURN(llvm::Value* v, operand(Multi(pos)));
       llvm::Value* had = b->CreateLoad(b->getInt1Ty(), have);
@@ -318,6 +315,10 @@ std::optional<InnerSelectSplit> SplitInnerSelect(const HloInstruction& hlo, cons
     }
   }
   if (split.window_dims.empty()) return std::nullopt;
+  // A lane keeps its selection as one row-major window index: the window must count in 63 bits.
+  double positions = 1;
+  for (const int64_t d : split.window_dims) positions *= static_cast<double>(window.dimensions(static_cast<int>(d)).size());
+  if (positions > 0x1p62) return std::nullopt;
   split.chunks = (lanes + kSelectLanes - 1) / kSelectLanes;
   split.lanes = (lanes + split.chunks - 1) / split.chunks;  // chunks of nearly equal size
   return split;
@@ -381,15 +382,11 @@ absl::Status EmitInnerSelectRange(ElementalEmitter* e, const HloInstruction* hlo
     return EmitLoopsOver(b, source_extent, "ss.source", [&](const std::vector<llvm::Value*>& s) -> absl::Status {
       b->CreateStore(b->getFalse(), have);
       // The window positions in row-major order; `linear` counts them.
-      RETURN_IF_ERROR(EmitLoopsOver(b, window_sizes, "ss.win", [&](const std::vector<llvm::Value*>& k) -> absl::Status {
-        llvm::Value* valid = b->getTrue();
+      RETURN_IF_ERROR(EmitWindowLoops(b, window, split.window_dims, s, operand_extent, "ss.win",
+                                      [&](const std::vector<llvm::Value*>& k, const std::vector<llvm::Value*>& pos,
+                                          llvm::Value* valid) -> absl::Status {
         llvm::Value* linear = b->getInt64(0);
-        std::vector<llvm::Value*> pos;
         for (size_t j = 0; j < split.window_dims.size(); ++j) {
-          const WindowPosition at =
-              EmitWindowPosition(b, s[j], k[j], window.dimensions(static_cast<int>(split.window_dims[j])), operand_extent[j]);
-          valid = b->CreateAnd(valid, at.on_operand);
-          pos.push_back(at.position);
           linear = b->CreateAdd(b->CreateMul(linear, b->getInt64(window_sizes[j])), k[j]);
         }
         return EmitIf(b, valid, [&]() -> absl::Status {

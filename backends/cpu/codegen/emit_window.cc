@@ -3,7 +3,9 @@
 // the interpreter does. A window position on padding or on a base-dilation hole is skipped
 // (the reducer is not called: it may be any computation), by a branch around the call.
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -49,44 +51,39 @@ absl::StatusOr<Generator> ElementalEmitter::MakeReduceWindowGenerator(const HloI
       b_->CreateStore(init, accumulators.back());
     }
     const int64_t rank = input.rank();
-    IrIndex in;
-    in.multi.assign(rank, nullptr);
-    std::vector<llvm::Value*> inside(rank + 1, nullptr);
-    inside[0] = b_->getTrue();
-    std::function<absl::Status(int64_t)> level = [&](int64_t d) -> absl::Status {
-      if (d == rank) {
-        llvm::LLVMContext& c = b_->getContext();
-        llvm::Function* fn = b_->GetInsertBlock()->getParent();
-        llvm::BasicBlock* apply = llvm::BasicBlock::Create(c, "rw.apply", fn);
-        llvm::BasicBlock* cont = llvm::BasicBlock::Create(c, "rw.cont", fn);
-        b_->CreateCondBr(inside[rank], apply, cont);
-        b_->SetInsertPoint(apply);
-        std::vector<llvm::Value*> args;
-        for (int64_t i = 0; i < n; ++i) args.push_back(b_->CreateLoad(RegisterType(types[i]), accumulators[i]));
-        for (int64_t i = 0; i < n; ++i) {
-          ASSIGN_OR_RETURN(llvm::Value* v, inputs[i](in));
-          args.push_back(v);
-        }
-        ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, EmitScalarComputation(*reducer, args));
-        if (static_cast<int64_t>(results.size()) != n) {
-          return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": reducer arity mismatch"));
-        }
-        for (int64_t i = 0; i < n; ++i) b_->CreateStore(results[i], accumulators[i]);
-        b_->CreateBr(cont);
-        b_->SetInsertPoint(cont);
-        return absl::OkStatus();
+    std::vector<int64_t> dims, sizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      dims.push_back(d);
+      sizes.push_back(input.dimensions(static_cast<int>(d)));
+    }
+    const auto apply = [&](const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>& position,
+                           llvm::Value* inside) -> absl::Status {
+      llvm::LLVMContext& c = b_->getContext();
+      llvm::Function* fn = b_->GetInsertBlock()->getParent();
+      llvm::BasicBlock* apply_block = llvm::BasicBlock::Create(c, "rw.apply", fn);
+      llvm::BasicBlock* cont = llvm::BasicBlock::Create(c, "rw.cont", fn);
+      b_->CreateCondBr(inside, apply_block, cont);
+      b_->SetInsertPoint(apply_block);
+      IrIndex in;
+      in.multi = position;
+      std::vector<llvm::Value*> args;
+      for (int64_t i = 0; i < n; ++i) args.push_back(b_->CreateLoad(RegisterType(types[i]), accumulators[i]));
+      for (int64_t i = 0; i < n; ++i) {
+        ASSIGN_OR_RETURN(llvm::Value* v, inputs[i](in));
+        args.push_back(v);
       }
-      const WindowDimension& w = window.dimensions(static_cast<int>(d));
-      return EmitForLoop(b_, I64(0), I64(w.size()), "win", [&](llvm::Value* k) -> absl::Status {
-        const WindowPosition at = EmitWindowPosition(b_, out.multi[d], k, w, input.dimensions(static_cast<int>(d)));
-        inside[d + 1] = b_->CreateAnd(inside[d], at.on_operand);
-        in.multi[d] = at.position;
-        return level(d + 1);
-      });
+      ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, EmitScalarComputation(*reducer, args));
+      if (static_cast<int64_t>(results.size()) != n) {
+        return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": reducer arity mismatch"));
+      }
+      for (int64_t i = 0; i < n; ++i) b_->CreateStore(results[i], accumulators[i]);
+      b_->CreateBr(cont);
+      b_->SetInsertPoint(cont);
+      return absl::OkStatus();
     };
     if (!empty) {
       ClearCache();
-      RETURN_IF_ERROR(level(0));
+      RETURN_IF_ERROR(EmitWindowLoops(b_, window, dims, out.multi, sizes, "win", apply));
       ClearCache();
     }
     if (n == 1) return static_cast<llvm::Value*>(b_->CreateLoad(RegisterType(types[0]), accumulators[0]));
@@ -376,6 +373,117 @@ WindowPosition EmitWindowPosition(llvm::IRBuilder<>* b, llvm::Value* out, llvm::
   return WindowPosition{position, on_operand};
 }
 
+std::vector<bool> ClippedWindowDimensions(const Window& window) {
+  const int rank = window.dimensions_size();
+  std::vector<bool> clipped(static_cast<size_t>(rank), false);
+  double unclipped = 1;  // (a double: sizes up to 2^31 in many dimensions)
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = window.dimensions(d).size();
+    clipped[static_cast<size_t>(d)] = size > kClipWindowSize;
+    if (!clipped[static_cast<size_t>(d)]) unclipped *= static_cast<double>(std::max<int64_t>(size, 1));
+  }
+  while (unclipped > kUnclippedWindowPositions) {
+    int largest = -1;
+    for (int d = 0; d < rank; ++d) {
+      if (!clipped[static_cast<size_t>(d)] &&
+          (largest < 0 || window.dimensions(d).size() > window.dimensions(largest).size())) {
+        largest = d;
+      }
+    }
+    clipped[static_cast<size_t>(largest)] = true;
+    unclipped /= static_cast<double>(std::max<int64_t>(window.dimensions(largest).size(), 1));
+  }
+  return clipped;
+}
+
+namespace {
+
+// x^-1 modulo m (x and m coprime, m >= 1).
+int64_t InverseModulo(int64_t x, int64_t m) {
+  int64_t r0 = m, r1 = x % m, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    const int64_t q = r0 / r1;
+    const int64_t r2 = r0 - q * r1, t2 = t0 - q * t1;
+    r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+  }
+  return ((t0 % m) + m) % m;
+}
+
+// The window indices k of `w` at output position `out` that land on an operand dimension of
+// `n` > 0 elements: first + i * step for i in [0, count). Window index k reads dilated
+// position p = s + k * wd (s = out * stride - padding_low), an element when
+// 0 <= p <= (n - 1) * bd and bd divides p: k in [k_lo, k_hi) by the bounds, and, under base
+// dilation, k == r (mod m) with m = bd / gcd(wd, bd) (no k when gcd(wd, bd) does not divide s).
+struct SolvedWindowRange {
+  llvm::Value* first;
+  llvm::Value* count;
+  int64_t step;
+};
+SolvedWindowRange SolveWindowRange(llvm::IRBuilder<>* b, llvm::Value* out, const WindowDimension& w, int64_t n) {
+  const int64_t stride = std::max<int64_t>(w.stride(), 1), wd = std::max<int64_t>(w.window_dilation(), 1);
+  const int64_t bd = std::max<int64_t>(w.base_dilation(), 1);
+  llvm::Value* zero = b->getInt64(0);
+  llvm::Value* s = b->CreateSub(b->CreateMul(out, b->getInt64(stride)), b->getInt64(w.padding_low()));
+  // k_lo = ceil(-s / wd) when s < 0, else 0.
+  llvm::Value* neg = b->CreateICmpSLT(s, zero);
+  llvm::Value* k_lo =
+      b->CreateSelect(neg, b->CreateSDiv(b->CreateAdd(b->CreateNeg(s), b->getInt64(wd - 1)), b->getInt64(wd)), zero);
+  // k_hi = floor(((n - 1) * bd - s) / wd) + 1 when that is positive, at most size.
+  llvm::Value* room = b->CreateSub(b->getInt64((n - 1) * bd), s);
+  llvm::Value* k_hi = b->CreateSelect(b->CreateICmpSLT(room, zero), zero,
+                                      b->CreateAdd(b->CreateSDiv(room, b->getInt64(wd)), b->getInt64(1)));
+  k_hi = b->CreateSelect(b->CreateICmpSLT(k_hi, b->getInt64(w.size())), k_hi, b->getInt64(w.size()));
+  if (bd == 1) {
+    llvm::Value* count = b->CreateSub(k_hi, k_lo);
+    return {k_lo, b->CreateSelect(b->CreateICmpSLT(count, zero), zero, count), 1};
+  }
+  const int64_t g = std::gcd(wd, bd), m = bd / g, inverse = InverseModulo((wd / g) % m, m);
+  llvm::Value* t = b->CreateSRem(s, b->getInt64(bd));
+  t = b->CreateSelect(b->CreateICmpSLT(t, zero), b->CreateAdd(t, b->getInt64(bd)), t);  // s mod bd, in [0, bd)
+  llvm::Value* solvable = b->CreateICmpEQ(b->CreateURem(t, b->getInt64(g)), zero);
+  // r = -(s / g) * inverse (mod m); m < 2^31, so the product fits.
+  llvm::Value* minus = b->CreateURem(b->CreateSub(b->getInt64(m), b->CreateURem(b->CreateUDiv(t, b->getInt64(g)), b->getInt64(m))),
+                                     b->getInt64(m));
+  llvm::Value* r = b->CreateURem(b->CreateMul(minus, b->getInt64(inverse)), b->getInt64(m));
+  // The first k >= k_lo with k == r (mod m).
+  llvm::Value* lift = b->CreateURem(b->CreateSub(b->CreateAdd(r, b->getInt64(m)), b->CreateURem(k_lo, b->getInt64(m))),
+                                    b->getInt64(m));
+  llvm::Value* first = b->CreateAdd(k_lo, lift);
+  llvm::Value* span = b->CreateSub(k_hi, first);
+  llvm::Value* count = b->CreateSelect(b->CreateICmpSGT(span, zero),
+                                       b->CreateSDiv(b->CreateAdd(span, b->getInt64(m - 1)), b->getInt64(m)), zero);
+  return {first, b->CreateSelect(solvable, count, zero), m};
+}
+
+}  // namespace
+
+absl::Status EmitWindowLoops(
+    llvm::IRBuilder<>* b, const Window& window, const std::vector<int64_t>& dims, const std::vector<llvm::Value*>& outs,
+    const std::vector<int64_t>& operand_sizes, const char* name,
+    const std::function<absl::Status(const std::vector<llvm::Value*>& k, const std::vector<llvm::Value*>& position,
+                                     llvm::Value* on_operand)>& body) {
+  const std::vector<bool> clipped = ClippedWindowDimensions(window);
+  std::vector<llvm::Value*> ks(dims.size(), nullptr), positions(dims.size(), nullptr);
+  std::function<absl::Status(size_t, llvm::Value*)> level = [&](size_t j, llvm::Value* inside) -> absl::Status {
+    if (j == dims.size()) return body(ks, positions, inside);
+    const WindowDimension& w = window.dimensions(static_cast<int>(dims[j]));
+    const auto visit = [&](llvm::Value* k) -> absl::Status {
+      const WindowPosition at = EmitWindowPosition(b, outs[j], k, w, operand_sizes[j]);
+      ks[j] = k;
+      positions[j] = at.position;
+      return level(j + 1, b->CreateAnd(inside, at.on_operand));
+    };
+    if (!clipped[static_cast<size_t>(dims[j])] || operand_sizes[j] <= 0) {
+      return EmitForLoop(b, b->getInt64(0), b->getInt64(w.size()), name, visit);
+    }
+    const SolvedWindowRange range = SolveWindowRange(b, outs[j], w, operand_sizes[j]);
+    return EmitForLoop(b, b->getInt64(0), range.count, name, [&](llvm::Value* i) -> absl::Status {
+      return visit(b->CreateAdd(range.first, b->CreateMul(i, b->getInt64(range.step))));
+    });
+  };
+  return level(0, b->getTrue());
+}
+
 bool IsTrivialWindowDimension(const WindowDimension& w) {
   return w.size() == 1 && std::max<int64_t>(w.stride(), 1) == 1 && w.padding_low() == 0 && w.padding_high() == 0 &&
          std::max<int64_t>(w.window_dilation(), 1) == 1 && std::max<int64_t>(w.base_dilation(), 1) == 1;
@@ -461,44 +569,40 @@ absl::Status EmitInnerWindowRange(ElementalEmitter* e, const HloInstruction* hlo
       return absl::OkStatus();
     }));
     // The window positions, each applied to every inner element when it is on the operand.
-    std::vector<llvm::Value*> in = out;
-    std::function<absl::Status(size_t, llvm::Value*)> position = [&](size_t k, llvm::Value* inside) -> absl::Status {
-      if (k == window_dims.size()) {
-        llvm::Function* f = b->GetInsertBlock()->getParent();
-        llvm::BasicBlock* apply = llvm::BasicBlock::Create(c, "rw.apply", f);
-        llvm::BasicBlock* cont = llvm::BasicBlock::Create(c, "rw.cont", f);
-        b->CreateCondBr(inside, apply, cont);
-        b->SetInsertPoint(apply);
-        RETURN_IF_ERROR(for_inner(out, [&](const IrIndex& at) -> absl::Status {
-          IrIndex from = at;
-          for (const int64_t d : window_dims) from.multi[static_cast<size_t>(d)] = in[static_cast<size_t>(d)];
-          std::vector<llvm::Value*> args;
-          for (int64_t j = 0; j < n; ++j) args.push_back(e->LoadElement(outputs[j].base, outputs[j].shape, at));
-          for (int64_t j = 0; j < n; ++j) {
-            ASSIGN_OR_RETURN(llvm::Value* v, operands[j](from));
-            args.push_back(v);
-          }
-          ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, e->EmitScalarComputation(*hlo->to_apply(), args));
-          if (static_cast<int64_t>(results.size()) != n) {
-            return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": reducer arity mismatch"));
-          }
-          for (int64_t j = 0; j < n; ++j) e->StoreElement(results[j], outputs[j].base, outputs[j].shape, at);
+    std::vector<llvm::Value*> outs;
+    std::vector<int64_t> sizes;
+    for (const int64_t d : window_dims) {
+      outs.push_back(out[static_cast<size_t>(d)]);
+      sizes.push_back(input.dimensions(static_cast<int>(d)));
+    }
+    return EmitWindowLoops(
+        b, window, window_dims, outs, sizes, "rw.win",
+        [&](const std::vector<llvm::Value*>&, const std::vector<llvm::Value*>& in, llvm::Value* inside) -> absl::Status {
+          llvm::Function* f = b->GetInsertBlock()->getParent();
+          llvm::BasicBlock* apply = llvm::BasicBlock::Create(c, "rw.apply", f);
+          llvm::BasicBlock* cont = llvm::BasicBlock::Create(c, "rw.cont", f);
+          b->CreateCondBr(inside, apply, cont);
+          b->SetInsertPoint(apply);
+          RETURN_IF_ERROR(for_inner(out, [&](const IrIndex& at) -> absl::Status {
+            IrIndex from = at;
+            for (size_t j = 0; j < window_dims.size(); ++j) from.multi[static_cast<size_t>(window_dims[j])] = in[j];
+            std::vector<llvm::Value*> args;
+            for (int64_t j = 0; j < n; ++j) args.push_back(e->LoadElement(outputs[j].base, outputs[j].shape, at));
+            for (int64_t j = 0; j < n; ++j) {
+              ASSIGN_OR_RETURN(llvm::Value* v, operands[j](from));
+              args.push_back(v);
+            }
+            ASSIGN_OR_RETURN(std::vector<llvm::Value*> results, e->EmitScalarComputation(*hlo->to_apply(), args));
+            if (static_cast<int64_t>(results.size()) != n) {
+              return absl::InvalidArgumentError(absl::StrCat("reduce-window ", hlo->name(), ": reducer arity mismatch"));
+            }
+            for (int64_t j = 0; j < n; ++j) e->StoreElement(results[j], outputs[j].base, outputs[j].shape, at);
+            return absl::OkStatus();
+          }));
+          b->CreateBr(cont);
+          b->SetInsertPoint(cont);
           return absl::OkStatus();
-        }));
-        b->CreateBr(cont);
-        b->SetInsertPoint(cont);
-        return absl::OkStatus();
-      }
-      const int64_t d = window_dims[k];
-      const WindowDimension& w = window.dimensions(static_cast<int>(d));
-      return EmitForLoop(b, b->getInt64(0), b->getInt64(w.size()), "rw.win", [&](llvm::Value* t) -> absl::Status {
-        const WindowPosition at =
-            EmitWindowPosition(b, out[static_cast<size_t>(d)], t, w, input.dimensions(static_cast<int>(d)));
-        in[static_cast<size_t>(d)] = at.position;
-        return position(k + 1, b->CreateAnd(inside, at.on_operand));
-      });
-    };
-    return position(0, b->getTrue());
+        });
   });
   e->ClearCache();
   return status;

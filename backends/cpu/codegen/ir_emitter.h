@@ -280,6 +280,25 @@ struct WindowPosition {
 };
 WindowPosition EmitWindowPosition(llvm::IRBuilder<>* b, llvm::Value* out, llvm::Value* k, const WindowDimension& w,
                                   int64_t operand_size);
+// Loops over the window positions of `dims` (window dimension numbers, outermost first) at
+// output (or source) position outs[j] of each, over operand extents operand_sizes[j]; `body`
+// gets each dimension's window index k and operand position and whether all of them are on
+// the operand. Window indices come in row-major order. A dimension ClippedWindowDimensions
+// names visits only the window positions that land on the operand (a range solved for at
+// the output position, stepping over base-dilation holes), so a window reaching far into
+// padding costs the elements it covers, not its size; the others count over the whole window
+// (a constant trip count, which unrolls), padding positions flagged.
+absl::Status EmitWindowLoops(
+    llvm::IRBuilder<>* b, const Window& window, const std::vector<int64_t>& dims, const std::vector<llvm::Value*>& outs,
+    const std::vector<int64_t>& operand_sizes, const char* name,
+    const std::function<absl::Status(const std::vector<llvm::Value*>& k, const std::vector<llvm::Value*>& position,
+                                     llvm::Value* on_operand)>& body);
+// The window dimensions EmitWindowLoops solves for: those of more than kClipWindowSize
+// positions, and then the largest until the others' positions multiply to at most
+// kUnclippedWindowPositions (a many-dimensional window of small sizes over a small array).
+constexpr int64_t kClipWindowSize = 16;
+constexpr int64_t kUnclippedWindowPositions = 4096;
+std::vector<bool> ClippedWindowDimensions(const Window& window);
 // A window dimension of one element, stride 1 and no padding or dilation: output position i
 // reads operand position i alone.
 bool IsTrivialWindowDimension(const WindowDimension& w);

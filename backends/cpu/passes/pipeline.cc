@@ -15,6 +15,7 @@
 #include "backends/cpu/passes/layout_assignment.h"
 #include "backends/cpu/passes/pass.h"
 #include "backends/cpu/passes/reduction_splitter.h"
+#include "backends/cpu/passes/tuple_constants.h"
 #include "hlo/hlo_verifier.h"
 #include "hlo/status_macros.h"
 
@@ -31,6 +32,7 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
   // Expansions first, so that their output is simplified and fused like everything else.
   // (Large cholesky and triangular-solve stay single ops: the runtime hands them to LAPACK
   // and BLAS, runtime/linalg.cc; the gpu blocks them first, blocked_solvers.h.)
+  pipeline.AddPass<TupleConstantSplitter>();
   pipeline.AddPass<CallInliner>();
   pipeline.AddPass<BatchNormExpander>();
   pipeline.AddPass<DotDecomposer>();

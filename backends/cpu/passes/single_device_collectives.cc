@@ -122,6 +122,24 @@ absl::StatusOr<HloInstruction*> StartValue(HloComputation* c, const HloInstructi
   return AddWithShape(c, HloOpcode::kTuple, shape, elements);
 }
 
+// A -done's value: element `index` of its start value (the result of an async op or a
+// collective, the destination of a copy).
+absl::StatusOr<HloInstruction*> PartOfStart(HloComputation* c, const HloInstruction& hlo,
+                                            const std::vector<HloInstruction*>& operands, int index) {
+  if (operands.size() != 1) return absl::InvalidArgumentError(absl::StrCat(hlo.name(), " expects one operand"));
+  const Shape& start = operands[0]->shape();
+  if (!start.IsTuple() || start.tuple_shapes_size() <= index ||
+      !ShapeUtil::Compatible(start.tuple_shapes(index), hlo.shape())) {
+    return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": operand ", start.ToString(), " is not a start value of ",
+                                                   hlo.shape().ToString()));
+  }
+  // A start value lowered here is a tuple: its element itself (the tuple is then dead).
+  if (operands[0]->opcode() == HloOpcode::kTuple) return operands[0]->mutable_operand(index);
+  HloInstructionProto attrs;
+  attrs.set_tuple_index(index);
+  return AddWithShape(c, HloOpcode::kGetTupleElement, start.tuple_shapes(index), operands, attrs);
+}
+
 bool IsAnnotationTarget(const std::string& target) {
   return target == "Sharding" || target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
          target == "MoveToHost" || target == "MoveToDevice" || target == "annotate_device_placement";
@@ -157,17 +175,52 @@ absl::StatusOr<HloInstruction*> Lower(HloComputation* c, HloInstruction* hlo) {
     }
     case HloOpcode::kAllReduceDone:
     case HloOpcode::kAllGatherDone:
-    case HloOpcode::kCollectivePermuteDone: {
-      if (operands.size() != 1) return absl::InvalidArgumentError(absl::StrCat(hlo->name(), " expects one operand"));
-      const Shape& start = operands[0]->shape();
-      if (ShapeUtil::Compatible(start, hlo->shape())) return operands[0];
-      if (!start.IsTuple() || start.tuple_shapes_size() < 2) {
-        return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": operand ", start.ToString(), " is not a start value"));
+    case HloOpcode::kCollectivePermuteDone:
+      if (operands.size() == 1 && ShapeUtil::Compatible(operands[0]->shape(), hlo->shape())) return operands[0];
+      return PartOfStart(c, *hlo, operands, 1);
+    case HloOpcode::kAsyncStart: {
+      // The wrapped computation runs at once, as a call (inlined by the pipeline); the start
+      // value is ((operands...), its result, zero contexts...), as on the interpreter.
+      HloComputation* wrapped = hlo->to_apply();
+      const Shape& shape = hlo->shape();
+      if (wrapped == nullptr || hlo->called_computations().size() != 1 ||
+          wrapped->num_parameters() != hlo->operand_count() || !shape.IsTuple() || shape.tuple_shapes_size() < 2 ||
+          !ShapeUtil::Compatible(shape.tuple_shapes(1), wrapped->root_instruction()->shape())) {
+        return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": the result ", shape.ToString(),
+                                                       " is not ((operands...), the wrapped computation's result, ...)"));
       }
-      HloInstructionProto attrs;
-      attrs.set_tuple_index(1);
-      return AddWithShape(c, HloOpcode::kGetTupleElement, start.tuple_shapes(1), operands, attrs);
+      HloInstruction* call = AddWithShape(c, HloOpcode::kCall, shape.tuple_shapes(1), operands);
+      call->AppendComputation(wrapped);
+      return StartValue(c, *hlo, operands, call);
     }
+    case HloOpcode::kAsyncUpdate:
+      RETURN_IF_ERROR(CheckSameShapes(*hlo, hlo->shape(), operands));
+      return operands[0];
+    case HloOpcode::kAsyncDone:
+      return PartOfStart(c, *hlo, operands, 1);
+    case HloOpcode::kCopyStart: {
+      // (destination, source, contexts...): the copy is made at once.
+      const Shape& shape = hlo->shape();
+      if (operands.size() != 1 || !shape.IsTuple() || shape.tuple_shapes_size() < 2 ||
+          !ShapeUtil::Compatible(shape.tuple_shapes(0), operands[0]->shape()) ||
+          !ShapeUtil::Compatible(shape.tuple_shapes(1), operands[0]->shape())) {
+        return absl::InvalidArgumentError(absl::StrCat(hlo->name(), ": the result ", shape.ToString(),
+                                                       " is not (destination, source, contexts...) of its operand"));
+      }
+      // One device has one memory: the destination keeps the source's layout (a memory space
+      // it names is dropped), so that the copy of a value nothing writes folds away.
+      const Shape& source = operands[0]->shape();
+      std::vector<HloInstruction*> elements = {AddWithShape(c, HloOpcode::kCopy, source, operands), operands[0]};
+      std::vector<Shape> shapes = {source, source};
+      for (int i = 2; i < shape.tuple_shapes_size(); ++i) {
+        ASSIGN_OR_RETURN(HloInstruction * context, Zeros(c, shape.tuple_shapes(i)));
+        elements.push_back(context);
+        shapes.push_back(context->shape());
+      }
+      return AddWithShape(c, HloOpcode::kTuple, Shape::MakeTuple(std::move(shapes)), elements);
+    }
+    case HloOpcode::kCopyDone:
+      return PartOfStart(c, *hlo, operands, 0);
     case HloOpcode::kCustomCall: {
       const std::string& target = hlo->attrs().custom_call_target();
       if (IsAnnotationTarget(target)) {

@@ -8,6 +8,9 @@
 //  - all-reduce, all-gather, reduce-scatter, all-to-all, collective-broadcast: the operands;
 //  - collective-permute: the operands when the pair (0,0) exists, else zeros;
 //  - -start: the result, or (operands, result, zero contexts...); -done: the result part;
+//  - async-start/update/done: the wrapped computation as a call at the start (inlined later),
+//    ((operands...), result, zero contexts...); copy-start/done: (copy, source, zero
+//    contexts...) and the copy;
 //  - custom-call Sharding, SPMDFullToShardShape, SPMDShardToFullShape, MoveToHost,
 //    MoveToDevice, annotate_device_placement: the operand; AllocateBuffer: zeros; any other
 //    target is UNIMPLEMENTED.
