@@ -92,14 +92,21 @@ const HloComputation* AsyncWrappedComputation(const HloInstruction& instruction)
   return nullptr;
 }
 
+// Parameters and a root that reads them each once, in order: what `op-start(operands)`
+// re-parses into. (A root that reads a parameter twice, or out of order, is printed as the
+// async-start with its computation: the sugar would re-parse to another computation.)
 bool CanExpandIntoSingleInstruction(const HloComputation& computation) {
+  const HloInstruction* root = computation.root_instruction();
+  if (root == nullptr) return false;
   for (const auto& instruction : computation.instructions()) {
-    if (instruction.get() != computation.root_instruction() &&
-        instruction->opcode() != HloOpcode::kParameter) {
-      return false;
-    }
+    if (instruction.get() != root && instruction->opcode() != HloOpcode::kParameter) return false;
   }
-  return computation.root_instruction() != nullptr;
+  if (root->opcode() == HloOpcode::kParameter) return false;
+  if (root->operand_count() != computation.num_parameters()) return false;
+  for (int64_t i = 0; i < root->operand_count(); ++i) {
+    if (root->operand(i) != computation.parameter_instruction(i)) return false;
+  }
+  return true;
 }
 
 bool UsesAsyncSugar(const HloInstruction& instruction, const HloPrintOptions& options) {

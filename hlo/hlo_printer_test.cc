@@ -6,10 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
 #include "hlo/hlo_module.h"
+#include "hlo/hlo_parser.h"
+#include "hlo/hlo_verifier.h"
 #include "hlo/shape.h"
 
 namespace xla {
@@ -391,6 +394,30 @@ TEST(HloPrinterTest, AsyncSyntaxSugar) {
             "async_execution_thread=\"parallel_thread\", calls=wrapped\n"
             "  ROOT async-done = f32[20]{0} async-done(async-start)\n"
             "}\n\n");
+}
+
+// The sugar `add-start(p)` re-parses into add(param 0, ...) of the start's operands, in order:
+// a wrapped root that reads a parameter twice (add(a, a)) keeps its computation.
+TEST(HloPrinterTest, AsyncSugarOnlyWhereItReparsesToTheSameComputation) {
+  const char* text = R"(HloModule m
+twice {
+  a = s32[3] parameter(0)
+  ROOT s = s32[3] add(a, a)
+}
+ENTRY e {
+  p = s32[3] parameter(0)
+  s = ((s32[3]), s32[3], u32[]) async-start(p), calls=twice
+  ROOT d = s32[3] async-done(s), calls=twice
+})";
+  auto module = ParseAndReturnUnverifiedModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string printed = HloModuleToString(**module, HloPrintOptions::ShortParsable());
+  EXPECT_THAT(printed, ::testing::HasSubstr("async-start(p), calls=twice"));
+  EXPECT_THAT(printed, ::testing::Not(::testing::HasSubstr("add-start")));
+  auto reparsed = ParseAndReturnUnverifiedModule(printed);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_TRUE(VerifyHloModule(**reparsed).ok());
+  EXPECT_EQ(HloModuleToString(**reparsed, HloPrintOptions::ShortParsable()), printed);
 }
 
 TEST(HloPrinterTest, OriginStatisticsResultAccuracy) {
