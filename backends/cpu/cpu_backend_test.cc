@@ -34,6 +34,21 @@ TEST(CpuBackend, DescribesTheHost) {
   EXPECT_FALSE(backend->Describe(1).ok());
 }
 
+// A bitcast whose operand and result are not as many bytes here (sub-byte types are stored a
+// byte per element; the verifier leaves them unchecked) is not a view of its operand: it is
+// refused with the reason (found by hlo_compile_fuzz: the view read past its buffer).
+TEST(CpuBackend, BitcastsViewOnlyBuffersOfTheirSize) {
+  testing::RegisterBackendsOnce();
+  const absl::StatusOr<Literal> refused = xla::testing::RunHlo(R"(HloModule m
+ENTRY e {
+  p = s32[2,3]{1,0} parameter(0)
+  ROOT b = s2[3,32]{0,1} bitcast(p)
+})", {L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}")}, "cpu");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.status().message()).find("element counts differ"), std::string::npos)
+      << refused.status();
+}
+
 TEST(CpuBackend, RegistersUnderCpu) {
   testing::RegisterBackendsOnce();
   auto backend = backend::CreateBackend("cpu");

@@ -516,7 +516,14 @@ int64_t ArrayLeafCount(const Shape& shape) {
 
 bool IsAliasingInstruction(const HloInstruction& hlo) {
   switch (hlo.opcode()) {
-    case HloOpcode::kBitcast:
+    case HloOpcode::kBitcast: {
+      // The same bytes only when they are as many: the verifier leaves sub-byte types (one
+      // byte per element here) and tiled layouts unchecked, so s32[2,3] -> s2[3,32] would
+      // read 96 bytes of a 24-byte buffer. Others are computed (or refused) elementally.
+      const Shape& out = hlo.shape();
+      const Shape& in = hlo.operand(0)->shape();
+      return out.IsArray() && in.IsArray() && ShapeUtil::ByteSizeOf(out) == ShapeUtil::ByteSizeOf(in);
+    }
     case HloOpcode::kOptBarrier:
     case HloOpcode::kAddDependency:
     case HloOpcode::kDomain:
