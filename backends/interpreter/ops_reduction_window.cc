@@ -12,14 +12,12 @@
 //    scatter(source, output), the output starting at the init value. A window with no
 //    valid element scatters nothing.
 #include <algorithm>
-#include <numeric>
-#include <tuple>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/interpreter/evaluator.h"
+#include "backends/window_congruence.h"
 #include "backends/interpreter/ops_reduction_util.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
@@ -57,17 +55,6 @@ absl::Status CheckWindowOutput(const std::vector<WindowDim>& window, const Shape
   return absl::OkStatus();
 }
 
-// x^-1 modulo m (x and m coprime, m >= 1).
-int64_t InverseModulo(int64_t x, int64_t m) {
-  int64_t r0 = m, r1 = x % m, t0 = 0, t1 = 1;
-  while (r1 != 0) {
-    const int64_t q = r0 / r1;
-    std::tie(r0, r1) = std::make_pair(r1, r0 - q * r1);
-    std::tie(t0, t1) = std::make_pair(t1, t0 - q * t1);
-  }
-  return ((t0 % m) + m) % m;
-}
-
 // The operand positions, in window order, that window dimension `w` placed at output
 // position `origin` covers on an operand dimension of `n` elements: window index k covers
 // dilated position p = origin * stride - padding_low + k * window_dilation, an operand
@@ -87,14 +74,11 @@ void ValidPositions(const WindowDim& w, int64_t origin, int64_t n, std::vector<i
   Wide k_hi = (last - start) / wd;
   if (k_hi > w.size - 1) k_hi = w.size - 1;
   if (k_lo > k_hi) return;
-  // start + k * wd == 0 (mod bd): solvable when g = gcd(wd, bd) divides start; then
-  // k == r (mod m), m = bd / g.
-  const int64_t g = std::gcd(wd, bd);
-  const int64_t start_mod_bd = static_cast<int64_t>(((start % bd) + bd) % bd);
-  if (start_mod_bd % g != 0) return;
-  const int64_t m = bd / g;
-  const int64_t r = static_cast<int64_t>(
-      (Wide{(m - (start_mod_bd / g) % m) % m} * InverseModulo((wd / g) % m, m)) % m);
+  // start + k * wd == 0 (mod bd): k == r (mod m), when solvable (window_congruence.h).
+  const backend::WindowCongruence solved =
+      backend::SolveWindowCongruence(static_cast<int64_t>(((start % bd) + bd) % bd), wd, bd);
+  if (!solved.solvable) return;
+  const int64_t m = solved.modulus, r = solved.residue;
   Wide k = k_lo + ((Wide{r} - k_lo % m) % m + m) % m;
   for (; k <= k_hi; k += m) out->push_back(static_cast<int64_t>((start + k * wd) / bd));
 }

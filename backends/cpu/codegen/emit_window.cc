@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/codegen/ir_emitter.h"
+#include "backends/window_congruence.h"
 #include "hlo/shape_util.h"
 #include "hlo/status_macros.h"
 #include "llvm/IR/Constants.h"
@@ -398,17 +399,6 @@ std::vector<bool> ClippedWindowDimensions(const Window& window) {
 
 namespace {
 
-// x^-1 modulo m (x and m coprime, m >= 1).
-int64_t InverseModulo(int64_t x, int64_t m) {
-  int64_t r0 = m, r1 = x % m, t0 = 0, t1 = 1;
-  while (r1 != 0) {
-    const int64_t q = r0 / r1;
-    const int64_t r2 = r0 - q * r1, t2 = t0 - q * t1;
-    r0 = r1, r1 = r2, t0 = t1, t1 = t2;
-  }
-  return ((t0 % m) + m) % m;
-}
-
 // The window indices k of `w` at output position `out` that land on an operand dimension of
 // `n` > 0 elements: first + i * step for i in [0, count). Window index k reads dilated
 // position p = s + k * wd (s = out * stride - padding_low), an element when
@@ -437,7 +427,7 @@ SolvedWindowRange SolveWindowRange(llvm::IRBuilder<>* b, llvm::Value* out, const
     llvm::Value* count = b->CreateSub(k_hi, k_lo);
     return {k_lo, b->CreateSelect(b->CreateICmpSLT(count, zero), zero, count), 1};
   }
-  const int64_t g = std::gcd(wd, bd), m = bd / g, inverse = InverseModulo((wd / g) % m, m);
+  const int64_t g = std::gcd(wd, bd), m = bd / g, inverse = backend::InverseModulo((wd / g) % m, m);
   llvm::Value* t = b->CreateSRem(s, b->getInt64(bd));
   t = b->CreateSelect(b->CreateICmpSLT(t, zero), b->CreateAdd(t, b->getInt64(bd)), t);  // s mod bd, in [0, bd)
   llvm::Value* solvable = b->CreateICmpEQ(b->CreateURem(t, b->getInt64(g)), zero);
