@@ -21,6 +21,8 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/testing/random_values.h"
+#include "backends/testing/run_hlo.h"
 #include "hlo/hlo_module.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/hlo_verifier.h"
@@ -90,59 +92,25 @@ bool Admissible(const xla::HloModule& module, bool* integral) {
   return true;
 }
 
-// Deterministic arguments from the input's bytes: integers over their range with edge cases,
-// floats of mixed magnitude with zeros, infinities and NaNs.
-void Fill(xla::Literal& literal, std::mt19937_64& rng) {
-  if (literal.IsTuple()) {
-    for (int64_t i = 0; i < literal.tuple_element_count(); ++i) Fill(literal.tuple_element(i), rng);
-    return;
-  }
-  const xla::PrimitiveType type = literal.shape().element_type();
-  if (!literal.shape().IsArray()) return;
-  const int64_t n = xla::ShapeUtil::ElementsIn(literal.shape());
-  for (int64_t i = 0; i < n; ++i) {
-    const uint64_t r = rng();
-    if (type == xla::PRED || xla::primitive_util::IsIntegralType(type)) {
-      const int64_t edge[] = {0, 1, -1, 2, 3, 7, INT64_MIN, INT64_MAX};
-      literal.SetFromInt64(i, (r & 3) == 0 ? static_cast<int64_t>(r >> 2) : edge[(r >> 2) % 8]);
-    } else if (xla::primitive_util::IsFloatingPointType(type) || xla::primitive_util::IsComplexType(type)) {
-      const double special[] = {0.0, -0.0, 1.0, -1.0, 0.5, INFINITY, -INFINITY, NAN};
-      literal.SetFromDouble(i, (r & 7) == 0 ? special[(r >> 3) % 8]
-                                            : static_cast<double>(static_cast<int64_t>(r >> 40) - (1 << 23)) / 65536);
-    }
-  }
-}
-
+// Deterministic arguments from the input's bytes (edge-case integers, float specials).
 absl::StatusOr<std::vector<xla::Literal>> Arguments(const xla::HloModule& module, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<xla::Literal> args;
   for (const xla::HloInstruction* parameter : module.entry_computation()->parameter_instructions()) {
-    absl::StatusOr<xla::Literal> literal = xla::Literal::Create(parameter->shape());
+    absl::StatusOr<xla::Literal> literal = xla::testing::RandomValues(parameter->shape(), &rng);
     if (!literal.ok()) return literal.status();
-    Fill(*literal, rng);
     args.push_back(*std::move(literal));
   }
   return args;
 }
 
+// Compiles and runs `text` on `backend`, cancelled kDeadline from now.
 absl::StatusOr<xla::Literal> RunOn(xla::backend::Backend& backend, std::string_view text,
                                    const std::vector<xla::Literal>& args) {
-  auto module = xla::ParseAndReturnUnverifiedModule(text);
-  if (!module.ok()) return module.status();
-  auto executable = backend.Compile(*std::move(module), xla::backend::CompileOptions());
-  if (!executable.ok()) return executable.status();
-  std::vector<std::shared_ptr<xla::backend::Buffer>> buffers;
-  for (const xla::Literal& arg : args) {
-    auto buffer = backend.TransferToDevice(arg, 0);
-    if (!buffer.ok()) return buffer.status();
-    buffers.push_back(*std::move(buffer));
-  }
   xla::backend::ExecuteOptions options;
   const auto deadline = std::chrono::steady_clock::now() + kDeadline;
   options.should_cancel = [deadline] { return std::chrono::steady_clock::now() > deadline; };
-  auto result = (*executable)->Execute(buffers, options);
-  if (!result.ok()) return result.status();
-  return backend.TransferFromDevice(**result);
+  return xla::testing::RunHloOn(backend, text, args, options);
 }
 
 struct Backends {

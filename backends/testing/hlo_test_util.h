@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "backends/backend.h"
+#include "backends/testing/run_hlo.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
 #include "hlo/literal.h"
@@ -29,31 +30,6 @@ namespace testing {
 inline std::string TestPlatform() {
   const char* env = std::getenv("XLA_TEST_PLATFORM");
   return env != nullptr ? env : "interpreter";
-}
-
-// Transfers `args` to device 0 of `backend`, runs `executable` there on them and transfers
-// its result back.
-inline absl::StatusOr<Literal> ExecuteOnDevice0(backend::Backend& backend, backend::Executable& executable,
-                                                absl::Span<const Literal> args) {
-  std::vector<std::shared_ptr<backend::Buffer>> buffers;
-  for (const Literal& arg : args) {
-    auto buffer = backend.TransferToDevice(arg, 0);
-    if (!buffer.ok()) return buffer.status();
-    buffers.push_back(*std::move(buffer));
-  }
-  auto result = executable.Execute(buffers, backend::ExecuteOptions());
-  if (!result.ok()) return result.status();
-  return backend.TransferFromDevice(**result);
-}
-
-// Compiles `hlo_text` for device 0 of `backend` and runs it on `args`.
-inline absl::StatusOr<Literal> RunHloOn(backend::Backend& backend, const std::string& hlo_text,
-                                        absl::Span<const Literal> args) {
-  auto module = ParseAndReturnUnverifiedModule(hlo_text);
-  if (!module.ok()) return module.status();
-  auto executable = backend.Compile(*std::move(module), backend::CompileOptions());
-  if (!executable.ok()) return executable.status();
-  return ExecuteOnDevice0(backend, **executable, args);
 }
 
 // Runs the module's entry computation on `args`.

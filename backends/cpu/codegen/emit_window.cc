@@ -456,6 +456,7 @@ absl::Status EmitWindowLoops(
   std::vector<llvm::Value*> ks(dims.size(), nullptr), positions(dims.size(), nullptr);
   std::function<absl::Status(size_t, llvm::Value*)> level = [&](size_t j, llvm::Value* inside) -> absl::Status {
     if (j == dims.size()) return body(ks, positions, inside);
+    if (operand_sizes[j] <= 0) return absl::OkStatus();  // no position lands on an empty dimension
     const WindowDimension& w = window.dimensions(static_cast<int>(dims[j]));
     const auto visit = [&](llvm::Value* k) -> absl::Status {
       const WindowPosition at = EmitWindowPosition(b, outs[j], k, w, operand_sizes[j]);
@@ -463,7 +464,7 @@ absl::Status EmitWindowLoops(
       positions[j] = at.position;
       return level(j + 1, b->CreateAnd(inside, at.on_operand));
     };
-    if (!clipped[static_cast<size_t>(dims[j])] || operand_sizes[j] <= 0) {
+    if (!clipped[static_cast<size_t>(dims[j])]) {
       return EmitForLoop(b, b->getInt64(0), b->getInt64(w.size()), name, visit);
     }
     const SolvedWindowRange range = SolveWindowRange(b, outs[j], w, operand_sizes[j]);

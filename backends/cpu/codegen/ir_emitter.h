@@ -287,7 +287,8 @@ WindowPosition EmitWindowPosition(llvm::IRBuilder<>* b, llvm::Value* out, llvm::
 // names visits only the window positions that land on the operand (a range solved for at
 // the output position, stepping over base-dilation holes), so a window reaching far into
 // padding costs the elements it covers, not its size; the others count over the whole window
-// (a constant trip count, which unrolls), padding positions flagged.
+// (a constant trip count, which unrolls), padding positions flagged. Over an empty operand
+// dimension no position lands: `body` is not emitted.
 absl::Status EmitWindowLoops(
     llvm::IRBuilder<>* b, const Window& window, const std::vector<int64_t>& dims, const std::vector<llvm::Value*>& outs,
     const std::vector<int64_t>& operand_sizes, const char* name,

@@ -168,6 +168,12 @@ class Simplifier {
       case HloOpcode::kConcatenate:
         if (instruction->operand_count() == 1) return a;
         return nullptr;
+      case HloOpcode::kGetTupleElement: {
+        const int64_t index = instruction->tuple_index();
+        if (a->opcode() != HloOpcode::kTuple || index < 0 || index >= a->operand_count()) return nullptr;
+        HloInstruction* element = a->mutable_operand(index);
+        return element->shape() == instruction->shape() ? element : nullptr;
+      }
       case HloOpcode::kReverse:
         if (instruction->dimensions().empty()) return a;
         for (int64_t d : instruction->dimensions()) {

@@ -15,7 +15,7 @@ namespace cpu {
 //   and(A, true), or(A, false) -> A (pred)         select(true/false, A, B), select(p, A, A)
 //   negate(negate(A)), not(not(A)) -> A            convert to the same type, copy within a layout
 //   reshape/broadcast/transpose/slice/pad/reverse that do nothing -> operand
-//   concatenate of one operand -> operand
+//   concatenate of one operand -> operand         get-tuple-element(tuple(..., A, ...)) -> A
 //   reshape(reshape(A)) -> reshape(A); transpose(transpose(A)) -> one transpose
 //   broadcast(broadcast(A)) -> one broadcast; reshape/transpose/broadcast of a broadcast
 //   scalar -> broadcast of the scalar; slice(slice(A)) -> one slice

@@ -181,6 +181,32 @@ TEST(AlgebraicSimplifierTest, SelectAndPredicates) {
   EXPECT_EQ(root->operand(1)->parameter_number(), 1);
 }
 
+// get-tuple-element of a tuple is the element itself, nested too; not where the element's
+// layout differs from the get-tuple-element's (a replacement keeps the exact shape).
+TEST(AlgebraicSimplifierTest, ElementsOfTuples) {
+  const HloInstruction* root = SimplifiedRoot(Module(R"(
+  p = f32[4,3] parameter(0)
+  q = s32[2] parameter(1)
+  t = (f32[4,3], (s32[2], f32[4,3])) tuple(p, (s32[2], f32[4,3]) tuple(q, p))
+  inner = (s32[2], f32[4,3]) get-tuple-element(t), index=1
+  a = s32[2] get-tuple-element(inner), index=0
+  b = f32[4,3] get-tuple-element(t), index=0
+  ROOT r = (s32[2], f32[4,3]) tuple(a, b))"));
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->operand(0)->opcode(), HloOpcode::kParameter);
+  EXPECT_EQ(root->operand(1)->opcode(), HloOpcode::kParameter);
+  const HloInstruction* kept = SimplifiedRoot(R"(
+HloModule m
+ENTRY e {
+  p = f32[4,3]{1,0} parameter(0)
+  t = (f32[4,3]{1,0}) tuple(p)
+  ROOT g = f32[4,3]{0,1} get-tuple-element(t), index=0
+}
+)", false);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->opcode(), HloOpcode::kGetTupleElement);
+}
+
 TEST(AlgebraicSimplifierTest, LeavesNonIdentitiesAlone) {
   const HloInstruction* root = SimplifiedRoot(Module(R"(
   p = f32[4,3] parameter(0)

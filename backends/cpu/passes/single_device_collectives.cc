@@ -106,6 +106,20 @@ const Shape& ResultPartOfStart(const HloInstruction& hlo, const std::vector<HloI
   return shape.tuple_shapes(1);
 }
 
+// A start value: `parts` (its first elements), then zeros for each context `declared` lists
+// after them, as a tuple of its elements' shapes.
+absl::StatusOr<HloInstruction*> WithZeroContexts(HloComputation* c, const Shape& declared,
+                                                 std::vector<HloInstruction*> parts) {
+  std::vector<Shape> shapes;
+  for (const HloInstruction* part : parts) shapes.push_back(part->shape());
+  for (int64_t i = static_cast<int64_t>(parts.size()); i < declared.tuple_shapes_size(); ++i) {
+    ASSIGN_OR_RETURN(HloInstruction * context, Zeros(c, declared.tuple_shapes(i)));
+    parts.push_back(context);
+    shapes.push_back(context->shape());
+  }
+  return AddWithShape(c, HloOpcode::kTuple, Shape::MakeTuple(std::move(shapes)), parts);
+}
+
 absl::StatusOr<HloInstruction*> StartValue(HloComputation* c, const HloInstruction& hlo,
                                            const std::vector<HloInstruction*>& operands, HloInstruction* result) {
   const Shape& shape = hlo.shape();
@@ -114,12 +128,7 @@ absl::StatusOr<HloInstruction*> StartValue(HloComputation* c, const HloInstructi
     return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": the result ", shape.ToString(), " is not (input, ",
                                                    result->shape().ToString(), ", ...)"));
   }
-  std::vector<HloInstruction*> elements = {OperandsValue(c, shape.tuple_shapes(0), operands), result};
-  for (int i = 2; i < shape.tuple_shapes_size(); ++i) {
-    ASSIGN_OR_RETURN(HloInstruction * context, Zeros(c, shape.tuple_shapes(i)));
-    elements.push_back(context);
-  }
-  return AddWithShape(c, HloOpcode::kTuple, shape, elements);
+  return WithZeroContexts(c, shape, {OperandsValue(c, shape.tuple_shapes(0), operands), result});
 }
 
 // A -done's value: element `index` of its start value (the result of an async op or a
@@ -133,8 +142,6 @@ absl::StatusOr<HloInstruction*> PartOfStart(HloComputation* c, const HloInstruct
     return absl::InvalidArgumentError(absl::StrCat(hlo.name(), ": operand ", start.ToString(), " is not a start value of ",
                                                    hlo.shape().ToString()));
   }
-  // A start value lowered here is a tuple: its element itself (the tuple is then dead).
-  if (operands[0]->opcode() == HloOpcode::kTuple) return operands[0]->mutable_operand(index);
   HloInstructionProto attrs;
   attrs.set_tuple_index(index);
   return AddWithShape(c, HloOpcode::kGetTupleElement, start.tuple_shapes(index), operands, attrs);
@@ -209,15 +216,8 @@ absl::StatusOr<HloInstruction*> Lower(HloComputation* c, HloInstruction* hlo) {
       }
       // One device has one memory: the destination keeps the source's layout (a memory space
       // it names is dropped), so that the copy of a value nothing writes folds away.
-      const Shape& source = operands[0]->shape();
-      std::vector<HloInstruction*> elements = {AddWithShape(c, HloOpcode::kCopy, source, operands), operands[0]};
-      std::vector<Shape> shapes = {source, source};
-      for (int i = 2; i < shape.tuple_shapes_size(); ++i) {
-        ASSIGN_OR_RETURN(HloInstruction * context, Zeros(c, shape.tuple_shapes(i)));
-        elements.push_back(context);
-        shapes.push_back(context->shape());
-      }
-      return AddWithShape(c, HloOpcode::kTuple, Shape::MakeTuple(std::move(shapes)), elements);
+      return WithZeroContexts(c, shape,
+                              {AddWithShape(c, HloOpcode::kCopy, operands[0]->shape(), operands), operands[0]});
     }
     case HloOpcode::kCopyDone:
       return PartOfStart(c, *hlo, operands, 0);

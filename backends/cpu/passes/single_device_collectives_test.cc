@@ -1,6 +1,7 @@
 #include "backends/cpu/passes/single_device_collectives.h"
 
 #include <string>
+#include <utility>
 
 #include "backends/cpu/passes/pass_test_util.h"
 #include "gmock/gmock.h"
@@ -105,6 +106,33 @@ TEST(SingleDeviceCollectivesTest, ModulesForMoreDevicesAndUnknownTargetsAreError
     ASSERT_FALSE(changed.ok()) << c.op;
     EXPECT_EQ(changed.status().code(), c.code) << changed.status();
     EXPECT_THAT(std::string(changed.status().message()), HasSubstr(c.text)) << c.op;
+  }
+}
+
+// The verifier rejects these before a backend runs the pass; the pass still refuses them (as
+// INVALID_ARGUMENT naming the instruction) rather than read an element that is not there.
+TEST(SingleDeviceCollectivesTest, MalformedAsyncAndCopyShapesAreErrors) {
+  const std::string wrapped = "HloModule m\nneg {\n  a = s32[3] parameter(0)\n  ROOT n = s32[3] negate(a)\n}\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"ENTRY e {\n  p = s32[3] parameter(0)\n  s = ((s32[3]), f32[3], u32[]) async-start(p), calls=neg\n"
+       "  ROOT d = f32[3] async-done(s), calls=neg\n}\n",
+       "s: the result ((s32[3]), f32[3], u32[]) is not ((operands...)"},
+      {"ENTRY e {\n  p = s32[3] parameter(0)\n  cs = (s32[3], s32[4], u32[]) copy-start(p)\n"
+       "  ROOT cd = s32[3] copy-done(cs)\n}\n",
+       "cs: the result (s32[3], s32[4], u32[]) is not (destination, source, contexts...)"},
+      {"ENTRY e {\n  p = s32[3] parameter(0)\n  cs = (s32[3], s32[3], u32[]) copy-start(p)\n"
+       "  ROOT cd = s32[4] copy-done(cs)\n}\n",
+       "cd: operand (s32[3], s32[3], u32[]) is not a start value of s32[4]"},
+  };
+  for (const auto& [entry, message] : cases) {
+    auto module = ParseAndReturnUnverifiedModule(wrapped + entry);
+    ASSERT_TRUE(module.ok()) << module.status();
+    ASSERT_FALSE(VerifyHloModule(**module).ok()) << entry;
+    SingleDeviceCollectives pass;
+    auto changed = pass.Run(module->get());
+    ASSERT_FALSE(changed.ok()) << entry;
+    EXPECT_EQ(changed.status().code(), absl::StatusCode::kInvalidArgument) << changed.status();
+    EXPECT_THAT(std::string(changed.status().message()), HasSubstr(message));
   }
 }
 
