@@ -4,6 +4,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -198,6 +199,7 @@ class CpuExecutable : public backend::Executable {
     }
     RunContext run_context;
     run_context.should_cancel = options.should_cancel ? &options.should_cancel : nullptr;
+    run_context.owner = std::this_thread::get_id();
     if (options.rng_seed != 0) run_context.rng_seed = options.rng_seed;
     run_context.device = device_;
     // Nonzero: cancelled (1), or stopped by a runtime routine that failed the execution (its

@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -208,6 +210,77 @@ TEST(CpuRuntimeFailureTest, SplitLinePartsStopWithTheirFailedExecution) {
   }
   EXPECT_FALSE(fine.failed());
   for (const std::atomic<int>& r : runs) EXPECT_EQ(r.load(), 1);
+}
+
+std::atomic<int64_t> iterations_run{0};
+void CountingKernel(void**, int64_t begin, int64_t end) { iterations_run.fetch_add(end - begin); }
+
+// A parallel loop of much work asks between chunks whether its execution is cancelled (on
+// the thread that runs the execution, the only one that calls should_cancel), and skips
+// the chunks left once it is: the execution fails with CANCELLED.
+TEST(CpuRuntimeFailureTest, LongParallelLoopsStopWhenCancelled) {
+  constexpr int64_t kIterations = int64_t{1} << 20, kCost = int64_t{1} << 12;  // 2^32: many chunks
+  int polls = 0;  // plain: only the owner thread may call should_cancel
+  const std::function<bool()> cancel_at_second = [&polls] { return ++polls >= 2; };
+  RunContext context;
+  context.should_cancel = &cancel_at_second;
+  context.owner = std::this_thread::get_id();
+  iterations_run = 0;
+  {
+    ScopedExecution current(&context);
+    __xla_cpu_parallel_for(&CountingKernel, nullptr, kIterations, kCost);
+  }
+  ASSERT_TRUE(context.failed());
+  EXPECT_EQ(context.error().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(polls, 2);
+  EXPECT_LT(iterations_run.load(), kIterations) << "the chunks after the cancellation must not run";
+
+  // Never cancelled: every iteration runs once, whatever the chunks.
+  RunContext fine;
+  const std::function<bool()> never = [&polls] { return ++polls < 0; };
+  fine.should_cancel = &never;
+  fine.owner = std::this_thread::get_id();
+  polls = 0;
+  iterations_run = 0;
+  {
+    ScopedExecution current(&fine);
+    __xla_cpu_parallel_for(&CountingKernel, nullptr, kIterations, kCost);
+  }
+  EXPECT_FALSE(fine.failed());
+  EXPECT_EQ(iterations_run.load(), kIterations);
+  EXPECT_GE(polls, (kIterations * kCost) / kStopCheckWork / 2) << "a check per chunk of about kStopCheckWork";
+
+  // A loop of a failed execution runs nothing, however small.
+  iterations_run = 0;
+  {
+    ScopedExecution current(&context);
+    __xla_cpu_parallel_for(&CountingKernel, nullptr, 8, 1);
+    __xla_cpu_parallel_for(&CountingKernel, nullptr, kIterations, kCost);
+  }
+  EXPECT_EQ(iterations_run.load(), 0);
+}
+
+// should_cancel is called on the execution's own thread only: a helper thread's check sees
+// only whether the execution already failed.
+TEST(CpuRuntimeFailureTest, OnlyTheOwnerThreadCallsShouldCancel) {
+  std::atomic<int> polls{0};
+  const std::function<bool()> cancel = [&polls] { return ++polls > 0; };
+  RunContext context;
+  context.should_cancel = &cancel;
+  bool stopping = true;
+  std::thread other([&] {
+    ScopedExecution current(&context);
+    stopping = ExecutionStopping();
+  });
+  other.join();
+  EXPECT_FALSE(stopping);
+  EXPECT_EQ(polls.load(), 0);
+  context.owner = std::this_thread::get_id();
+  ScopedExecution current(&context);
+  EXPECT_TRUE(ExecutionStopping());
+  EXPECT_EQ(polls.load(), 1);
+  EXPECT_TRUE(ExecutionStopping()) << "failed from then on, without asking again";
+  EXPECT_EQ(polls.load(), 1);
 }
 
 }  // namespace

@@ -13,8 +13,6 @@
 // with the interpreter); a window covering nearly all of its input (a kernel gradient) goes
 // through shifted grids (ShiftedGridConv below): GEMMs over copies of both operands made
 // once, no im2col matrix.
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -40,21 +38,6 @@ constexpr int64_t kIm2colBlockBytes = int64_t{4} << 20;
 constexpr int64_t kShiftedGridWaste = 2;
 // Its GEMMs go over blocks of grid rows of about this many bytes of both grids.
 constexpr int64_t kShiftedGridBlockBytes = int64_t{2} << 20;
-
-// Row-major C[m,n] = op(A) B (+ C when accumulate), op(A) = A^T when trans_a.
-template <typename T>
-void Gemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc,
-          bool trans_a = false, bool accumulate = false) {
-  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  const auto ta = trans_a ? CblasTrans : CblasNoTrans;
-  if constexpr (sizeof(T) == 4) {
-    cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, mi, ni, ki, 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                accumulate ? 1.0f : 0.0f, c, static_cast<int>(ldc));
-  } else {
-    cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, mi, ni, ki, 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb),
-                accumulate ? 1.0 : 0.0, c, static_cast<int>(ldc));
-  }
-}
 
 class ConvView {
  public:
@@ -308,10 +291,10 @@ bool ShiftedGridConv(const ConvView& v, const T* input, const T* kernel, T* outp
       T* out = scattered ? result + s * batch * out_features : output + out_offsets[s];
       if (out_feature_stride == 1 || scattered) {  // out[b][o], rows out_batch_stride apart
         const int64_t ldc = scattered || batch == 1 ? out_features : out_batch_stride;
-        Gemm<T>(batch, out_features, depth, xq, batch, kq, out_features, out, ldc, /*trans_a=*/true, q0 > 0);
+        BlasGemm<T>(batch, out_features, depth, xq, /*trans_a=*/true, batch, kq, false, out_features, out, ldc, q0 > 0);
       } else {  // out^T[o][b] = kg^T xs, rows out_feature_stride apart
-        Gemm<T>(out_features, batch, depth, kq, out_features, xq, batch, out,
-                out_features == 1 ? batch : out_feature_stride, /*trans_a=*/true, q0 > 0);
+        BlasGemm<T>(out_features, batch, depth, kq, /*trans_a=*/true, out_features, xq, false, batch, out,
+                    out_features == 1 ? batch : out_feature_stride, q0 > 0);
       }
     }
   }
@@ -513,8 +496,8 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
               }
             }
           });
-          Gemm<T>(og, width, depth, weights + g * depth * og, og, columns, width,
-                  output + n * v[kConvOutputBatchStride] + g * og * positions + s0, positions, /*trans_a=*/true);
+          BlasGemm<T>(og, width, depth, weights + g * depth * og, /*trans_a=*/true, og, columns, false, width,
+                      output + n * v[kConvOutputBatchStride] + g * og * positions + s0, positions);
         }
       }
     }
@@ -535,7 +518,8 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
   }
   if (in_place) {
     for (int64_t g = 0; g < groups; ++g) {
-      Gemm<T>(rows, og, cg, input + g * cg, in_features, weights + g * depth * og, og, result + g * og, out_features);
+      BlasGemm<T>(rows, og, cg, input + g * cg, false, in_features, weights + g * depth * og, false, og, result + g * og,
+                  out_features);
     }
   } else {
     const int64_t block = std::clamp<int64_t>(kIm2colBlockBytes / (depth * sizeof(T)), 1, rows);
@@ -562,8 +546,8 @@ void Conv(const int64_t* descriptor, const T* input, const T* kernel, T* output)
             }
           }
         });
-        Gemm<T>(r1 - r0, og, depth, columns, depth, weights + g * depth * og, og, result + r0 * out_features + g * og,
-                out_features);
+        BlasGemm<T>(r1 - r0, og, depth, columns, false, depth, weights + g * depth * og, false, og,
+                    result + r0 * out_features + g * og, out_features);
       }
     }
   }

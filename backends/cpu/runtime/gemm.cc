@@ -54,29 +54,12 @@ void NarrowFromF32(int64_t type, const float* in, int64_t count, void* out) {
 // --- floats ---
 
 template <typename T>
-void Gemm(int64_t m, int64_t n, int64_t k, const T* a, bool trans_a, int64_t lda, const T* b, bool trans_b,
-          int64_t ldb, T* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
-    return;
-  }
-  const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
-  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  if constexpr (sizeof(T) == 4) {
-    cblas_sgemm(CblasRowMajor, ta, tb, mi, ni, ki, 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, c,
-                static_cast<int>(ldc));
-  } else {
-    cblas_dgemm(CblasRowMajor, ta, tb, mi, ni, ki, 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0, c,
-                static_cast<int>(ldc));
-  }
-}
-
-template <typename T>
 void BatchedGemm(const int64_t* d, const T* a, const T* b, T* c) {
+  StopCheck stop;
   for (int64_t i = 0; i < d[kDotBatch]; ++i) {
-    Gemm<T>(d[kDotM], d[kDotN], d[kDotK], a + i * d[kDotStrideA], d[kDotTransA] != 0, d[kDotLda],
-            b + i * d[kDotStrideB], d[kDotTransB] != 0, d[kDotLdb], c + i * d[kDotStrideC], d[kDotN]);
+    if (i > 0 && stop.Done(d[kDotM] * d[kDotN] * std::max<int64_t>(d[kDotK], 1))) return;
+    BlasGemm<T>(d[kDotM], d[kDotN], d[kDotK], a + i * d[kDotStrideA], d[kDotTransA] != 0, d[kDotLda],
+                b + i * d[kDotStrideB], d[kDotTransB] != 0, d[kDotLdb], c + i * d[kDotStrideC], d[kDotN]);
   }
 }
 
@@ -240,6 +223,38 @@ ScratchBuffer* ThreadScratchBuffers() {
 }
 
 }  // namespace
+
+template <typename T>
+void BlasGemm(int64_t m, int64_t n, int64_t k, const T* a, bool trans_a, int64_t lda, const T* b, bool trans_b,
+              int64_t ldb, T* c, int64_t ldc, bool accumulate) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    }
+    return;
+  }
+  const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
+  const int ni = static_cast<int>(n), ki = static_cast<int>(k);
+  const int64_t panel = std::clamp<int64_t>(kGemmPanelMacs / (n * k), 64, m);
+  for (int64_t i0 = 0; i0 < m; i0 += panel) {
+    if (i0 > 0 && ExecutionStopping()) return;
+    const int rows = static_cast<int>(std::min(panel, m - i0));
+    const T* pa = a + (trans_a ? i0 : i0 * lda);
+    T* pc = c + i0 * ldc;
+    if constexpr (sizeof(T) == 4) {
+      cblas_sgemm(CblasRowMajor, ta, tb, rows, ni, ki, 1.0f, pa, static_cast<int>(lda), b, static_cast<int>(ldb),
+                  accumulate ? 1.0f : 0.0f, pc, static_cast<int>(ldc));
+    } else {
+      cblas_dgemm(CblasRowMajor, ta, tb, rows, ni, ki, 1.0, pa, static_cast<int>(lda), b, static_cast<int>(ldb),
+                  accumulate ? 1.0 : 0.0, pc, static_cast<int>(ldc));
+    }
+  }
+}
+template void BlasGemm<float>(int64_t, int64_t, int64_t, const float*, bool, int64_t, const float*, bool, int64_t,
+                              float*, int64_t, bool);
+template void BlasGemm<double>(int64_t, int64_t, int64_t, const double*, bool, int64_t, const double*, bool, int64_t,
+                               double*, int64_t, bool);
 
 void TrimThreadScratch() {
   ScratchBuffer* buffers = ThreadScratchBuffers();

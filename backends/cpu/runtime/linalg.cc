@@ -88,7 +88,9 @@ void CholeskyLapack(const StridedArray& a, const StridedArray& out, bool lower) 
   const int64_t ai = a.stride(r - 2), aj = a.stride(r - 1), oi = out.stride(r - 2), oj = out.stride(r - 1);
   std::vector<T> d(n * n);
   const int64_t batches = MatrixCount(a);
+  StopCheck stop;  // between matrices (one LAPACK or BLAS call is not interrupted)
   for (int64_t batch = 0; batch < batches; ++batch) {
+    if (batch > 0 && stop.Done(n * n * n)) return;
     const int64_t in = MatrixOffset(a, batch), to = MatrixOffset(out, batch);
     std::fill(d.begin(), d.end(), T{});
     for (int64_t i = 0; i < n; ++i) {
@@ -134,7 +136,9 @@ void TriangularSolveBlas(const StridedArray& a, const StridedArray& b, const Str
   const int64_t r = b.rank(), rows = b.dim(r - 2), cols = b.dim(r - 1), m = a.dim(r - 1);
   std::vector<T> t(m * m), x(rows * cols);
   const int64_t batches = MatrixCount(b);
+  StopCheck stop;  // between matrices (one LAPACK or BLAS call is not interrupted)
   for (int64_t batch = 0; batch < batches; ++batch) {
+    if (batch > 0 && stop.Done(m * rows * cols)) return;
     const int64_t at = MatrixOffset(a, batch), bt = MatrixOffset(b, batch), ot = MatrixOffset(out, batch);
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < m; ++j) t[i * m + j] = LoadAs<T>(a, at + i * a.stride(r - 2) + j * a.stride(r - 1));
@@ -189,7 +193,9 @@ void Cholesky(const StridedArray& a, const StridedArray& out, bool lower) {
   const int64_t batches = size == 0 ? 0 : static_cast<int64_t>(in.size()) / size;
   std::vector<T> result(in.size(), T{});
   std::vector<T> l(size);
+  StopCheck stop;  // between matrices
   for (int64_t batch = 0; batch < batches; ++batch) {
+    if (batch > 0 && stop.Done(n * n * n)) return;
     const T* m = in.data() + batch * size;
     std::fill(l.begin(), l.end(), T{});
     // For upper, U = L^H where L factors a^H, whose lower triangle is conj of a's upper one.
@@ -237,7 +243,9 @@ void TriangularSolve(const StridedArray& a_array, const StridedArray& b_array, c
   if (!left_side) lower = !lower;
   std::vector<T> result(b_all.size(), T{});
   std::vector<T> t(a_size), x(m * k);
+  StopCheck stop;  // between matrices
   for (int64_t batch = 0; batch < batches; ++batch) {
+    if (batch > 0 && stop.Done(m * m * k)) return;
     const T* a = a_all.data() + batch * a_size;
     const T* b = b_all.data() + batch * b_size;
     for (int64_t i = 0; i < m; ++i) {

@@ -130,8 +130,26 @@ const std::vector<RuntimeSymbol>& RuntimeSymbols() {
 void ParallelFor(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration) {
   const int threads = RuntimeThreadCount();
   const int64_t work = n * std::max<int64_t>(cost_per_iteration, 1);
-  if (n <= 1 || threads <= 1 || work < kMinParallelWork) {
-    if (n > 0) kernel(slots, 0, n);
+  if (n <= 0) return;
+  RunContext* const caller = CurrentExecution();
+  if (work < kMinParallelWork) {
+    if (caller == nullptr || !caller->failed()) kernel(slots, 0, n);
+    return;
+  }
+  // Chunks of about work / pieces: ranges start at multiples of kParallelForAlignment for long
+  // loops (runtime.h), so that kernels over large 1-D arrays can use aligned vector stores.
+  const auto chunk_for = [n](int64_t pieces) {
+    const int64_t chunk = (n + pieces - 1) / pieces;
+    if (n < kParallelForAlignedFrom) return chunk;
+    return (chunk + kParallelForAlignment - 1) / kParallelForAlignment * kParallelForAlignment;
+  };
+  const int64_t stop_checks = work / kStopCheckWork;  // chunks wanted to stop in time
+  if (n == 1 || threads <= 1) {  // on this thread, asking between chunks whether to stop
+    const int64_t chunk = chunk_for(std::clamp<int64_t>(stop_checks, 1, n));
+    for (int64_t begin = 0; begin < n; begin += chunk) {
+      if (ExecutionStopping()) return;
+      kernel(slots, begin, std::min(n, begin + chunk));
+    }
     return;
   }
   // Chunks taken in turn by whoever is free (the caller and threads - 1 helpers), not one
@@ -154,23 +172,18 @@ void ParallelFor(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_
   state->kernel = kernel;
   state->slots = slots;
   state->n = n;
-  state->execution = CurrentExecution();
-  const int64_t wanted = std::clamp<int64_t>(work / kMinParallelWork, threads, int64_t{threads} * 16);
-  state->chunks = std::min(n, wanted);
-  state->chunk = (n + state->chunks - 1) / state->chunks;
-  // Ranges start at multiples of kParallelForAlignment for long loops (runtime.h), so that
-  // kernels over large 1-D arrays can use aligned vector stores.
-  if (n >= kParallelForAlignedFrom) {
-    state->chunk = (state->chunk + kParallelForAlignment - 1) / kParallelForAlignment * kParallelForAlignment;
-  }
+  state->execution = caller;
+  const int64_t wanted = std::clamp<int64_t>(work / kMinParallelWork, threads,
+                                             std::max<int64_t>(int64_t{threads} * 16, stop_checks));
+  state->chunk = chunk_for(std::min(n, wanted));
   state->chunks = (n + state->chunk - 1) / state->chunk;
-  // After a failure (an exception here, or a routine failing the execution) the chunks
-  // left are counted without being run.
+  // Once the execution is stopping (cancelled, or failed by an exception here or by a
+  // routine) the chunks left are counted without being run.
   auto run_chunks = [](State& s) {
     ScopedExecution execution(s.execution);
     int64_t finished = 0;
     for (int64_t c; (c = s.next.fetch_add(1, std::memory_order_relaxed)) < s.chunks; ++finished) {
-      if (s.stop.load(std::memory_order_relaxed) || (s.execution != nullptr && s.execution->failed())) continue;
+      if (s.stop.load(std::memory_order_relaxed) || (s.execution != nullptr && s.execution->Stopping())) continue;
       try {
         s.kernel(s.slots, c * s.chunk, std::min(s.n, (c + 1) * s.chunk));
       } catch (...) {
@@ -232,6 +245,19 @@ void RunContext::Fail(absl::Status status) {
   if (failed_.load(std::memory_order_relaxed)) return;
   error_ = std::move(status);
   failed_.store(true, std::memory_order_release);
+}
+
+bool RunContext::Stopping() {
+  if (failed()) return true;
+  if (should_cancel == nullptr || !*should_cancel || std::this_thread::get_id() != owner) return false;
+  if (!(*should_cancel)()) return false;
+  Fail(absl::CancelledError("execution cancelled"));
+  return true;
+}
+
+bool ExecutionStopping() {
+  RunContext* execution = CurrentExecution();
+  return execution != nullptr && execution->Stopping();
 }
 
 void FailCurrentExecution(const char* name, std::exception_ptr exception) {

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -118,10 +119,17 @@ struct RunContext {
   uint64_t rng_draws = 0;                                // rng ops run so far (one thread runs them)
   interpreter::DeviceState* device = nullptr;            // rng state and feed queues of the device
 
+  // The thread that runs the execution (cpu_backend.cc): the only one that calls
+  // should_cancel from Stopping(), so that a should_cancel need not be thread-safe.
+  std::thread::id owner;
+
   // Records why a routine stopped the execution (the first reason wins); from then on
   // __xla_cpu_cancelled answers 1, so generated code stops at its next check. Thread-safe.
   void Fail(absl::Status status);
   bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // True once the execution should stop: it failed, or (asked on the owner thread)
+  // should_cancel says so, which fails it with CANCELLED. Thread-safe.
+  bool Stopping();
   // The first Fail's status; read once the entry function has returned.
   const absl::Status& error() const { return error_; }
 
@@ -145,6 +153,31 @@ class ScopedExecution {
   RunContext* previous_;
 };
 RunContext* CurrentExecution();
+// CurrentExecution()->Stopping(), false with no current execution. Work that may run long (the
+// chunks of a parallel loop, the panels of a large GEMM, the columns of a factorization) asks
+// between its parts and skips the rest once true: the execution's outputs are then
+// unspecified and never returned, and generated code stops at its next check.
+bool ExecutionStopping();
+
+// About this much work (elements x per-element cost: tens of milliseconds) goes between two
+// ExecutionStopping() checks: parallel loops of more are cut into chunks of at most about this.
+inline constexpr int64_t kStopCheckWork = int64_t{1} << 26;
+
+// For a routine's own loop over parts of its work: Done(work) counts a part done and answers
+// ExecutionStopping() once about kStopCheckWork has been done since it last asked (false
+// otherwise), so that small parts do not each pay for a check.
+class StopCheck {
+ public:
+  bool Done(int64_t work) {
+    done_ += work;
+    if (done_ < kStopCheckWork) return false;
+    done_ = 0;
+    return ExecutionStopping();
+  }
+
+ private:
+  int64_t done_ = 0;
+};
 
 // An exception from routine `name` (std::bad_alloc when memory runs out, say) must not
 // unwind into generated code, which has no unwind tables: it fails the current execution
