@@ -20,6 +20,7 @@
 // Usage: cpu_bench [--runs=N] [--only=gelu,sum,...] [--no_numpy] [--python=/usr/bin/python3]
 //                  [--unsplit] (sort and topk lines never split over threads: the figure before)
 //                  [--numpy_script=PATH] [--sweep]
+//                  [--cancel] (how long after a deadline long ops stop, CancelLatency below)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -84,6 +85,9 @@ std::string LoadAverage() {
   in >> a >> b >> c;
   return absl::StrCat(a, " ", b, " ", c);
 }
+
+std::string Ms(double ms) { return std::isnan(ms) ? "-" : absl::StrFormat("%.2f", ms); }
+std::string Spread(const Stats& s) { return absl::StrFormat("%.2f (%.2f-%.2f)", s.median, s.min, s.max); }
 
 // --- the cpu backend ---
 
@@ -329,6 +333,67 @@ void Sweep(backend::Backend& backend) {
   }
 }
 
+// --- --cancel: how long after its deadline a long op stops ---
+
+// Each long op runs uncancelled (its whole time: what a deadline cost before kernels and
+// routines checked inside an op), then with should_cancel turning true 20 ms into the run:
+// the figure is the time from that deadline to Execute's return. Medians of `runs`.
+void CancelLatency(backend::Backend& backend, int runs) {
+  struct Case {
+    std::string label, hlo;
+    std::vector<Shape> parameters;
+  };
+  const std::vector<Case> cases = {
+      {"dot f32[4096,4096] x [4096,4096]",
+       "HloModule d\nENTRY e {\n  a = f32[4096,4096] parameter(0)\n  b = f32[4096,4096] parameter(1)\n"
+       "  ROOT d = f32[4096,4096] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+       {Shape(F32, {4096, 4096}), Shape(F32, {4096, 4096})}},
+      {"sine, cosine, tanh, log-plus-one over f32[2^26]",
+       "HloModule l\nENTRY e {\n  a = f32[67108864] parameter(0)\n  s = f32[67108864] sine(a)\n"
+       "  c = f32[67108864] cosine(s)\n  t = f32[67108864] tanh(c)\n  ROOT l = f32[67108864] log-plus-one(t)\n}\n",
+       {Shape(F32, {67108864})}},
+      {"conv f32[32,64,64,128] * [3,3,128,128]",
+       "HloModule c\nENTRY e {\n  x = f32[32,64,64,128] parameter(0)\n  k = f32[3,3,128,128] parameter(1)\n"
+       "  ROOT c = f32[32,64,64,128] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n",
+       {Shape(F32, {32, 64, 64, 128}), Shape(F32, {3, 3, 128, 128})}},
+  };
+  constexpr double kDeadlineMs = 20;
+  std::printf("\n| long op | uncancelled median ms (min-max) | cancelled at %.0f ms: return after the deadline, median ms "
+              "(min-max) | status |\n| --- | --- | --- | --- |\n",
+              kDeadlineMs);
+  for (const Case& c : cases) {
+    std::unique_ptr<backend::Executable> executable;
+    absl::Status compiled = TimeCompile(backend, c.hlo, &executable).status();
+    std::vector<std::shared_ptr<backend::Buffer>> arguments;
+    for (size_t i = 0; compiled.ok() && i < c.parameters.size(); ++i) {
+      absl::StatusOr<std::shared_ptr<backend::Buffer>> buffer =
+          backend.TransferToDevice(Uniform(c.parameters[i], 7u + static_cast<uint32_t>(i)), 0);
+      if (!buffer.ok()) compiled = buffer.status();
+      if (buffer.ok()) arguments.push_back(*std::move(buffer));
+    }
+    if (!compiled.ok()) {
+      std::printf("| %s | failed: %s | | |\n", c.label.c_str(), std::string(compiled.message()).c_str());
+      continue;
+    }
+    std::vector<double> full, after;
+    std::string status;
+    for (int r = 0; r < runs; ++r) {
+      auto start = Clock::now();
+      (void)executable->Execute(arguments, backend::ExecuteOptions());
+      full.push_back(MsSince(start));
+      backend::ExecuteOptions options;
+      start = Clock::now();
+      options.should_cancel = [start] { return MsSince(start) > kDeadlineMs; };
+      absl::StatusOr<std::shared_ptr<backend::Buffer>> result = executable->Execute(arguments, options);
+      after.push_back(MsSince(start) - kDeadlineMs);
+      status = result.ok() ? "OK (ran to its end)" : std::string(absl::StatusCodeToString(result.status().code()));
+    }
+    std::printf("| %s | %s | %s | %s |\n", c.label.c_str(), Spread(Summarize(full)).c_str(),
+                Spread(Summarize(after)).c_str(), status.c_str());
+    std::fflush(stdout);
+  }
+}
+
 // --- NumPy ---
 
 struct Flags {
@@ -338,10 +403,9 @@ struct Flags {
   std::string python = "/usr/bin/python3";
   std::string numpy_script = XLA_BENCH_NUMPY_SCRIPT;
   bool sweep = false;
+  bool cancel = false;
 };
 
-std::string Ms(double ms) { return std::isnan(ms) ? "-" : absl::StrFormat("%.2f", ms); }
-std::string Spread(const Stats& s) { return absl::StrFormat("%.2f (%.2f-%.2f)", s.median, s.min, s.max); }
 
 Flags ParseFlags(int argc, char** argv) {
   Flags flags;
@@ -356,6 +420,8 @@ Flags ParseFlags(int argc, char** argv) {
       flags.only = absl::StrSplit(v, ',', absl::SkipEmpty());
     } else if (arg == "--sweep") {
       flags.sweep = true;
+    } else if (arg == "--cancel") {
+      flags.cancel = true;
     } else if (arg == "--unsplit") {
       cpu::SetSplitLinesBelow(1);  // every sort and topk line on one thread, as before SplitLines
     } else if (arg == "--no_numpy") {
@@ -390,6 +456,10 @@ int Main(int argc, char** argv) {
   }
   if (flags.sweep) {
     Sweep(**backend);
+    return 0;
+  }
+  if (flags.cancel) {
+    CancelLatency(**backend, std::min(flags.runs, 5));
     return 0;
   }
   std::unique_ptr<NumpyPeer> numpy;

@@ -3,7 +3,9 @@
 // runtime's parallel_for when large), dots and large convolutions as GEMM calls (gemm_plan.h),
 // while/conditional/call as control flow in the entry function, and copies where values must
 // move between slots.
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -32,6 +34,41 @@ constexpr int64_t kParallelElements = int64_t{1} << 15;
 // with streaming stores (jit.cc): it would not stay in cache for its readers anyway, and a
 // normal store first reads every line it writes.
 constexpr int64_t kStreamingOutputBytes = int64_t{16} << 20;
+
+// How many times dearer than an add computing one element of a transcendental function is
+// (a polynomial or a libm call), for ElementCost.
+constexpr int64_t kTranscendentalCost = 8;
+
+// The relative cost of one element of `hlo` (of a fusion: of its fused instructions), an
+// add counting 1 and a transcendental function kTranscendentalCost: the runtime cuts loops
+// into chunks of about equal work by it (runtime.h kStopCheckWork).
+int64_t ElementCost(const HloInstruction* hlo) {
+  const auto own = [](const HloInstruction* i) -> int64_t {
+    switch (i->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kTuple:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kReshape:
+      case HloOpcode::kBroadcast:
+        return 0;
+      case HloOpcode::kAcos: case HloOpcode::kAcosh: case HloOpcode::kAsin: case HloOpcode::kAsinh:
+      case HloOpcode::kAtan2: case HloOpcode::kAtanh: case HloOpcode::kCbrt: case HloOpcode::kCosine:
+      case HloOpcode::kCosh: case HloOpcode::kErf: case HloOpcode::kExponential:
+      case HloOpcode::kExponentialMinusOne: case HloOpcode::kLog: case HloOpcode::kLogPlusOne:
+      case HloOpcode::kLogistic: case HloOpcode::kPower: case HloOpcode::kSine: case HloOpcode::kSinh:
+      case HloOpcode::kTan: case HloOpcode::kTanh:
+        return kTranscendentalCost;
+      default:
+        return 1;
+    }
+  };
+  if (hlo->opcode() != HloOpcode::kFusion || hlo->to_apply() == nullptr) return std::max<int64_t>(1, own(hlo));
+  int64_t cost = 0;
+  for (const auto& i : hlo->to_apply()->instructions()) cost = std::min<int64_t>(cost + own(i.get()), 4096);
+  return std::max<int64_t>(1, cost);
+}
 
 class ModuleEmitter {
  public:
@@ -357,13 +394,18 @@ class ModuleEmitter {
   }
 
   // Calls kernel(slots, begin, end) over [0, items): through parallel_for when the items are
-  // several and their work adds up to kParallelElements, else once for all.
-  void CallKernel(llvm::Function* kernel, int64_t items, int64_t work_per_item) {
+  // several and their work adds up to kParallelElements, else once for all. The runtime is
+  // told work_per_item * cost_factor per item (cost_factor: ElementCost of an elementwise
+  // kernel's element).
+  void CallKernel(llvm::Function* kernel, int64_t items, int64_t work_per_item, int64_t cost_factor = 1) {
     if (items > 1 && items * work_per_item >= kParallelElements) {
       llvm::FunctionCallee parallel_for = module_->getOrInsertFunction(
           "__xla_cpu_parallel_for",
           llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, b_.getInt64Ty(), b_.getInt64Ty()}, false));
-      b_.CreateCall(parallel_for, {kernel, main_slots_, b_.getInt64(items), b_.getInt64(work_per_item)});
+      const int64_t cost = work_per_item > std::numeric_limits<int64_t>::max() / cost_factor
+                               ? std::numeric_limits<int64_t>::max() / std::max<int64_t>(items, 1)
+                               : work_per_item * cost_factor;
+      b_.CreateCall(parallel_for, {kernel, main_slots_, b_.getInt64(items), b_.getInt64(cost)});
     } else if (items > 0) {
       b_.CreateCall(kernel, {main_slots_, b_.getInt64(0), b_.getInt64(items)});
     }
@@ -498,7 +540,7 @@ class ModuleEmitter {
       work_per_element = std::max<int64_t>(1, ShapeUtil::ElementsIn(root->operand(0)->shape()) /
                                                   std::max<int64_t>(1, ShapeUtil::ElementsIn(root->shape().IsArray() ? root->shape() : iteration)));
     }
-    CallKernel(kernel, outer, elements / outer * work_per_element);
+    CallKernel(kernel, outer, elements / outer * work_per_element, ElementCost(hlo));
     return absl::OkStatus();
   }
 

@@ -237,8 +237,10 @@ void BlasGemm(int64_t m, int64_t n, int64_t k, const T* a, bool trans_a, int64_t
   const auto ta = trans_a ? CblasTrans : CblasNoTrans, tb = trans_b ? CblasTrans : CblasNoTrans;
   const int ni = static_cast<int>(n), ki = static_cast<int>(k);
   const int64_t panel = std::clamp<int64_t>(kGemmPanelMacs / (n * k), 64, m);
+  // Also before the first panel: a routine calling GEMMs block by block stops at its next one.
+  const bool check_first = m * n * k >= kStopCheckWork;
   for (int64_t i0 = 0; i0 < m; i0 += panel) {
-    if (i0 > 0 && ExecutionStopping()) return;
+    if ((i0 > 0 || check_first) && ExecutionStopping()) return;
     const int rows = static_cast<int>(std::min(panel, m - i0));
     const T* pa = a + (trans_a ? i0 : i0 * lda);
     T* pc = c + i0 * ldc;

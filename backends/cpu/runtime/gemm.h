@@ -78,9 +78,9 @@ bool ConvUsesShiftedGrids(const int64_t* descriptor);
 // Row-major C[m,n] = op(A) op(B) (+ C when accumulate) through OpenBLAS (T: float or double):
 // op(A) is m x k, stored [m][k] with rows lda apart, or [k][m] when trans_a; op(B) is k x n,
 // [k][n] (ldb), or [n][k] when trans_b; C's rows are ldc apart. A product of more than
-// kGemmPanelMacs multiply-adds goes in panels of rows, and the panels left are skipped once
-// the execution is stopping (runtime.h ExecutionStopping), so that a huge product can be
-// cancelled.
+// kGemmPanelMacs multiply-adds goes in panels of rows, and the panels left (all of them, for a
+// product of kStopCheckWork or more) are skipped once the execution is stopping (runtime.h
+// ExecutionStopping), so that a huge product, or a routine's many, can be cancelled.
 template <typename T>
 void BlasGemm(int64_t m, int64_t n, int64_t k, const T* a, bool trans_a, int64_t lda, const T* b, bool trans_b,
               int64_t ldb, T* c, int64_t ldc, bool accumulate = false);

@@ -159,9 +159,11 @@ RunContext* CurrentExecution();
 // unspecified and never returned, and generated code stops at its next check.
 bool ExecutionStopping();
 
-// About this much work (elements x per-element cost: tens of milliseconds) goes between two
-// ExecutionStopping() checks: parallel loops of more are cut into chunks of at most about this.
-inline constexpr int64_t kStopCheckWork = int64_t{1} << 26;
+// About this much work (elements x per-element cost, which underrates transcendental
+// functions: one to ten milliseconds) goes between two ExecutionStopping() checks: parallel
+// loops of more are cut into chunks of at most about this (a chunk costs its caller well under
+// a microsecond).
+inline constexpr int64_t kStopCheckWork = int64_t{1} << 22;
 
 // For a routine's own loop over parts of its work: Done(work) counts a part done and answers
 // ExecutionStopping() once about kStopCheckWork has been done since it last asked (false
