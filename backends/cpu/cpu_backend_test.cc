@@ -492,42 +492,18 @@ ENTRY e {
 
 // Kernels and routines ask whether to stop between parts of a long op, not only between ops
 // and loop iterations: a cancelled execution ends within one part (a chunk of an elementwise
-// loop, a panel of a large GEMM) and says CANCELLED. `polls` counts should_cancel's calls:
-// once before the run, then the first check inside the op, which cancels.
-void ExpectCancelledWithinTheOp(const char* hlo, const std::vector<Shape>& parameters) {
-  SCOPED_TRACE(hlo);
-  auto backend = CreateCpuBackend();
-  auto module = ParseAndReturnUnverifiedModule(hlo);
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  auto exe = backend->Compile(*std::move(module), {});
-  ASSERT_TRUE(exe.ok()) << exe.status().message();
-  std::vector<std::shared_ptr<backend::Buffer>> arguments;
-  std::mt19937_64 rng(7);
-  for (const Shape& shape : parameters) {
-    auto argument = backend->TransferToDevice(RandomLiteral(shape, &rng, /*specials=*/false), 0);
-    ASSERT_TRUE(argument.ok());
-    arguments.push_back(*argument);
-  }
-  int polls = 0;
-  backend::ExecuteOptions options;
-  options.should_cancel = [&polls] { return ++polls >= 2; };
-  auto result = (*exe)->Execute(arguments, options);
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status().message();
-  EXPECT_EQ(polls, 2);
-  // Uncancelled, the same executable still runs to the end.
-  auto full = (*exe)->Execute(arguments, {});
-  EXPECT_TRUE(full.ok()) << full.status().message();
-}
-
+// loop, a panel of a large GEMM) and says CANCELLED. The cpu backend polls once before the
+// run, so the second poll is the op's own.
 TEST(CpuBackend, CancelStopsALongOpMidway) {
-  ExpectCancelledWithinTheOp(R"(HloModule m
+  testing::RegisterBackendsOnce();
+  xla::testing::ExpectCancelledInsideTheOp("cpu", R"(HloModule m
 ENTRY e {
   a = f32[2048,2048] parameter(0)
   b = f32[2048,2048] parameter(1)
   ROOT d = f32[2048,2048] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
 })",
-                             {ShapeUtil::MakeShape(F32, {2048, 2048}), ShapeUtil::MakeShape(F32, {2048, 2048})});
-  ExpectCancelledWithinTheOp(R"(HloModule m
+                                           2);
+  xla::testing::ExpectCancelledInsideTheOp("cpu", R"(HloModule m
 ENTRY e {
   a = f32[16777216] parameter(0)
   s = f32[16777216] sine(a)
@@ -535,7 +511,7 @@ ENTRY e {
   t = f32[16777216] tanh(c)
   ROOT l = f32[16777216] log-plus-one(t)
 })",
-                             {ShapeUtil::MakeShape(F32, {16777216})});
+                                           2);
 }
 
 TEST(CpuBackend, ReusesArenaAndRunsRepeatedly) {

@@ -81,8 +81,8 @@ class Evaluator {
   uint64_t NextRngDraw() { return rng_draws_++; }
 
   // CANCELLED when `should_cancel` says so. Long-running ops poll it inside their loops
-  // (every few thousand reducer calls, ScalarCaller::Call), so that one op over a large
-  // window or many reducer calls does not outlive its execution's deadline.
+  // (CancelPoll: every few thousand reducer calls, every ~2^20 multiply-adds of a dot, a
+  // convolution or a factorization), so that one op does not outlive its execution's deadline.
   absl::Status CheckCancelled() const;
 
   // Evaluates `computation` on `arguments` (one per parameter, in parameter order).
@@ -96,6 +96,28 @@ class Evaluator {
   uint64_t rng_draws_ = 0;
   int depth_ = 0;  // nesting of called computations, bounded to stop runaway recursion
 };
+
+// Polls an evaluator's cancellation from a long op's own loop (a dot's rows, a convolution's
+// output positions, a reducer's calls) once per `every` units of work counted by Done: cheap
+// enough to be unseen (a clock read per poll), often enough that an op of billions of steps
+// stops within milliseconds of its deadline. A null evaluator is never cancelled.
+class CancelPoll {
+ public:
+  explicit CancelPoll(int64_t every) : every_(every) {}
+  absl::Status Done(const Evaluator* evaluator, int64_t work = 1) {
+    done_ += work;
+    if (done_ < every_) return absl::OkStatus();
+    done_ = 0;
+    return evaluator == nullptr ? absl::OkStatus() : evaluator->CheckCancelled();
+  }
+
+ private:
+  const int64_t every_;
+  int64_t done_ = 0;
+};
+// Multiply-adds (or as cheap steps) between two polls: about a millisecond of the
+// interpreter's scalar loops.
+inline constexpr int64_t kCancelPollSteps = int64_t{1} << 20;
 
 // "opcode 'x' (instruction 'name')": for error messages.
 std::string Describe(const HloInstruction& instruction);

@@ -44,7 +44,8 @@ int64_t WindowOutputSize(int64_t input, int64_t window, const WindowDimension& w
 }
 
 template <typename T>
-std::vector<T> RunConv(const Literal& lhs, const Literal& rhs, const ConvPlan& p) {
+absl::StatusOr<std::vector<T>> RunConv(const Evaluator* evaluator, const Literal& lhs, const Literal& rhs,
+                                       const ConvPlan& p) {
   std::vector<T> lhs_values, rhs_values;
   ReadValues(lhs, &lhs_values);
   ReadValues(rhs, &rhs_values);
@@ -73,6 +74,9 @@ std::vector<T> RunConv(const Literal& lhs, const Literal& rhs, const ConvPlan& p
   std::vector<T> out(p.output_batch * out_spatial * of, T{});
   std::vector<T> acc(of);
   std::vector<int64_t> out_index(rank, 0), window_index(rank, 0);
+  // Per output position: each window tap, and the features' multiply-adds where it is inside.
+  const int64_t position_steps = ker_spatial * (1 + of * kif);
+  CancelPoll poll(kCancelPollSteps);
   for (int64_t ob = 0; ob < p.output_batch; ++ob) {
     std::fill(out_index.begin(), out_index.end(), 0);
     for (int64_t os = 0; os < out_spatial; ++os) {
@@ -113,6 +117,7 @@ std::vector<T> RunConv(const Literal& lhs, const Literal& rhs, const ConvPlan& p
         }
       }
       std::copy(acc.begin(), acc.end(), out.begin() + (ob * out_spatial + os) * of);
+      RETURN_IF_ERROR(poll.Done(evaluator, position_steps));
       for (int64_t d = rank - 1; d >= 0; --d) {
         if (++out_index[d] < out_dims[d]) break;
         out_index[d] = 0;
@@ -225,7 +230,7 @@ absl::StatusOr<ConvPlan> MakePlan(const HloInstruction& instruction, const Shape
   return p;
 }
 
-absl::StatusOr<Literal> Convolution(EvalContext&, const HloInstruction& instruction, Operands operands) {
+absl::StatusOr<Literal> Convolution(EvalContext& ctx, const HloInstruction& instruction, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperands(operands, 2));
   const Shape& result_shape = instruction.shape();
   if (!result_shape.IsArray()) return absl::InvalidArgumentError("convolution result must be an array");
@@ -233,9 +238,9 @@ absl::StatusOr<Literal> Convolution(EvalContext&, const HloInstruction& instruct
   const PrimitiveType type = result_shape.element_type();
   ASSIGN_OR_RETURN(Literal lhs, ConvertedTo(*operands[0], type));
   ASSIGN_OR_RETURN(Literal rhs, ConvertedTo(*operands[1], type));
-  return WithAccumulator(type, [&](auto accumulator) {
+  return WithAccumulator(type, [&](auto accumulator) -> absl::StatusOr<Literal> {
     using Accumulator = decltype(accumulator);
-    std::vector<Accumulator> values = RunConv<Accumulator>(lhs, rhs, plan);
+    ASSIGN_OR_RETURN(std::vector<Accumulator> values, RunConv<Accumulator>(ctx.evaluator, lhs, rhs, plan));
     if constexpr (std::is_same_v<Accumulator, uint64_t>) {
       // XLA's evaluator saturates integer convolutions narrower than 32 bits.
       if (AccumKindOf(type) == AccumKind::kInt) ClampNarrowIntegers(type, &values);

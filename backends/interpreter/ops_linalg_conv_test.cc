@@ -179,5 +179,17 @@ ENTRY main {
   EXPECT_TRUE(LiteralEqual(L("f32[1,2,2,1] {{{{37}, {47}}, {{67}, {77}}}}"), RunHlo(hlo, {std::move(a), std::move(b)})));
 }
 
+// A long convolution polls cancellation between output positions (about every 2^20 taps and
+// multiply-adds): polls 1-3 are the evaluator's, before the two parameters and the op.
+TEST(InterpreterConvolutionTest, LongConvolutionsStopWhenCancelled) {
+  testing::ExpectCancelledInsideTheOp("interpreter", R"(HloModule m
+ENTRY e {
+  x = f32[1,64,64,16] parameter(0)
+  k = f32[3,3,16,16] parameter(1)
+  ROOT c = f32[1,64,64,16] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})",
+                                      4);
+}
+
 }  // namespace
 }  // namespace xla

@@ -2,6 +2,7 @@
 // converted to the result element type (the preferred element type); products are then
 // summed in a wide type (double, complex<double>, wrapping 64-bit integers) in contracting
 // index order and rounded once to the result type.
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -60,22 +61,30 @@ struct DotPlan {
 };
 
 template <typename T>
-absl::StatusOr<Literal> RunDot(const Shape& result_shape, const Literal& lhs, const Literal& rhs,
-                               const DotPlan& plan) {
+absl::StatusOr<Literal> RunDot(const Evaluator* evaluator, const Shape& result_shape, const Literal& lhs,
+                               const Literal& rhs, const DotPlan& plan) {
   std::vector<T> lhs_values, rhs_values;
   ReadValues(lhs, &lhs_values);
   ReadValues(rhs, &rhs_values);
   const std::vector<T> a = Permute(lhs_values, lhs.shape().dimensions(), plan.lhs_perm);
   const std::vector<T> b = Permute(rhs_values, rhs.shape().dimensions(), plan.rhs_perm);
   std::vector<T> c(plan.batch * plan.m * plan.n, T{});
+  // Rows in blocks of about kCancelPollSteps multiply-adds, polling cancellation between them.
+  const int64_t row_steps = std::max<int64_t>(1, plan.n * plan.k);
+  const int64_t block = std::clamp<int64_t>(kCancelPollSteps / row_steps, 1, std::max<int64_t>(plan.m, 1));
+  CancelPoll poll(kCancelPollSteps);
   for (int64_t i = 0; i < plan.batch; ++i) {
-    DotKernel(a.data() + i * plan.m * plan.k, b.data() + i * plan.n * plan.k, c.data() + i * plan.m * plan.n,
-              plan.m, plan.n, plan.k);
+    for (int64_t r0 = 0; r0 < plan.m; r0 += block) {
+      const int64_t rows = std::min(block, plan.m - r0);
+      DotKernel(a.data() + (i * plan.m + r0) * plan.k, b.data() + i * plan.n * plan.k,
+                c.data() + (i * plan.m + r0) * plan.n, rows, plan.n, plan.k);
+      RETURN_IF_ERROR(poll.Done(evaluator, rows * row_steps));
+    }
   }
   return WriteValues(result_shape, c);
 }
 
-absl::StatusOr<Literal> Dot(EvalContext&, const HloInstruction& instruction, Operands operands) {
+absl::StatusOr<Literal> Dot(EvalContext& ctx, const HloInstruction& instruction, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperands(operands, 2));
   const Shape& result_shape = instruction.shape();
   if (!result_shape.IsArray()) return absl::InvalidArgumentError("dot result must be an array");
@@ -146,7 +155,7 @@ absl::StatusOr<Literal> Dot(EvalContext&, const HloInstruction& instruction, Ope
   ASSIGN_OR_RETURN(Literal lhs, ConvertedTo(lhs_in, type));
   ASSIGN_OR_RETURN(Literal rhs, ConvertedTo(rhs_in, type));
   return WithAccumulator(type, [&](auto accumulator) {
-    return RunDot<decltype(accumulator)>(result_shape, lhs, rhs, plan);
+    return RunDot<decltype(accumulator)>(ctx.evaluator, result_shape, lhs, rhs, plan);
   });
 }
 

@@ -222,5 +222,18 @@ TEST(InterpreterDotTest, LargeMatmulMatchesIdentity) {
   EXPECT_TRUE(LiteralEqual(a, RunHlo(hlo, {a.Clone(), std::move(id)})));
 }
 
+// A long dot polls its execution's cancellation between blocks of rows (about 2^20
+// multiply-adds each), not only before it starts: the evaluator's polls 1-3 come before the
+// two parameters and the dot, the fourth is the dot's own.
+TEST(InterpreterDotTest, LongDotsStopWhenCancelled) {
+  testing::ExpectCancelledInsideTheOp("interpreter", R"(HloModule m
+ENTRY e {
+  a = f32[256,256] parameter(0)
+  b = f32[256,256] parameter(1)
+  ROOT d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                                      4);
+}
+
 }  // namespace
 }  // namespace xla

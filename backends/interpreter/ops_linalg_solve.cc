@@ -37,10 +37,12 @@ absl::Status CheckFloatingType(PrimitiveType type, const char* op) {
 }
 
 // Lower Cholesky factor of the n x n Hermitian matrix whose lower triangle is lower(i, j),
-// written into `out` (row-major); false when a pivot is not positive.
+// written into `out` (row-major); false when a pivot is not positive. Polls cancellation
+// between columns.
 template <typename T, typename Get>
-bool CholeskyLower(int64_t n, Get lower, T* out) {
+absl::StatusOr<bool> CholeskyLower(const Evaluator* evaluator, CancelPoll& poll, int64_t n, Get lower, T* out) {
   for (int64_t j = 0; j < n; ++j) {
+    RETURN_IF_ERROR(poll.Done(evaluator, (n - j) * (j + 1)));
     double d = RealPart(lower(j, j));
     for (int64_t k = 0; k < j; ++k) d -= RealPart(out[j * n + k] * Conj(out[j * n + k]));
     if (!(d > 0)) return false;
@@ -56,7 +58,8 @@ bool CholeskyLower(int64_t n, Get lower, T* out) {
 }
 
 template <typename T>
-absl::StatusOr<Literal> RunCholesky(const Literal& a, const Shape& out_shape, bool lower) {
+absl::StatusOr<Literal> RunCholesky(const Evaluator* evaluator, const Literal& a, const Shape& out_shape,
+                                    bool lower) {
   std::vector<T> values;
   ReadValues(a, &values);
   const int64_t rank = a.shape().rank();
@@ -65,15 +68,19 @@ absl::StatusOr<Literal> RunCholesky(const Literal& a, const Shape& out_shape, bo
   const int64_t batches = matrix == 0 ? 0 : static_cast<int64_t>(values.size()) / matrix;
   std::vector<T> out(values.size(), T{});
   std::vector<T> factor(matrix);
+  CancelPoll poll(kCancelPollSteps);
   for (int64_t b = 0; b < batches; ++b) {
     const T* m = values.data() + b * matrix;
     std::fill(factor.begin(), factor.end(), T{});
     bool ok;
     if (lower) {
-      ok = CholeskyLower<T>(n, [&](int64_t i, int64_t j) { return m[i * n + j]; }, factor.data());
+      ASSIGN_OR_RETURN(ok, CholeskyLower<T>(
+                               evaluator, poll, n, [&](int64_t i, int64_t j) { return m[i * n + j]; }, factor.data()));
     } else {
       // The upper triangle U of a = U^H U is the conjugate transpose of the lower factor of a^H.
-      ok = CholeskyLower<T>(n, [&](int64_t i, int64_t j) { return Conj(m[j * n + i]); }, factor.data());
+      ASSIGN_OR_RETURN(ok, CholeskyLower<T>(
+                               evaluator, poll, n, [&](int64_t i, int64_t j) { return Conj(m[j * n + i]); },
+                               factor.data()));
     }
     T* o = out.data() + b * matrix;
     for (int64_t i = 0; i < n; ++i) {
@@ -92,7 +99,7 @@ absl::StatusOr<Literal> RunCholesky(const Literal& a, const Shape& out_shape, bo
   return WriteValues(out_shape, out);
 }
 
-absl::StatusOr<Literal> Cholesky(EvalContext&, const HloInstruction& instruction, Operands operands) {
+absl::StatusOr<Literal> Cholesky(EvalContext& ctx, const HloInstruction& instruction, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperands(operands, 1));
   const Shape& shape = operands[0]->shape();
   const Shape& out_shape = instruction.shape();
@@ -105,13 +112,16 @@ absl::StatusOr<Literal> Cholesky(EvalContext&, const HloInstruction& instruction
   }
   const bool lower = instruction.attrs().cholesky_options().lower();
   ASSIGN_OR_RETURN(Literal a, ConvertedTo(*operands[0], out_shape.element_type()));
-  if (primitive_util::IsComplexType(out_shape.element_type())) return RunCholesky<Complex>(a, out_shape, lower);
-  return RunCholesky<double>(a, out_shape, lower);
+  if (primitive_util::IsComplexType(out_shape.element_type())) {
+    return RunCholesky<Complex>(ctx.evaluator, a, out_shape, lower);
+  }
+  return RunCholesky<double>(ctx.evaluator, a, out_shape, lower);
 }
 
 template <typename T>
-absl::StatusOr<Literal> RunTriangularSolve(const Literal& a_lit, const Literal& b_lit, const Shape& out_shape,
-                                           const TriangularSolveOptions& options) {
+absl::StatusOr<Literal> RunTriangularSolve(const Evaluator* evaluator, const Literal& a_lit, const Literal& b_lit,
+                                           const Shape& out_shape, const TriangularSolveOptions& options) {
+  CancelPoll poll(kCancelPollSteps);
   std::vector<T> a_values, b_values;
   ReadValues(a_lit, &a_values);
   ReadValues(b_lit, &b_values);
@@ -150,6 +160,7 @@ absl::StatusOr<Literal> RunTriangularSolve(const Literal& a_lit, const Literal& 
     auto coef = [&](int64_t i, int64_t j) { return options.left_side() ? t[i * m + j] : t[j * m + i]; };
     if (!options.left_side()) lower = !lower;
     for (int64_t step = 0; step < m; ++step) {
+      RETURN_IF_ERROR(poll.Done(evaluator, (m + 1) * k));
       const int64_t i = lower ? step : m - 1 - step;
       for (int64_t c = 0; c < k; ++c) {
         T s = x[i * k + c];
@@ -171,7 +182,7 @@ absl::StatusOr<Literal> RunTriangularSolve(const Literal& a_lit, const Literal& 
   return WriteValues(out_shape, out);
 }
 
-absl::StatusOr<Literal> TriangularSolve(EvalContext&, const HloInstruction& instruction, Operands operands) {
+absl::StatusOr<Literal> TriangularSolve(EvalContext& ctx, const HloInstruction& instruction, Operands operands) {
   RETURN_IF_ERROR(CheckArrayOperands(operands, 2));
   const Shape& a = operands[0]->shape();
   const Shape& b = operands[1]->shape();
@@ -203,9 +214,9 @@ absl::StatusOr<Literal> TriangularSolve(EvalContext&, const HloInstruction& inst
   ASSIGN_OR_RETURN(Literal a_lit, ConvertedTo(*operands[0], out_shape.element_type()));
   ASSIGN_OR_RETURN(Literal b_lit, ConvertedTo(*operands[1], out_shape.element_type()));
   if (primitive_util::IsComplexType(out_shape.element_type())) {
-    return RunTriangularSolve<Complex>(a_lit, b_lit, out_shape, effective);
+    return RunTriangularSolve<Complex>(ctx.evaluator, a_lit, b_lit, out_shape, effective);
   }
-  return RunTriangularSolve<double>(a_lit, b_lit, out_shape, effective);
+  return RunTriangularSolve<double>(ctx.evaluator, a_lit, b_lit, out_shape, effective);
 }
 
 }  // namespace

@@ -119,5 +119,28 @@ TEST(InterpreterTriangularSolveTest, MismatchedShapesAreErrors) {
                    .ok());
 }
 
+// Factorizations and solves of large matrices poll cancellation between columns and steps
+// (about every 2^20 multiply-adds): the polls before are the evaluator's, one per instruction.
+TEST(InterpreterCholeskyTest, LongFactorizationsStopWhenCancelled) {
+  constexpr int64_t n = 256;
+  Literal spd = *Literal::Create(ShapeUtil::MakeShape(F32, {n, n}));  // diagonally dominant
+  for (int64_t i = 0; i < n * n; ++i) spd.SetFromDouble(i, i % (n + 1) == 0 ? 2.0 * n : 1.0);
+  std::vector<Literal> args;
+  args.push_back(std::move(spd));
+  testing::ExpectCancelledInsideTheOp("interpreter", R"(HloModule m
+ENTRY e {
+  a = f32[256,256] parameter(0)
+  ROOT c = f32[256,256] cholesky(a), lower=true
+})",
+                                      3, std::move(args));
+  testing::ExpectCancelledInsideTheOp("interpreter", R"(HloModule m
+ENTRY e {
+  a = f32[256,256] parameter(0)
+  b = f32[256,256] parameter(1)
+  ROOT x = f32[256,256] triangular-solve(a, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+})",
+                                      4);
+}
+
 }  // namespace
 }  // namespace xla

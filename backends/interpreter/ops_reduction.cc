@@ -266,10 +266,7 @@ absl::StatusOr<bool> ScalarCaller::NativeMatchesHandlers() {
 }
 
 absl::Status ScalarCaller::Call() {
-  // Cheap enough to be unseen (a clock read per 4096 reducer calls), often enough that an
-  // op making billions of calls stops within milliseconds of its deadline.
-  constexpr uint32_t kCancelPollCalls = 4096;
-  if (++calls_ % kCancelPollCalls == 0) RETURN_IF_ERROR(ctx_->evaluator->CheckCancelled());
+  RETURN_IF_ERROR(poll_.Done(ctx_->evaluator));
   if (native_ != nullptr) {
     native_(arg(native_lhs_), arg(native_rhs_), native_out_);
     results_[0] = native_out_;

@@ -129,7 +129,7 @@ class ScalarCaller {
   int64_t native_lhs_ = 0, native_rhs_ = 0;
   alignas(16) uint8_t native_out_[16] = {};
   bool planned_ = false;
-  uint32_t calls_ = 0;  // Call() polls for cancellation every kCancelPollCalls calls
+  CancelPoll poll_{4096};  // Call() polls for cancellation every 4096 calls
   std::vector<Literal> values_;
   std::vector<Step> steps_;
   const Literal* root_value_ = nullptr;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "backends/backend.h"
+#include "backends/testing/random_values.h"
 #include "backends/testing/run_hlo.h"
 #include "gtest/gtest.h"
 #include "hlo/hlo_parser.h"
@@ -57,6 +58,41 @@ inline Literal L(const std::string& text) {
   auto literal = Literal::Parse(text);
   EXPECT_TRUE(literal.ok()) << "bad literal '" << text << "': " << literal.status().message();
   return literal.ok() ? *std::move(literal) : Literal();
+}
+
+// For a module whose last op runs long: compiles `hlo` on `platform`, runs it on `args`
+// (random finite values of the parameters' shapes when empty) with should_cancel turning
+// true at its `cancel_at`th call, and expects CANCELLED at exactly that call. `cancel_at` is
+// one past the polls the execution makes before that op's own loop (cpu: one, before the
+// run; interpreter: one before each instruction), so without a check inside the op the
+// execution would finish with fewer polls. The same executable then runs uncancelled.
+inline void ExpectCancelledInsideTheOp(const std::string& platform, const std::string& hlo, int cancel_at,
+                                       std::vector<Literal> args = {}) {
+  SCOPED_TRACE(hlo);
+  backend::RegisterBuiltinBackends();
+  auto backend = backend::CreateBackend(platform);
+  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  auto module = ParseAndReturnUnverifiedModule(hlo);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  if (args.empty()) {
+    std::mt19937_64 rng(7);
+    const ProgramShape program = (*module)->entry_computation()->ComputeProgramShape();
+    for (const Shape& shape : program.parameters()) {
+      auto value = RandomValues(shape, &rng, /*specials=*/false);
+      ASSERT_TRUE(value.ok()) << value.status().message();
+      args.push_back(*std::move(value));
+    }
+  }
+  auto executable = (*backend)->Compile(*std::move(module), backend::CompileOptions());
+  ASSERT_TRUE(executable.ok()) << executable.status().message();
+  int polls = 0;
+  backend::ExecuteOptions options;
+  options.should_cancel = [&polls, cancel_at] { return ++polls >= cancel_at; };
+  auto cancelled = ExecuteOnDevice0(**backend, **executable, args, options);
+  EXPECT_EQ(cancelled.status().code(), absl::StatusCode::kCancelled) << cancelled.status().message();
+  EXPECT_EQ(polls, cancel_at);
+  auto full = ExecuteOnDevice0(**backend, **executable, args);
+  EXPECT_TRUE(full.ok()) << full.status().message();
 }
 
 // Exact equality of shape (ignoring layout) and bits; prints both on mismatch.
