@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "backends/cpu/passes/operand_forms.h"
 #include "backends/cpu/passes/pass_util.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/cpu/passes/single_device_collectives.h"
@@ -287,6 +288,8 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   // One device, as the cpu backend: collectives and the allowlisted custom-calls become plain
   // HLO (a module built for more devices, or an unknown custom-call target, fails here).
   RETURN_IF_ERROR(ForThisBackend(cpu::SingleDeviceCollectives().Run(module.get()).status()));
+  // Before the gpu's own expansions (which split reductions): the forms they read.
+  RETURN_IF_ERROR(ForThisBackend(cpu::OperandFormNormalizer().Run(module.get()).status()));
   RETURN_IF_ERROR(ExpandForGpu(module.get()).status());
   RETURN_IF_ERROR(ExpandFftsForGpu(module.get()).status());
   RETURN_IF_ERROR(SplitBitGenerators(module.get()));

@@ -43,6 +43,30 @@ TEST(InterpreterReduceTest, SumOverEachDimension) {
                            RunHlo(ReduceModule("f32", "add(a, b)", "f32[2,3]", "f32[2,3]", "", "1"), {x.Clone()})));
 }
 
+// XLA's shape checks ignore floating-point precision between a reducer and its inputs and
+// inits: f16 inputs to an f32 adder are read as f32 (exact), as are bf16 ones in a window and
+// an f16 init. (Inits are identities: XLA may apply an init more than once.)
+TEST(InterpreterReduceTest, InputsOfAnotherFloatTypeThanTheReducer) {
+  const std::string hlo = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  v = f16[2,3] parameter(0)
+  w = bf16[4] parameter(1)
+  i = f32[] constant(0)
+  h = f16[] constant(0)
+  r = f32[2] reduce(v, i), dimensions={1}, to_apply=add
+  rw = f32[2] reduce-window(w, i), window={size=2 stride=2}, to_apply=add
+  ri = f32[2] reduce(v, h), dimensions={1}, to_apply=add
+  ROOT t = (f32[2], f32[2], f32[2]) tuple(r, rw, ri)
+})";
+  EXPECT_TRUE(LiteralEqual(L("(f32[2], f32[2], f32[2]) ({3.75, 15.5}, {3.5, 7.25}, {3.75, 15.5})"),
+                           RunHlo(hlo, {L("f16[2,3] {{0.5, 1.25, 2}, {4, 5, 6.5}}"), L("bf16[4] {1.5, 2, 3, 4.25}")})));
+}
+
 TEST(InterpreterReduceTest, KeepLastInputShowsRowMajorOrder) {
   // reducer(acc, x) = x: the result is the last element visited.
   const Literal x = L("s32[2,3] {{1, 2, 3}, {4, 5, 6}}");

@@ -85,6 +85,28 @@ TEST(InterpreterShapeIndexingTest, DynamicSliceClampsStarts) {
                            RunHlo(DynamicSliceModule("pred[]", "s32", "pred[]", "", 0), {L("pred[] true")})));
 }
 
+// XLA's older form: the start indices as one rank-1 array, clamped as scalar ones are.
+TEST(InterpreterShapeIndexingTest, StartIndicesAsOneArray) {
+  const std::string hlo = R"(HloModule m
+ENTRY e {
+  p = s32[3,4] parameter(0)
+  u = s32[2,2] parameter(1)
+  i = s32[2] parameter(2)
+  ds = s32[2,2] dynamic-slice(p, i), dynamic_slice_sizes={2,2}
+  dus = s32[3,4] dynamic-update-slice(p, u, i)
+  ROOT t = (s32[2,2], s32[3,4]) tuple(ds, dus)
+})";
+  const Literal p = L("s32[3,4] {{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}}");
+  const Literal u = L("s32[2,2] {{-1, -2}, {-3, -4}}");
+  EXPECT_TRUE(LiteralEqual(
+      L("(s32[2,2], s32[3,4]) ({{5, 6}, {9, 10}}, {{0, 1, 2, 3}, {4, -1, -2, 7}, {8, -3, -4, 11}})"),
+      RunHlo(hlo, {p.Clone(), u.Clone(), L("s32[2] {1, 1}")})));
+  // Starts past the end are clamped so that the slice fits: (5, 9) -> (1, 2).
+  EXPECT_TRUE(LiteralEqual(
+      L("(s32[2,2], s32[3,4]) ({{6, 7}, {10, 11}}, {{0, 1, 2, 3}, {4, 5, -1, -2}, {8, 9, -3, -4}})"),
+      RunHlo(hlo, {p.Clone(), u.Clone(), L("s32[2] {5, 9}")})));
+}
+
 TEST(InterpreterShapeIndexingTest, DynamicUpdateSliceClampsStarts) {
   const char* hlo = R"(HloModule m
 ENTRY main {
