@@ -26,6 +26,7 @@
 #if __has_include("backends/cpu/passes/pipeline.h")
 #include "backends/cpu/codegen/gemm_plan.h"
 #include "backends/cpu/passes/fold_transposes_into_dots.h"
+#include "backends/cpu/passes/operand_forms.h"
 #include "backends/cpu/passes/pipeline.h"
 #include "backends/cpu/passes/single_device_collectives.h"
 #define XLA_CPU_HAS_PIPELINE 1
@@ -326,6 +327,7 @@ class CpuBackend : public backend::Backend {
     // built for more devices (or an unknown custom-call target) fails here with the reason.
     // Not part of RunCpuPipeline, which keeps modules it cannot run as they are.
     RETURN_IF_ERROR(SingleDeviceCollectives().Run(module.get()).status());
+    RETURN_IF_ERROR(OperandFormNormalizer().Run(module.get()).status());
     RETURN_IF_ERROR(RunCpuPipeline(module.get()));
     // x . w^T: the GEMM reads w as stored (a trans flag) instead of after a transposing pass.
     RETURN_IF_ERROR(FoldTransposesIntoDots(module.get(), [](const HloInstruction& dot) {

@@ -288,7 +288,7 @@ absl::StatusOr<GpuPlan> CompileGpuPlan(std::unique_ptr<HloModule> module, const 
   // One device, as the cpu backend: collectives and the allowlisted custom-calls become plain
   // HLO (a module built for more devices, or an unknown custom-call target, fails here).
   RETURN_IF_ERROR(ForThisBackend(cpu::SingleDeviceCollectives().Run(module.get()).status()));
-  // Before the gpu's own expansions (which split reductions): the forms they read.
+  // The forms the emitters read, before the gpu's own expansions (which split reductions).
   RETURN_IF_ERROR(ForThisBackend(cpu::OperandFormNormalizer().Run(module.get()).status()));
   RETURN_IF_ERROR(ExpandForGpu(module.get()).status());
   RETURN_IF_ERROR(ExpandFftsForGpu(module.get()).status());

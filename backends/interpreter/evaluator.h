@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "backends/interpreter/device_state.h"
+#include "backends/work_counter.h"
 #include "hlo/hlo_computation.h"
 #include "hlo/hlo_instruction.h"
 #include "hlo/hlo_opcode.h"
@@ -103,17 +104,14 @@ class Evaluator {
 // stops within milliseconds of its deadline. A null evaluator is never cancelled.
 class CancelPoll {
  public:
-  explicit CancelPoll(int64_t every) : every_(every) {}
+  explicit CancelPoll(int64_t every) : counter_(every) {}
   absl::Status Done(const Evaluator* evaluator, int64_t work = 1) {
-    done_ += work;
-    if (done_ < every_) return absl::OkStatus();
-    done_ = 0;
-    return evaluator == nullptr ? absl::OkStatus() : evaluator->CheckCancelled();
+    if (!counter_.Add(work) || evaluator == nullptr) return absl::OkStatus();
+    return evaluator->CheckCancelled();
   }
 
  private:
-  const int64_t every_;
-  int64_t done_ = 0;
+  WorkCounter counter_;
 };
 // Multiply-adds (or as cheap steps) between two polls: about a millisecond of the
 // interpreter's scalar loops.

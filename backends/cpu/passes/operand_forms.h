@@ -8,7 +8,8 @@
 namespace xla {
 namespace cpu {
 
-// Rewrites operand forms that XLA accepts but the emitters do not read, into the forms they do:
+// Rewrites operand forms that XLA accepts but the emitters do not read, into the forms they do
+// (run by the cpu and gpu compilers before their passes):
 // - A reduce or reduce-window whose inputs or init values are of another floating-point type
 //   than the reducer's parameters (XLA's shape checks ignore floating-point precision there:
 //   f16 inputs to an f32 adder) gets them converted to the reducer's types first, as the

@@ -13,7 +13,6 @@
 #include "backends/cpu/passes/dot_decomposer.h"
 #include "backends/cpu/passes/fusion.h"
 #include "backends/cpu/passes/layout_assignment.h"
-#include "backends/cpu/passes/operand_forms.h"
 #include "backends/cpu/passes/pass.h"
 #include "backends/cpu/passes/reduction_splitter.h"
 #include "backends/cpu/passes/tuple_constants.h"
@@ -34,7 +33,6 @@ absl::Status RunCpuPipeline(HloModule* module, const CpuPipelineOptions& options
   // (Large cholesky and triangular-solve stay single ops: the runtime hands them to LAPACK
   // and BLAS, runtime/linalg.cc; the gpu blocks them first, blocked_solvers.h.)
   pipeline.AddPass<TupleConstantSplitter>();
-  pipeline.AddPass<OperandFormNormalizer>();
   pipeline.AddPass<CallInliner>();
   pipeline.AddPass<BatchNormExpander>();
   pipeline.AddPass<DotDecomposer>();

@@ -285,10 +285,7 @@ void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_
 
 int32_t __xla_cpu_cancelled(void* run_context) {
   if (run_context == nullptr) return 0;
-  const auto* context = static_cast<const xla::cpu::RunContext*>(run_context);
-  if (context->failed()) return 1;
-  const std::function<bool()>* should_cancel = context->should_cancel;
-  return should_cancel != nullptr && *should_cancel && (*should_cancel)() ? 1 : 0;
+  return static_cast<xla::cpu::RunContext*>(run_context)->Stopping() ? 1 : 0;
 }
 
 }  // extern "C"

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "backends/work_counter.h"
 #include "hlo/hlo_opcode.h"
 
 extern "C" {
@@ -30,7 +31,8 @@ using XlaCpuKernel = void (*)(void** slots, int64_t begin, int64_t end);
 void __xla_cpu_parallel_for(XlaCpuKernel kernel, void** slots, int64_t n, int64_t cost_per_iteration);
 
 // Nonzero when the execution should stop: run_context is null or points at the execution's
-// xla::cpu::RunContext, whose should_cancel (ExecuteOptions::should_cancel) is polled.
+// xla::cpu::RunContext, asked through RunContext::Stopping() (called from the entry function,
+// on the execution's own thread).
 int32_t __xla_cpu_cancelled(void* run_context);
 
 // A compiled sort comparator: elements[2k] and elements[2k+1] point at operand k's two
@@ -170,15 +172,10 @@ inline constexpr int64_t kStopCheckWork = int64_t{1} << 22;
 // otherwise), so that small parts do not each pay for a check.
 class StopCheck {
  public:
-  bool Done(int64_t work) {
-    done_ += work;
-    if (done_ < kStopCheckWork) return false;
-    done_ = 0;
-    return ExecutionStopping();
-  }
+  bool Done(int64_t work) { return counter_.Add(work) && ExecutionStopping(); }
 
  private:
-  int64_t done_ = 0;
+  WorkCounter counter_{kStopCheckWork};
 };
 
 // An exception from routine `name` (std::bad_alloc when memory runs out, say) must not
